@@ -1,0 +1,63 @@
+//! A clock set by hand.
+
+use crate::sync::{Arc, AtomicU64, Ordering};
+
+use super::Clock;
+
+/// A clock that reads what it was last set to: for tests, simulations and replays.
+///
+/// Clones share one reading, so a test keeps a clone and moves the time of a generator that
+/// owns another. It can be set backwards, to exercise a generator's
+/// [`ClockBehind`](crate::ClockBehind) policy.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, ManualClock};
+///
+/// let clock = ManualClock::new(1_700_000_000_000);
+/// let generator = Generator::builder(Layout::TWITTER).clock(clock.clone()).build()?;
+/// let first = generator.mint()?;
+/// clock.advance(5);
+/// let later = Layout::TWITTER.decode(generator.mint()?)?;
+/// assert!(later.id() > first);
+/// assert_eq!(later.timestamp_ms(), 1_700_000_000_005);
+/// assert_eq!(later.sequence(), 0);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ManualClock {
+    unix_ms: Arc<AtomicU64>,
+}
+
+impl ManualClock {
+    /// A clock that reads `unix_ms`.
+    pub fn new(unix_ms: u64) -> Self {
+        ManualClock {
+            unix_ms: Arc::new(AtomicU64::new(unix_ms)),
+        }
+    }
+
+    /// Sets the reading (forwards or backwards).
+    pub fn set(&self, unix_ms: u64) {
+        // Release/Acquire: a thread that sees a generator state minted at this reading, and
+        // then reads this clock, reads at least this value.
+        self.unix_ms.store(unix_ms, Ordering::Release);
+    }
+
+    /// Moves the reading forward by `ms`, saturating at `u64::MAX`.
+    pub fn advance(&self, ms: u64) {
+        let _ = self
+            .unix_ms
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                Some(now.saturating_add(ms))
+            });
+    }
+}
+
+impl Clock for ManualClock {
+    #[inline]
+    fn unix_ms(&self) -> u64 {
+        self.unix_ms.load(Ordering::Acquire)
+    }
+}

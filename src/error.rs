@@ -1,0 +1,218 @@
+//! The crate's one error type.
+
+use std::time::Duration;
+
+/// Everything that can go wrong in snowmint, with the bad value and what was expected.
+///
+/// Messages are lowercase and name the layout, the value given and the range allowed, so they
+/// can be shown to a user as they are.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Error, Generator, Layout};
+///
+/// let err = Generator::builder(Layout::TWITTER).node("machine", 1024).build().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "machine id 1024 is out of range for layout twitter (0..=1023)"
+/// );
+/// assert!(matches!(err, Error::NodeOutOfRange { value: 1024, .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A layout's definition is inconsistent (widths that do not add up, a missing field, ...).
+    #[error("invalid layout {layout}: {problem}")]
+    InvalidLayout {
+        /// The layout's name.
+        layout: &'static str,
+        /// What is wrong with it, and what was expected.
+        problem: String,
+    },
+
+    /// No preset has this name.
+    #[error("unknown layout {name:?}, expected one of {expected}")]
+    UnknownLayout {
+        /// The name given.
+        name: String,
+        /// The preset names, comma separated.
+        expected: &'static str,
+    },
+
+    /// A preset whose epoch the user must choose was built without one.
+    #[error("layout {layout} needs an epoch in Unix milliseconds, and none was given")]
+    EpochRequired {
+        /// The layout's name.
+        layout: &'static str,
+    },
+
+    /// A preset with a fixed epoch was given another one.
+    #[error("layout {layout} has the fixed epoch {epoch_ms} ms and does not take {given_ms} ms")]
+    EpochFixed {
+        /// The layout's name.
+        layout: &'static str,
+        /// Its fixed epoch, in Unix milliseconds.
+        epoch_ms: u64,
+        /// The epoch that was given.
+        given_ms: u64,
+    },
+
+    /// A node field (machine, worker, process, shard, ...) was given a value it cannot hold.
+    #[error("{field} id {value} is out of range for layout {layout} (0..={max})")]
+    NodeOutOfRange {
+        /// The layout's name.
+        layout: &'static str,
+        /// The field's name.
+        field: &'static str,
+        /// The value given.
+        value: u64,
+        /// The largest value the field holds.
+        max: u64,
+    },
+
+    /// A node field was named that the layout does not have.
+    #[error("layout {layout} has no node field {field:?}; its node fields are: {expected}")]
+    UnknownNodeField {
+        /// The layout's name.
+        layout: &'static str,
+        /// The name given.
+        field: String,
+        /// The layout's node fields, comma separated (`none` when it has none).
+        expected: String,
+    },
+
+    /// A sequence number was given that the layout's sequence field cannot hold.
+    #[error("sequence {value} is out of range for layout {layout} (0..={max})")]
+    SequenceOutOfRange {
+        /// The layout's name.
+        layout: &'static str,
+        /// The value given.
+        value: u64,
+        /// The largest sequence the layout holds.
+        max: u64,
+    },
+
+    /// Every sequence value of the current tick is taken (returned by the `try_` methods).
+    #[error(
+        "sequence exhausted for tick {tick} of layout {layout}; room again in at most {retry_after:?}"
+    )]
+    SequenceExhausted {
+        /// The layout's name.
+        layout: &'static str,
+        /// The exhausted tick, counted from the layout's epoch.
+        tick: u64,
+        /// How long until the next tick begins, at most.
+        retry_after: Duration,
+    },
+
+    /// The clock reads behind the last minted timestamp, and the generator's policy says not to
+    /// wait (or not to wait that long).
+    #[error(
+        "clock reads {behind_ms} ms behind the last minted timestamp of layout {layout}; \
+         the generator waits for at most {max_wait_ms} ms"
+    )]
+    ClockBehind {
+        /// The layout's name.
+        layout: &'static str,
+        /// How far behind the clock reads, in milliseconds.
+        behind_ms: u64,
+        /// The most the generator's policy lets it wait, in milliseconds (0 for `Error`).
+        max_wait_ms: u64,
+    },
+
+    /// A time is after the last one the layout's time field can represent.
+    #[error(
+        "time {unix_ms} ms is past the end of layout {layout}, whose last representable time is {max_unix_ms} ms"
+    )]
+    TimeOverflow {
+        /// The layout's name.
+        layout: &'static str,
+        /// The time, in Unix milliseconds.
+        unix_ms: u64,
+        /// The layout's last representable time, in Unix milliseconds.
+        max_unix_ms: u64,
+    },
+
+    /// A time is before the layout's epoch.
+    #[error("time {unix_ms} ms is before the epoch {epoch_ms} ms of layout {layout}")]
+    BeforeEpoch {
+        /// The layout's name.
+        layout: &'static str,
+        /// The time, in Unix milliseconds.
+        unix_ms: u64,
+        /// The layout's epoch, in Unix milliseconds.
+        epoch_ms: u64,
+    },
+
+    /// A generator's clock reads within the epoch's own tick, which generators leave unused.
+    #[error(
+        "time {unix_ms} ms is in the first tick of layout {layout}, which generators leave \
+         unused; they mint from {first_ms} ms on"
+    )]
+    EpochTick {
+        /// The layout's name.
+        layout: &'static str,
+        /// The time, in Unix milliseconds.
+        unix_ms: u64,
+        /// The first time a generator mints at, in Unix milliseconds (the epoch plus one tick).
+        first_ms: u64,
+    },
+
+    /// A string is not a decimal ID.
+    #[error("invalid id {input:?}: {reason}")]
+    ParseId {
+        /// The string given (its first 64 characters).
+        input: String,
+        /// What is wrong with it.
+        reason: ParseIdReason,
+    },
+
+    /// An ID has bits set that its layout leaves unused (above its width, or in an unused field).
+    #[error("id {id} does not fit layout {layout}: bits {mask:#x} must be zero")]
+    IdOutOfLayout {
+        /// The ID.
+        id: u64,
+        /// The layout's name.
+        layout: &'static str,
+        /// The bits the layout requires to be zero.
+        mask: u64,
+    },
+
+    /// A negative `i64` cannot be an ID.
+    #[error("id {value} is negative; ids are 0..=9223372036854775807 as i64")]
+    NegativeId {
+        /// The value given.
+        value: i64,
+    },
+
+    /// An ID above `i64::MAX` has no `i64` form.
+    #[error("id {id} does not fit in an i64 (at most 9223372036854775807)")]
+    IdTooLargeForI64 {
+        /// The ID.
+        id: u64,
+    },
+}
+
+/// Why a string is not a decimal ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseIdReason {
+    /// The string is empty.
+    #[error("empty string, expected 1 to 20 decimal digits")]
+    Empty,
+    /// A character is not a decimal digit.
+    #[error("{found:?} at position {position} is not a decimal digit")]
+    InvalidDigit {
+        /// The character found.
+        found: char,
+        /// Its byte offset in the string.
+        position: usize,
+    },
+    /// The number is larger than `u64::MAX`.
+    #[error("larger than 18446744073709551615")]
+    Overflow,
+}
+
+/// `Result` with snowmint's [`Error`] as the default error type.
+pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -1,0 +1,60 @@
+//! Lock-free Snowflake-style unique IDs for the hot path.
+//!
+//! snowmint mints 64-bit, time-ordered unique IDs in the Snowflake family (Twitter, Discord,
+//! Instagram, Mastodon, Sonyflake, Nanoflake, Snowflake-SI, the chat protocol's 42/5/5/12, and
+//! layouts of your own), from any number of threads, with one compare-and-swap per ID.
+//!
+//! # Design
+//!
+//! - A [`Layout`] is data: the width and order of each field, the tick length and the epoch,
+//!   checked once (at compile time for constants).
+//! - A [`Generator`] keeps its whole state, the last tick and sequence, in one cache-padded
+//!   `AtomicU64`. Each mint loads it, reads the clock once and compare-and-swaps the next
+//!   state: no lock, no allocation, no system call, no background thread. Uniqueness rests on
+//!   the modification order of that one word (see the generator module's `# Orderings`).
+//! - A [`Clock`] gives Unix milliseconds. The default [`MonotonicClock`] reads quanta's
+//!   monotonic counter anchored once to the wall clock, so timestamps are wall time and never
+//!   go backwards within a process. [`ManualClock`] is for tests.
+//! - When a tick's sequence is exhausted, [`Generator::mint`] waits for the next tick and
+//!   [`Generator::try_mint`] returns [`Error::SequenceExhausted`]. When a clock reads behind
+//!   the last tick, the [`ClockBehind`] policy waits (bounded) or fails.
+//! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
+//!
+//! # Feature flags
+//!
+//! - `cli`: the `snowmint` command-line tool (pulls `clap`). Off by default: the library
+//!   depends on `quanta`, `crossbeam-utils` and `thiserror` only.
+//!
+//! # Examples
+//!
+//! ```
+//! use snowmint::{Generator, Layout};
+//!
+//! let generator = Generator::builder(Layout::DISCORD)
+//!     .node("worker", 1)
+//!     .node("process", 7)
+//!     .build()?;
+//! let id = generator.mint()?;
+//! let parts = generator.decode(id)?;
+//! assert_eq!(parts.node("worker"), Some(1));
+//! assert_eq!(parts.node("process"), Some(7));
+//! assert!(generator.mint()? > id);
+//! # Ok::<(), snowmint::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
+
+mod clock;
+mod error;
+mod generator;
+mod id;
+mod layout;
+mod sync;
+mod time;
+
+pub use clock::{Clock, ManualClock, MonotonicClock};
+pub use error::{Error, ParseIdReason, Result};
+pub use generator::{ClockBehind, DefaultClock, Generator, GeneratorBuilder};
+pub use id::{Id, Parts};
+pub use layout::{Field, FieldKind, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES};

@@ -1,0 +1,42 @@
+//! The one place snowmint takes its atomics and spin hints from.
+//!
+//! Under `cfg(loom)` everything here comes from [loom](https://docs.rs/loom), so the model
+//! checker in `loom-tests/` can explore every interleaving of the mint path; otherwise it comes
+//! from `core` and `std`. No other module imports `core::sync::atomic` directly.
+
+#[cfg(loom)]
+pub(crate) use loom::{
+    hint::spin_loop,
+    sync::Arc,
+    sync::atomic::{AtomicU64, Ordering},
+};
+
+#[cfg(not(loom))]
+pub(crate) use core::{
+    hint::spin_loop,
+    sync::atomic::{AtomicU64, Ordering},
+};
+#[cfg(not(loom))]
+pub(crate) use std::sync::Arc;
+
+/// Exponential backoff for the waits of the cold paths (sequence overflow, clock behind).
+///
+/// Outside loom this is crossbeam's [`Backoff`](crossbeam_utils::Backoff): a few rounds of
+/// `spin_loop`, then `yield_now`. Under loom every step yields to the model's scheduler, so a
+/// waiting thread lets the thread it waits for run.
+#[cfg(not(loom))]
+pub(crate) use crossbeam_utils::Backoff;
+
+#[cfg(loom)]
+pub(crate) struct Backoff;
+
+#[cfg(loom)]
+impl Backoff {
+    pub(crate) fn new() -> Self {
+        Backoff
+    }
+
+    pub(crate) fn snooze(&self) {
+        loom::thread::yield_now();
+    }
+}
