@@ -1,0 +1,365 @@
+//! The generator under threads and under a manual clock.
+
+use std::collections::HashSet;
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock};
+
+/// 41 time bits, no node, 22 sequence bits: a layout whose sequence is never the bottleneck.
+const HOT: Layout = Layout::builder("hot", 63)
+    .time(41)
+    .sequence(22)
+    .epoch_ms(1_288_834_974_657)
+    .build_const();
+
+const T0: u64 = 1_700_000_000_000;
+
+/// Mints `per_thread` IDs on each of `threads` threads from one shared generator, and checks
+/// every ID: unique across all threads, strictly increasing within each thread.
+fn stress<C: snowmint::Clock + Sync>(generator: &Generator<C>, threads: usize, per_thread: usize) {
+    let minted: Vec<Vec<Id>> = thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| s.spawn(|| (0..per_thread).map(|_| generator.mint().unwrap()).collect()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut seen = HashSet::with_capacity(threads * per_thread);
+    for ids in &minted {
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "a thread's IDs did not increase"
+        );
+        for id in ids {
+            assert!(seen.insert(*id), "duplicate id {id}");
+            generator.decode(*id).unwrap();
+        }
+    }
+    assert_eq!(seen.len(), threads * per_thread);
+}
+
+#[test]
+fn threads_sharing_a_twitter_generator_get_unique_increasing_ids() {
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 378)
+        .build()
+        .unwrap();
+    stress(&generator, 8, 25_000);
+}
+
+#[test]
+fn threads_sharing_a_hot_layout_generator_get_unique_increasing_ids() {
+    let generator = Generator::builder(HOT).build().unwrap();
+    stress(&generator, 4, 100_000);
+}
+
+#[test]
+fn threads_overflowing_a_tiny_sequence_still_get_unique_ids() {
+    // 4 IDs per millisecond: every thread waits for new ticks over and over.
+    let tiny = Layout::builder("tiny", 64)
+        .time(62)
+        .sequence(2)
+        .build()
+        .unwrap();
+    let generator = Generator::builder(tiny).build().unwrap();
+    stress(&generator, 4, 500);
+}
+
+#[test]
+fn default_clock_ids_carry_the_wall_time() {
+    let generator = Generator::builder(Layout::TWITTER).build().unwrap();
+    let before = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let id = generator.mint().unwrap();
+    let after = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let ts = generator.decode(id).unwrap().timestamp_ms();
+    // Anchoring and calibration error are milliseconds at most; allow 100.
+    assert!(
+        ts + 100 >= before && ts <= after + 100,
+        "{before} <= {ts} <= {after}"
+    );
+}
+
+fn manual(layout: Layout, unix_ms: u64) -> (Generator<ManualClock>, ManualClock) {
+    let clock = ManualClock::new(unix_ms);
+    let generator = Generator::builder(layout)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    (generator, clock)
+}
+
+#[test]
+fn sequence_runs_in_order_then_restarts_at_zero_on_the_next_tick() {
+    let (generator, clock) = manual(Layout::TWITTER, T0);
+    for expected in 0..4096 {
+        let parts = Layout::TWITTER.decode(generator.mint().unwrap()).unwrap();
+        assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0, expected));
+    }
+    clock.advance(3);
+    let parts = Layout::TWITTER.decode(generator.mint().unwrap()).unwrap();
+    assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 3, 0));
+}
+
+#[test]
+fn the_4097th_twitter_id_in_one_millisecond_waits_for_the_next_millisecond() {
+    let (generator, clock) = manual(Layout::TWITTER, T0);
+    let first: Vec<Id> = (0..4096).map(|_| generator.mint().unwrap()).collect();
+    let (tx, rx) = mpsc::channel();
+    thread::scope(|s| {
+        s.spawn(|| tx.send(generator.mint()).unwrap());
+        // The clock has not moved: the 4097th mint must still be waiting.
+        assert!(
+            rx.recv_timeout(Duration::from_millis(200)).is_err(),
+            "did not wait"
+        );
+        clock.advance(1);
+        let id = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("still waiting")
+            .unwrap();
+        let parts = Layout::TWITTER.decode(id).unwrap();
+        assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 1, 0));
+        assert!(id > *first.last().unwrap());
+    });
+}
+
+#[test]
+fn the_4097th_try_mint_in_one_millisecond_says_how_long_to_wait() {
+    let (generator, clock) = manual(Layout::TWITTER, T0);
+    for _ in 0..4096 {
+        generator.try_mint().unwrap();
+    }
+    let err = generator.try_mint().unwrap_err();
+    assert_eq!(
+        err,
+        Error::SequenceExhausted {
+            layout: "twitter",
+            tick: T0 - Layout::TWITTER.epoch_ms(),
+            retry_after: Duration::from_millis(1),
+        }
+    );
+    assert!(err.to_string().contains("room again in at most 1ms"));
+    clock.advance(1);
+    assert_eq!(
+        generator
+            .decode(generator.try_mint().unwrap())
+            .unwrap()
+            .sequence(),
+        0
+    );
+}
+
+#[test]
+fn sonyflake_ticks_are_10_ms_and_hold_256_ids() {
+    let (generator, clock) = manual(Layout::SONYFLAKE, 1_700_000_000_005);
+    for _ in 0..256 {
+        let parts = generator.decode(generator.try_mint().unwrap()).unwrap();
+        assert_eq!(parts.timestamp_ms(), 1_700_000_000_000);
+    }
+    assert_eq!(
+        generator.try_mint().unwrap_err(),
+        Error::SequenceExhausted {
+            layout: "sonyflake",
+            tick: (1_700_000_000_000 - Layout::SONYFLAKE.epoch_ms()) / 10,
+            retry_after: Duration::from_millis(10),
+        }
+    );
+    clock.advance(5);
+    assert_eq!(
+        generator
+            .decode(generator.try_mint().unwrap())
+            .unwrap()
+            .sequence(),
+        0
+    );
+}
+
+#[test]
+fn clock_behind_with_the_error_policy_fails_and_says_how_far() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(Layout::TWITTER)
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Error)
+        .build()
+        .unwrap();
+    let before = generator.mint().unwrap();
+    clock.set(T0 - 250);
+    let err = generator.mint().unwrap_err();
+    assert_eq!(
+        err,
+        Error::ClockBehind {
+            layout: "twitter",
+            behind_ms: 250,
+            max_wait_ms: 0
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "clock reads 250 ms behind the last minted timestamp of layout twitter; \
+         the generator waits for at most 0 ms"
+    );
+    clock.set(T0);
+    assert!(
+        generator.mint().unwrap() > before,
+        "same tick again: the next sequence"
+    );
+}
+
+#[test]
+fn clock_behind_more_than_the_wait_bound_fails_at_once() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(Layout::TWITTER)
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Wait { max_ms: 5 })
+        .build()
+        .unwrap();
+    generator.mint().unwrap();
+    clock.set(T0 - 6);
+    assert!(matches!(
+        generator.mint(),
+        Err(Error::ClockBehind {
+            behind_ms: 6,
+            max_wait_ms: 5,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(Layout::TWITTER)
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Wait { max_ms: 100 })
+        .build()
+        .unwrap();
+    let before = generator.mint().unwrap();
+    clock.set(T0 - 3);
+    let (tx, rx) = mpsc::channel();
+    thread::scope(|s| {
+        s.spawn(|| tx.send(generator.mint()).unwrap());
+        assert!(
+            rx.recv_timeout(Duration::from_millis(200)).is_err(),
+            "did not wait"
+        );
+        clock.set(T0 + 1);
+        let id = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("still waiting")
+            .unwrap();
+        assert!(id > before);
+        assert_eq!(generator.decode(id).unwrap().timestamp_ms(), T0 + 1);
+    });
+}
+
+#[test]
+fn a_clock_past_the_layouts_end_is_an_error_never_a_wrapped_id() {
+    let layout = Layout::TWITTER;
+    let (generator, clock) = manual(layout, layout.max_unix_ms());
+    let last = generator.mint().unwrap();
+    assert_eq!(generator.decode(last).unwrap().ticks(), layout.max_ticks());
+    clock.advance(1);
+    assert_eq!(
+        generator.mint().unwrap_err(),
+        Error::TimeOverflow {
+            layout: "twitter",
+            unix_ms: layout.max_unix_ms() + 1,
+            max_unix_ms: layout.max_unix_ms(),
+        }
+    );
+}
+
+#[test]
+fn a_full_last_tick_waits_then_fails_instead_of_wrapping() {
+    let layout = Layout::builder("small", 8)
+        .time(6)
+        .sequence(2)
+        .epoch_ms(T0)
+        .build()
+        .unwrap();
+    let (generator, clock) = manual(layout, layout.max_unix_ms());
+    for _ in 0..4 {
+        generator.mint().unwrap();
+    }
+    let (tx, rx) = mpsc::channel();
+    thread::scope(|s| {
+        s.spawn(|| tx.send(generator.mint()).unwrap());
+        assert!(
+            rx.recv_timeout(Duration::from_millis(100)).is_err(),
+            "did not wait"
+        );
+        clock.advance(1);
+        let result = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("still waiting");
+        assert!(
+            matches!(result, Err(Error::TimeOverflow { .. })),
+            "{result:?}"
+        );
+    });
+}
+
+#[test]
+fn a_clock_before_the_epoch_or_in_its_tick_is_an_error() {
+    let layout = Layout::TWITTER;
+    let (generator, clock) = manual(layout, layout.epoch_ms() - 1);
+    assert!(matches!(generator.mint(), Err(Error::BeforeEpoch { .. })));
+    clock.set(layout.epoch_ms());
+    let err = generator.mint().unwrap_err();
+    assert_eq!(
+        err,
+        Error::EpochTick {
+            layout: "twitter",
+            unix_ms: layout.epoch_ms(),
+            first_ms: layout.epoch_ms() + 1
+        }
+    );
+    clock.advance(1);
+    assert_eq!(
+        generator.decode(generator.mint().unwrap()).unwrap().ticks(),
+        1
+    );
+}
+
+#[test]
+fn node_fields_are_validated_when_the_generator_is_built() {
+    let err = Generator::builder(Layout::DISCORD)
+        .node("worker", 32)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "worker id 32 is out of range for layout discord (0..=31)"
+    );
+    let err = Generator::builder(Layout::TWITTER)
+        .node("worker", 1)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "layout twitter has no node field \"worker\"; its node fields are: machine"
+    );
+    let err = Generator::builder(Layout::MASTODON)
+        .node("machine", 0)
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().ends_with("its node fields are: none"));
+    let generator = Generator::builder(Layout::DISCORD)
+        .node("worker", 31)
+        .node("process", 31)
+        .clock(ManualClock::new(T0))
+        .build()
+        .unwrap();
+    let parts = generator.decode(generator.mint().unwrap()).unwrap();
+    assert_eq!(
+        parts.nodes().collect::<Vec<_>>(),
+        [("worker", 31), ("process", 31)]
+    );
+}

@@ -1,0 +1,153 @@
+//! Compose and decode round trips at the extreme values of every preset, and the errors at
+//! one past them.
+
+use snowmint::{Error, FieldKind, Layout};
+
+fn presets() -> Vec<Layout> {
+    vec![
+        Layout::TWITTER,
+        Layout::DISCORD,
+        Layout::INSTAGRAM,
+        Layout::MASTODON,
+        Layout::SONYFLAKE,
+        Layout::nanoflake(1_600_000_000_000).unwrap(),
+        Layout::SNOWFLAKE_SI,
+        Layout::OSMIUM,
+    ]
+}
+
+#[test]
+fn every_preset_round_trips_at_its_extremes() {
+    for layout in presets() {
+        let node_names: Vec<_> = layout.node_fields().map(|f| (f.name(), f.max())).collect();
+        for ticks in [0, 1, layout.max_ticks() / 2, layout.max_ticks()] {
+            for sequence in [0, 1, layout.max_sequence()] {
+                for extreme in [false, true] {
+                    let nodes: Vec<(&str, u64)> = node_names
+                        .iter()
+                        .map(|&(name, max)| (name, if extreme { max } else { 0 }))
+                        .collect();
+                    let unix_ms = layout.epoch_ms() + ticks * layout.tick_ms();
+                    let id = layout.compose(unix_ms, &nodes, sequence).unwrap();
+                    let parts = layout.decode(id).unwrap();
+                    assert_eq!(parts.ticks(), ticks, "{layout}");
+                    assert_eq!(parts.timestamp_ms(), unix_ms, "{layout}");
+                    assert_eq!(parts.sequence(), sequence, "{layout}");
+                    assert_eq!(parts.nodes().collect::<Vec<_>>(), nodes, "{layout}");
+                    assert_eq!(id.to_u64() & layout.zero_mask(), 0, "{layout}");
+                    assert_eq!(layout.parse(&id.to_string()).unwrap(), id, "{layout}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_largest_id_of_each_preset_fills_exactly_its_used_bits() {
+    for layout in presets() {
+        let nodes: Vec<_> = layout.node_fields().map(|f| (f.name(), f.max())).collect();
+        let id = layout
+            .compose(layout.max_unix_ms(), &nodes, layout.max_sequence())
+            .unwrap();
+        assert_eq!(id.to_u64(), !layout.zero_mask(), "{layout}");
+        let unused: u32 = layout
+            .fields()
+            .iter()
+            .filter(|f| f.kind() == FieldKind::Unused)
+            .map(|f| f.bits())
+            .sum();
+        assert_eq!(
+            id.to_u64().count_ones(),
+            layout.width() - unused,
+            "{layout}"
+        );
+    }
+}
+
+#[test]
+fn values_one_past_each_extreme_are_errors_not_wrapped_ids() {
+    for layout in presets() {
+        let end = layout.max_unix_ms() + layout.tick_ms();
+        assert!(
+            matches!(layout.compose(end, &[], 0), Err(Error::TimeOverflow { .. })),
+            "{layout}"
+        );
+        if layout.epoch_ms() > 0 {
+            assert!(matches!(
+                layout.compose(layout.epoch_ms() - 1, &[], 0),
+                Err(Error::BeforeEpoch { .. })
+            ));
+        }
+        let seq = layout.max_sequence() + 1;
+        let err = layout.compose(layout.epoch_ms(), &[], seq).unwrap_err();
+        assert!(matches!(err, Error::SequenceOutOfRange { value, .. } if value == seq));
+        for field in layout.node_fields() {
+            let err = layout.compose(layout.epoch_ms(), &[(field.name(), field.max() + 1)], 0);
+            let message = err.unwrap_err().to_string();
+            assert_eq!(
+                message,
+                format!(
+                    "{} id {} is out of range for layout {} (0..={})",
+                    field.name(),
+                    field.max() + 1,
+                    layout.name(),
+                    field.max()
+                )
+            );
+        }
+        let unknown = layout
+            .compose(layout.epoch_ms(), &[("rack", 1)], 0)
+            .unwrap_err();
+        assert!(
+            matches!(unknown, Error::UnknownNodeField { .. }),
+            "{layout}"
+        );
+    }
+}
+
+#[test]
+fn ids_with_bits_outside_the_layout_do_not_decode() {
+    let err = Layout::TWITTER.parse("9223372036854775808").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "id 9223372036854775808 does not fit layout twitter: bits 0x8000000000000000 must be zero"
+    );
+    assert!(
+        Layout::SNOWFLAKE_SI
+            .parse(&(1u64 << 53).to_string())
+            .is_err()
+    );
+    assert!(Layout::SONYFLAKE.parse(&u64::MAX.to_string()).is_err());
+    assert!(Layout::OSMIUM.parse(&u64::MAX.to_string()).is_ok());
+}
+
+#[test]
+fn custom_layout_round_trips() {
+    let layout = Layout::builder("custom", 64)
+        .unused(2)
+        .time(38)
+        .node("region", 3)
+        .node("host", 7)
+        .sequence(14)
+        .tick_ms(4)
+        .epoch_ms(1_262_304_000_000)
+        .build()
+        .unwrap();
+    let id = layout
+        .compose(
+            1_262_304_000_000 + 4 * 1000 + 3,
+            &[("host", 100), ("region", 5)],
+            9999,
+        )
+        .unwrap();
+    let parts = layout.decode(id).unwrap();
+    assert_eq!(parts.ticks(), 1000);
+    assert_eq!(
+        parts.timestamp_ms(),
+        1_262_304_004_000,
+        "floored to the 4 ms tick"
+    );
+    assert_eq!(parts.node("region"), Some(5));
+    assert_eq!(parts.node("host"), Some(100));
+    assert_eq!(parts.sequence(), 9999);
+}
