@@ -58,3 +58,8 @@ pub use error::{Error, ParseIdReason, Result};
 pub use generator::{ClockBehind, DefaultClock, Generator, GeneratorBuilder};
 pub use id::{Id, Parts};
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES};
+
+/// The README's Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
