@@ -139,11 +139,11 @@ impl FromStr for Id {
         for (position, found) in s.char_indices() {
             let digit = found
                 .to_digit(10)
-                .ok_or(fail(ParseIdReason::InvalidDigit { found, position }))?;
+                .ok_or_else(|| fail(ParseIdReason::InvalidDigit { found, position }))?;
             value = value
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(u64::from(digit)))
-                .ok_or(fail(ParseIdReason::Overflow))?;
+                .ok_or_else(|| fail(ParseIdReason::Overflow))?;
         }
         Ok(Id(value))
     }
