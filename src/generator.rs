@@ -296,6 +296,10 @@ impl<C: Clock> Generator<C> {
 
     /// Mints the next ID, or fails if this tick's sequence is exhausted.
     ///
+    /// Only the overflow wait becomes an error: a clock that reads behind still gets the
+    /// generator's [`ClockBehind`] policy, which may wait. Build with [`ClockBehind::Error`]
+    /// for a generator that never waits.
+    ///
     /// # Errors
     ///
     /// [`Error::SequenceExhausted`], saying how long until the next tick, and the errors of
