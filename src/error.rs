@@ -71,6 +71,15 @@ pub enum Error {
         max: u64,
     },
 
+    /// A node field was given twice in one call.
+    #[error("node field {field} of layout {layout} is given twice, expected once")]
+    DuplicateNodeField {
+        /// The layout's name.
+        layout: &'static str,
+        /// The field's name.
+        field: &'static str,
+    },
+
     /// A node field was named that the layout does not have.
     #[error("layout {layout} has no node field {field:?}; its node fields are: {expected}")]
     UnknownNodeField {
@@ -199,7 +208,7 @@ pub enum Error {
 #[non_exhaustive]
 pub enum ParseIdReason {
     /// The string is empty.
-    #[error("empty string, expected 1 to 20 decimal digits")]
+    #[error("empty string, expected decimal digits")]
     Empty,
     /// A character is not a decimal digit.
     #[error("{found:?} at position {position} is not a decimal digit")]

@@ -157,6 +157,7 @@ enum Problem {
     SequenceFields(u32),
     SequenceAboveTime,
     DuplicateName(&'static str),
+    ReservedName(&'static str),
     ZeroTick,
     EndPastU64 {
         time_bits: u8,
@@ -180,7 +181,10 @@ impl Problem {
             Problem::SequenceAboveTime => {
                 "invalid layout: the sequence field must be less significant than the time field"
             }
-            Problem::DuplicateName(_) => "invalid layout: two fields share a name",
+            Problem::DuplicateName(_) => "invalid layout: two node fields share a name",
+            Problem::ReservedName(_) => {
+                "invalid layout: a node field is unnamed or named unused, time or sequence"
+            }
             Problem::ZeroTick => "invalid layout: the tick must be at least 1 ms",
             Problem::EndPastU64 { .. } => {
                 "invalid layout: the last representable time passes u64 milliseconds"
@@ -201,7 +205,10 @@ impl Problem {
             Problem::SequenceAboveTime => {
                 "the sequence field is above the time field, expected it below".to_owned()
             }
-            Problem::DuplicateName(name) => format!("two fields are named {name:?}"),
+            Problem::DuplicateName(name) => format!("two node fields are named {name:?}"),
+            Problem::ReservedName(name) => format!(
+                "node field named {name:?}, expected a non-empty name other than unused, time and sequence"
+            ),
             Problem::ZeroTick => "tick of 0 ms, expected at least 1 ms".to_owned(),
             Problem::EndPastU64 {
                 time_bits,
@@ -307,12 +314,23 @@ impl LayoutBuilder {
             if field.bits == 0 {
                 return Err(Problem::ZeroWidth(field.name));
             }
-            let mut j = 0;
-            while j < i {
-                if !matches!(field.kind, FieldKind::Unused) && str_eq(fields[j].name, field.name) {
-                    return Err(Problem::DuplicateName(field.name));
+            if matches!(field.kind, FieldKind::Node) {
+                if field.name.is_empty()
+                    || str_eq(field.name, "unused")
+                    || str_eq(field.name, "time")
+                    || str_eq(field.name, "sequence")
+                {
+                    return Err(Problem::ReservedName(field.name));
                 }
-                j += 1;
+                let mut j = 0;
+                while j < i {
+                    if matches!(fields[j].kind, FieldKind::Node)
+                        && str_eq(fields[j].name, field.name)
+                    {
+                        return Err(Problem::DuplicateName(field.name));
+                    }
+                    j += 1;
+                }
             }
             match field.kind {
                 FieldKind::Time => {
@@ -685,23 +703,32 @@ impl Layout {
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownNodeField`] for a name the layout lacks, [`Error::NodeOutOfRange`] for a
-    /// value the field cannot hold.
+    /// [`Error::UnknownNodeField`] for a name the layout lacks, [`Error::DuplicateNodeField`]
+    /// for a name given twice, [`Error::NodeOutOfRange`] for a value the field cannot hold.
     pub fn node_bits(&self, nodes: &[(&str, u64)]) -> Result<u64> {
-        nodes.iter().try_fold(0, |bits, &(name, value)| {
-            let field = self
-                .node_field(name)
-                .ok_or_else(|| self.unknown_node(name))?;
-            if value > field.max() {
-                return Err(Error::NodeOutOfRange {
-                    layout: self.name,
-                    field: field.name,
-                    value,
-                    max: field.max(),
-                });
-            }
-            Ok(bits | value << field.shift)
-        })
+        nodes
+            .iter()
+            .enumerate()
+            .try_fold(0, |bits, (i, &(name, value))| {
+                let field = self
+                    .node_field(name)
+                    .ok_or_else(|| self.unknown_node(name))?;
+                if nodes[..i].iter().any(|&(earlier, _)| earlier == name) {
+                    return Err(Error::DuplicateNodeField {
+                        layout: self.name,
+                        field: field.name,
+                    });
+                }
+                if value > field.max() {
+                    return Err(Error::NodeOutOfRange {
+                        layout: self.name,
+                        field: field.name,
+                        value,
+                        max: field.max(),
+                    });
+                }
+                Ok(bits | value << field.shift)
+            })
     }
 
     pub(crate) fn unknown_node(&self, name: &str) -> Error {
@@ -930,8 +957,16 @@ mod tests {
         );
         assert_eq!(
             problem(b("x", 64).time(40).node("m", 6).node("m", 6).sequence(12)),
-            "two fields are named \"m\""
+            "two node fields are named \"m\""
         );
+        for name in ["", "unused", "time", "sequence"] {
+            assert_eq!(
+                problem(b("x", 64).time(40).node(name, 12).sequence(12)),
+                format!(
+                    "node field named {name:?}, expected a non-empty name other than unused, time and sequence"
+                )
+            );
+        }
         assert_eq!(
             problem(b("x", 64).time(52).node("m", 0).sequence(12)),
             "field m has 0 bits, expected at least 1"

@@ -102,6 +102,18 @@ fn values_one_past_each_extreme_are_errors_not_wrapped_ids() {
             matches!(unknown, Error::UnknownNodeField { .. }),
             "{layout}"
         );
+        if let Some(field) = layout.node_fields().next() {
+            let twice = [(field.name(), 1), (field.name(), 2)];
+            let err = layout.compose(layout.epoch_ms(), &twice, 0).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "node field {} of layout {} is given twice, expected once",
+                    field.name(),
+                    layout.name()
+                )
+            );
+        }
     }
 }
 
