@@ -95,6 +95,23 @@ fn manual(layout: Layout, unix_ms: u64) -> (Generator<ManualClock>, ManualClock)
     (generator, clock)
 }
 
+/// Mints on another thread, checks that the mint is still waiting after `patience`, runs
+/// `unblock` (which moves the clock), and returns what the mint then returned.
+fn mint_blocked_until(
+    generator: &Generator<ManualClock>,
+    patience: Duration,
+    unblock: impl FnOnce(),
+) -> Result<Id, Error> {
+    let (tx, rx) = mpsc::channel();
+    thread::scope(|s| {
+        s.spawn(|| tx.send(generator.mint()).unwrap());
+        assert!(rx.recv_timeout(patience).is_err(), "did not wait");
+        unblock();
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("still waiting")
+    })
+}
+
 #[test]
 fn sequence_runs_in_order_then_restarts_at_zero_on_the_next_tick() {
     let (generator, clock) = manual(Layout::TWITTER, T0);
@@ -111,23 +128,11 @@ fn sequence_runs_in_order_then_restarts_at_zero_on_the_next_tick() {
 fn the_4097th_twitter_id_in_one_millisecond_waits_for_the_next_millisecond() {
     let (generator, clock) = manual(Layout::TWITTER, T0);
     let first: Vec<Id> = (0..4096).map(|_| generator.mint().unwrap()).collect();
-    let (tx, rx) = mpsc::channel();
-    thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        // The clock has not moved: the 4097th mint must still be waiting.
-        assert!(
-            rx.recv_timeout(Duration::from_millis(200)).is_err(),
-            "did not wait"
-        );
-        clock.advance(1);
-        let id = rx
-            .recv_timeout(Duration::from_secs(10))
-            .expect("still waiting")
-            .unwrap();
-        let parts = Layout::TWITTER.decode(id).unwrap();
-        assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 1, 0));
-        assert!(id > *first.last().unwrap());
-    });
+    // The clock has not moved: the 4097th mint must wait until it does.
+    let id = mint_blocked_until(&generator, Duration::from_millis(200), || clock.advance(1));
+    let parts = Layout::TWITTER.decode(id.unwrap()).unwrap();
+    assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 1, 0));
+    assert!(parts.id() > *first.last().unwrap());
 }
 
 #[test]
@@ -242,21 +247,10 @@ fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
         .unwrap();
     let before = generator.mint().unwrap();
     clock.set(T0 - 3);
-    let (tx, rx) = mpsc::channel();
-    thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        assert!(
-            rx.recv_timeout(Duration::from_millis(200)).is_err(),
-            "did not wait"
-        );
-        clock.set(T0 + 1);
-        let id = rx
-            .recv_timeout(Duration::from_secs(10))
-            .expect("still waiting")
-            .unwrap();
-        assert!(id > before);
-        assert_eq!(generator.decode(id).unwrap().timestamp_ms(), T0 + 1);
-    });
+    let id = mint_blocked_until(&generator, Duration::from_millis(200), || clock.set(T0 + 1));
+    let id = id.unwrap();
+    assert!(id > before);
+    assert_eq!(generator.decode(id).unwrap().timestamp_ms(), T0 + 1);
 }
 
 #[test]
@@ -288,22 +282,11 @@ fn a_full_last_tick_waits_then_fails_instead_of_wrapping() {
     for _ in 0..4 {
         generator.mint().unwrap();
     }
-    let (tx, rx) = mpsc::channel();
-    thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        assert!(
-            rx.recv_timeout(Duration::from_millis(100)).is_err(),
-            "did not wait"
-        );
-        clock.advance(1);
-        let result = rx
-            .recv_timeout(Duration::from_secs(10))
-            .expect("still waiting");
-        assert!(
-            matches!(result, Err(Error::TimeOverflow { .. })),
-            "{result:?}"
-        );
-    });
+    let result = mint_blocked_until(&generator, Duration::from_millis(100), || clock.advance(1));
+    assert!(
+        matches!(result, Err(Error::TimeOverflow { .. })),
+        "{result:?}"
+    );
 }
 
 #[test]

@@ -115,24 +115,47 @@ fn assert_next_is_greatest(generator: &Generator<ManualClock>, all: &[u64]) {
     }
 }
 
+/// Each thread's minted IDs, passing every error to `check` (which panics on an unexpected one).
+fn ids_checking_errors(
+    results: &[Vec<Result<Id, Error>>],
+    mut check: impl FnMut(&Error),
+) -> Vec<Vec<u64>> {
+    results
+        .iter()
+        .map(|results| {
+            results
+                .iter()
+                .filter_map(|result| match result {
+                    Ok(id) => Some(id.to_u64()),
+                    Err(error) => {
+                        check(error);
+                        None
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The tick of `id` under `layout`.
 fn tick_of(layout: &Layout, id: u64) -> u64 {
     layout.decode(Id::from_u64(id)).expect("id fits").ticks()
 }
 
-/// Model 1: two threads mint two IDs each on a fixed clock.
-#[test]
-fn two_threads_two_ids_fixed_clock() {
-    model(|| {
+/// `threads` threads mint `per_thread` IDs each on a fixed clock: one tick, so the sequences
+/// are exactly `0..threads * per_thread` and every ID carries the node.
+fn fixed_clock(threads: usize, per_thread: usize) {
+    model(move || {
         let layout = Layout::TWITTER;
         let (generator, _clock) = generator(layout, START_TICK, ClockBehind::Error);
-        let handles: Vec<_> = (0..2).map(|_| spawn_minter(&generator, 2)).collect();
-        let per_thread: Vec<Vec<u64>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        let handles: Vec<_> = (0..threads)
+            .map(|_| spawn_minter(&generator, per_thread))
+            .collect();
+        let per_thread_ids: Vec<Vec<u64>> =
+            handles.into_iter().map(|h| h.join().unwrap()).collect();
 
-        assert_each_increasing(&per_thread);
-        let all = assert_all_unique(&per_thread);
-        assert_eq!(all.len(), 4);
-        // One tick, so the sequences are exactly 0..4 and every ID carries the node.
+        assert_each_increasing(&per_thread_ids);
+        let all = assert_all_unique(&per_thread_ids);
         let mut sequences: Vec<u64> = all
             .iter()
             .map(|&id| {
@@ -143,35 +166,22 @@ fn two_threads_two_ids_fixed_clock() {
             })
             .collect();
         sequences.sort_unstable();
-        assert_eq!(sequences, [0, 1, 2, 3]);
+        let expected: Vec<u64> = (0..(threads * per_thread) as u64).collect();
+        assert_eq!(sequences, expected);
         assert_next_is_greatest(&generator, &all);
     });
+}
+
+/// Model 1: two threads mint two IDs each on a fixed clock.
+#[test]
+fn two_threads_two_ids_fixed_clock() {
+    fixed_clock(2, 2);
 }
 
 /// Model 2: three threads mint one ID each on a fixed clock.
 #[test]
 fn three_threads_one_id_fixed_clock() {
-    model(|| {
-        let layout = Layout::TWITTER;
-        let (generator, _clock) = generator(layout, START_TICK, ClockBehind::Error);
-        let handles: Vec<_> = (0..3).map(|_| spawn_minter(&generator, 1)).collect();
-        let per_thread: Vec<Vec<u64>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-
-        assert_each_increasing(&per_thread);
-        let all = assert_all_unique(&per_thread);
-        assert_eq!(all.len(), 3);
-        let mut sequences: Vec<u64> = all
-            .iter()
-            .map(|&id| {
-                let parts = layout.decode(Id::from_u64(id)).unwrap();
-                assert_eq!(parts.ticks(), START_TICK);
-                parts.sequence()
-            })
-            .collect();
-        sequences.sort_unstable();
-        assert_eq!(sequences, [0, 1, 2]);
-        assert_next_is_greatest(&generator, &all);
-    });
+    fixed_clock(3, 1);
 }
 
 /// Model 3: two threads mint two IDs each while a third advances the clock by one tick.
@@ -305,23 +315,13 @@ fn try_mint_races_at_exhaustion() {
         let results: Vec<Vec<_>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
 
         let mut exhausted = 0;
-        let per_thread: Vec<Vec<u64>> = results
-            .iter()
-            .map(|results| {
-                results
-                    .iter()
-                    .filter_map(|result| match result {
-                        Ok(id) => Some(id.to_u64()),
-                        Err(Error::SequenceExhausted { tick, .. }) => {
-                            assert_eq!(*tick, START_TICK);
-                            exhausted += 1;
-                            None
-                        }
-                        Err(other) => panic!("unexpected error {other:?}"),
-                    })
-                    .collect()
-            })
-            .collect();
+        let per_thread = ids_checking_errors(&results, |error| match error {
+            Error::SequenceExhausted { tick, .. } => {
+                assert_eq!(*tick, START_TICK);
+                exhausted += 1;
+            }
+            other => panic!("unexpected error {other:?}"),
+        });
         assert_each_increasing(&per_thread);
         let all = assert_all_unique(&per_thread);
         assert_eq!(all.len(), 2, "{results:?}");
@@ -359,27 +359,17 @@ fn clock_set_back_with_error_policy() {
         let results: Vec<Vec<_>> = minters.into_iter().map(|h| h.join().unwrap()).collect();
         setter.join().unwrap();
 
-        let per_thread: Vec<Vec<u64>> = results
-            .iter()
-            .map(|results| {
-                results
-                    .iter()
-                    .filter_map(|result| match result {
-                        Ok(id) => Some(id.to_u64()),
-                        Err(Error::ClockBehind {
-                            behind_ms,
-                            max_wait_ms,
-                            ..
-                        }) => {
-                            assert_eq!(*behind_ms, layout.tick_ms());
-                            assert_eq!(*max_wait_ms, 0);
-                            None
-                        }
-                        Err(other) => panic!("unexpected error {other:?}"),
-                    })
-                    .collect()
-            })
-            .collect();
+        let per_thread = ids_checking_errors(&results, |error| match error {
+            Error::ClockBehind {
+                behind_ms,
+                max_wait_ms,
+                ..
+            } => {
+                assert_eq!(*behind_ms, layout.tick_ms());
+                assert_eq!(*max_wait_ms, 0);
+            }
+            other => panic!("unexpected error {other:?}"),
+        });
         assert_each_increasing(&per_thread);
         let all = assert_all_unique(&per_thread);
         for &id in &all {
