@@ -116,30 +116,30 @@ pub enum Error {
     },
 
     /// The clock reads behind the last minted timestamp, and the generator's policy says not to
-    /// wait (or not to wait that long).
+    /// wait, the clock is further behind than the policy waits out, or the wait ran out.
     #[error(
         "clock reads {behind_ms} ms behind the last minted timestamp of layout {layout}; \
-         the generator waits for at most {max_wait_ms} ms"
+         the generator waits at most {max_wait_ms} ms for it to catch up"
     )]
     ClockBehind {
         /// The layout's name.
         layout: &'static str,
         /// How far behind the clock reads, in milliseconds.
         behind_ms: u64,
-        /// The most the generator's policy lets it wait, in milliseconds (0 for `Error`).
+        /// The longest the generator's policy waits, in milliseconds (0 for `Error`).
         max_wait_ms: u64,
     },
 
     /// A time is after the last one the layout's time field can represent.
     #[error(
-        "time {unix_ms} ms is past the end of layout {layout}, whose last representable time is {max_unix_ms} ms"
+        "time {unix_ms} ms is past the end of layout {layout}, whose last tick starts at {max_unix_ms} ms"
     )]
     TimeOverflow {
         /// The layout's name.
         layout: &'static str,
         /// The time, in Unix milliseconds.
         unix_ms: u64,
-        /// The layout's last representable time, in Unix milliseconds.
+        /// The start of the layout's last tick, in Unix milliseconds.
         max_unix_ms: u64,
     },
 
@@ -171,7 +171,7 @@ pub enum Error {
     /// A string is not a decimal ID.
     #[error("invalid id {input:?}: {reason}")]
     ParseId {
-        /// The string given (its first 64 characters).
+        /// The string given (its first 64 characters and an ellipsis, when longer).
         input: String,
         /// What is wrong with it.
         reason: ParseIdReason,

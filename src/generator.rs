@@ -30,21 +30,26 @@
 //! CAS replaces the value it read with a strictly greater one (a later tick, or the same tick
 //! with a greater sequence), so no two successful CASes install the same state, and no two
 //! mints return the same ID. `Relaxed` would suffice for that. The state is loaded with
-//! `Acquire` and swapped with `AcqRel` for a second property: a clock reading taken after
-//! observing a state is at least the reading that produced it, for clocks whose readings are
-//! memory (such as [`ManualClock`](crate::ManualClock), which stores with `Release`) as well as
-//! for hardware clocks. That makes "the clock reads behind the state" mean a regression, never
-//! a stale cache line. On x86-64 these orderings cost nothing over `Relaxed`.
+//! `Acquire` and swapped with `AcqRel` for a second property: for a clock whose readings are
+//! memory published with `Release` and read with `Acquire` (such as
+//! [`ManualClock`](crate::ManualClock)), a reading taken after observing a state is at least
+//! the reading that produced it, so "the clock reads behind the state" means a regression,
+//! never a stale cache line. A hardware counter is outside the memory model: the default
+//! clock's readings are monotonic across cores, but an unfenced counter read may execute a few
+//! nanoseconds before the load that precedes it, so right at a tick boundary a reading could
+//! land one tick behind a state another core just installed. The default
+//! [`ClockBehind::Wait`] absorbs that in nanoseconds; uniqueness never depends on it. On
+//! x86-64 these orderings cost nothing over `Relaxed`.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
 use crate::clock::{Clock, MonotonicClock};
 use crate::error::{Error, Result};
 use crate::id::{Id, Parts};
-use crate::layout::{FieldKind, Layout, MAX_FIELDS};
+use crate::layout::Layout;
 use crate::sync::{AtomicU64, Backoff, Ordering, spin_loop};
 
 /// What a generator does when its clock reads behind the last tick it minted.
@@ -70,11 +75,11 @@ use crate::sync::{AtomicU64, Backoff, Ordering, spin_loop};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClockBehind {
-    /// Spin (politely: spin hints, then yielding) re-reading the clock until it catches up, if
-    /// it is at most `max_ms` milliseconds behind; fail with [`Error::ClockBehind`] at once if
-    /// it is further behind, or falls further behind while waiting.
+    /// Spin (politely: spin hints, then yielding) re-reading the clock until it catches up,
+    /// for at most `max_ms` milliseconds of real time; fail with [`Error::ClockBehind`] at once
+    /// if the clock is more than `max_ms` behind, and when the wait runs out.
     Wait {
-        /// The largest regression waited out, in milliseconds.
+        /// The longest wait, and the largest regression waited out, in milliseconds.
         max_ms: u64,
     },
     /// Fail with [`Error::ClockBehind`] at once, saying how far behind the clock reads.
@@ -101,12 +106,8 @@ struct Plan {
     time_shift: u32,
     /// One sequence step, in ID coordinates.
     seq_one: u64,
-    /// The sequence field's bits, in ID coordinates.
+    /// The sequence field's bits, in ID coordinates: also its last value.
     seq_mask: u64,
-    /// The first sequence value of a tick, in ID coordinates.
-    seq_first: u64,
-    /// The last sequence value of a tick, in ID coordinates.
-    seq_last: u64,
     node_bits: u64,
     epoch_ms: u64,
     tick_ms: u64,
@@ -154,12 +155,33 @@ pub struct DefaultClock;
 /// Configures a [`Generator`]: node fields, clock and clock-behind policy.
 ///
 /// Setters record values; [`build`](Self::build) validates them all once.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{ClockBehind, Generator, Layout, ManualClock};
+///
+/// let generator = Generator::builder(Layout::DISCORD)
+///     .node("worker", 3)
+///     .node("process", 4)
+///     .on_clock_behind(ClockBehind::Error)
+///     .clock(ManualClock::new(1_700_000_000_000))
+///     .build()?;
+/// let parts = generator.decode(generator.mint()?)?;
+/// assert_eq!((parts.node("worker"), parts.node("process")), (Some(3), Some(4)));
+///
+/// let err = Generator::builder(Layout::DISCORD).node("shard", 1).build().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "layout discord has no node field \"shard\"; its node fields are: worker, process"
+/// );
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct GeneratorBuilder<C = DefaultClock> {
     layout: Layout,
-    nodes: [u64; MAX_FIELDS],
-    error: Option<Error>,
+    nodes: Vec<(String, u64)>,
     on_behind: ClockBehind,
     clock: C,
 }
@@ -170,8 +192,7 @@ impl Generator {
     pub fn builder(layout: Layout) -> GeneratorBuilder {
         GeneratorBuilder {
             layout,
-            nodes: [0; MAX_FIELDS],
-            error: None,
+            nodes: Vec::new(),
             on_behind: ClockBehind::default(),
             clock: DefaultClock,
         }
@@ -182,21 +203,10 @@ impl<C> GeneratorBuilder<C> {
     /// Sets the node field called `name` (`machine`, `worker`, `process`, `shard`,
     /// `generator`, or a custom layout's own) to `value`.
     ///
-    /// Checked by [`build`](Self::build): an unknown name or a value the field cannot hold is
-    /// an error there.
+    /// Checked by [`build`](Self::build): an unknown name, a name set twice or a value the
+    /// field cannot hold is an error there.
     pub fn node(mut self, name: &str, value: u64) -> Self {
-        let found = self
-            .layout
-            .fields()
-            .iter()
-            .position(|f| f.kind() == FieldKind::Node && f.name() == name);
-        match found {
-            Some(index) => self.nodes[index] = value,
-            None => {
-                let error = self.layout.unknown_node(name);
-                self.error.get_or_insert(error);
-            }
-        }
+        self.nodes.push((name.to_owned(), value));
         self
     }
 
@@ -211,7 +221,6 @@ impl<C> GeneratorBuilder<C> {
         GeneratorBuilder {
             layout: self.layout,
             nodes: self.nodes,
-            error: self.error,
             on_behind: self.on_behind,
             clock,
         }
@@ -219,26 +228,18 @@ impl<C> GeneratorBuilder<C> {
 
     /// Validates the node fields and pre-shifts the layout.
     fn plan(&self) -> Result<Plan> {
-        if let Some(error) = &self.error {
-            return Err(error.clone());
-        }
         let layout = &self.layout;
-        let named: Vec<(&str, u64)> = layout
-            .fields()
+        let nodes: Vec<(&str, u64)> = self
+            .nodes
             .iter()
-            .zip(self.nodes)
-            .filter(|(f, _)| f.kind() == FieldKind::Node)
-            .map(|(f, value)| (f.name(), value))
+            .map(|(name, value)| (name.as_str(), *value))
             .collect();
-        let time = layout.time_field();
         let sequence = layout.sequence_field();
         Ok(Plan {
-            time_shift: time.shift(),
+            time_shift: layout.time_field().shift(),
             seq_one: 1 << sequence.shift(),
             seq_mask: sequence.mask(),
-            seq_first: 0,
-            seq_last: sequence.mask(),
-            node_bits: layout.node_bits(&named)?,
+            node_bits: layout.node_bits(&nodes)?,
             epoch_ms: layout.epoch_ms(),
             tick_ms: layout.tick_ms(),
             max_ticks: layout.max_ticks(),
@@ -251,7 +252,8 @@ impl GeneratorBuilder<DefaultClock> {
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownNodeField`] or [`Error::NodeOutOfRange`] for a bad node field.
+    /// The errors of [`Layout::node_bits`] for a bad node field: [`Error::UnknownNodeField`],
+    /// [`Error::DuplicateNodeField`], [`Error::NodeOutOfRange`].
     pub fn build(self) -> Result<Generator<MonotonicClock>> {
         let plan = self.plan()?;
         Ok(Generator::assemble(
@@ -268,7 +270,8 @@ impl<C: Clock> GeneratorBuilder<C> {
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownNodeField`] or [`Error::NodeOutOfRange`] for a bad node field.
+    /// The errors of [`Layout::node_bits`] for a bad node field: [`Error::UnknownNodeField`],
+    /// [`Error::DuplicateNodeField`], [`Error::NodeOutOfRange`].
     pub fn build(self) -> Result<Generator<C>> {
         let plan = self.plan()?;
         Ok(Generator::assemble(
@@ -282,6 +285,24 @@ impl<C: Clock> GeneratorBuilder<C> {
 
 impl<C: Clock> Generator<C> {
     /// Mints the next ID, waiting for the next tick if this one's sequence is exhausted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    /// use std::thread;
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 7).build()?;
+    /// let ids: Vec<_> = thread::scope(|s| {
+    ///     let workers: Vec<_> = (0..4)
+    ///         .map(|_| s.spawn(|| (0..1000).map(|_| generator.mint().unwrap()).collect::<Vec<_>>()))
+    ///         .collect();
+    ///     workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    /// });
+    /// let unique: std::collections::HashSet<_> = ids.iter().collect();
+    /// assert_eq!(unique.len(), 4000);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -335,18 +356,18 @@ impl<C: Clock> Generator<C> {
         let plan = &self.plan;
         // Acquire, then read the clock: a reading behind this state is a regression.
         let mut current = self.state.load(Ordering::Acquire);
-        let mut now = self.read_ticks()?;
+        let mut now = self.ticks(self.clock.unix_ms())?;
         if now < current >> plan.time_shift {
-            now = self.clock_behind(current >> plan.time_shift, now)?;
+            now = self.clock_behind(current >> plan.time_shift)?;
         }
         loop {
             let last = current >> plan.time_shift;
             let next = if now > last {
-                now << plan.time_shift | plan.seq_first
-            } else if current & plan.seq_mask < plan.seq_last {
+                now << plan.time_shift
+            } else if current & plan.seq_mask < plan.seq_mask {
                 current + plan.seq_one
             } else {
-                now = self.sequence_full(last, on_full)?;
+                now = self.next_tick(last, on_full)?;
                 continue;
             };
             // AcqRel on success publishes the tick this thread read (see `# Orderings`);
@@ -366,11 +387,10 @@ impl<C: Clock> Generator<C> {
         }
     }
 
-    /// One clock read, as ticks since the epoch.
+    /// A clock reading as ticks since the epoch, within the ticks a generator mints in.
     #[inline(always)]
-    fn read_ticks(&self) -> Result<u64> {
+    fn ticks(&self, unix_ms: u64) -> Result<u64> {
         let plan = &self.plan;
-        let unix_ms = self.clock.unix_ms();
         let Some(since) = unix_ms.checked_sub(plan.epoch_ms) else {
             return Err(self.time_error(unix_ms));
         };
@@ -389,30 +409,31 @@ impl<C: Clock> Generator<C> {
     #[cold]
     #[inline(never)]
     fn time_error(&self, unix_ms: u64) -> Error {
-        match self.layout.ticks_at(unix_ms) {
-            Ok(_) => Error::EpochTick {
+        let since = unix_ms.checked_sub(self.plan.epoch_ms);
+        if since.is_some_and(|since| since < self.plan.tick_ms) {
+            Error::EpochTick {
                 layout: self.layout.name(),
                 unix_ms,
                 first_ms: self.plan.epoch_ms + self.plan.tick_ms,
-            },
-            Err(error) => error,
+            }
+        } else {
+            self.layout.time_error(unix_ms)
         }
     }
 
-    /// The tick `last` is full: wait for a later tick, or fail, as `on_full` says.
+    /// The tick `last` is full: wait for a later tick and return it, or fail, as `on_full` says.
     #[cold]
     #[inline(never)]
-    fn sequence_full(&self, last: u64, on_full: OnFull) -> Result<u64> {
+    fn next_tick(&self, last: u64, on_full: OnFull) -> Result<u64> {
         let backoff = Backoff::new();
         loop {
-            let now = self.read_ticks()?;
-            if now > last {
-                return Ok(now);
-            }
+            let mut now = self.ticks(self.clock.unix_ms())?;
             if now < last {
                 // The clock went back while this thread waited.
-                self.clock_behind(last, now)?;
-                continue;
+                now = self.clock_behind(last)?;
+            }
+            if now > last {
+                return Ok(now);
             }
             if on_full == OnFull::Error {
                 return Err(Error::SequenceExhausted {
@@ -425,20 +446,29 @@ impl<C: Clock> Generator<C> {
         }
     }
 
-    /// The clock reads `now`, behind the last minted tick `last`: wait until it reads at least
-    /// `last` and return that reading, or fail, as the policy says.
+    /// The clock reads behind the last minted tick `last`: wait until it reads at least `last`
+    /// and return that reading, or fail, as the [`ClockBehind`] policy says.
     #[cold]
     #[inline(never)]
-    fn clock_behind(&self, last: u64, mut now: u64) -> Result<u64> {
+    fn clock_behind(&self, last: u64) -> Result<u64> {
+        let max_wait_ms = match self.on_behind {
+            ClockBehind::Wait { max_ms } => max_ms,
+            ClockBehind::Error => 0,
+        };
+        // The start of tick `last`; no overflow, since `last` is at most the layout's last tick.
+        let last_ms = self.plan.epoch_ms + last * self.plan.tick_ms;
+        let started = Instant::now();
         let backoff = Backoff::new();
-        while now < last {
-            let behind_ms = (last - now).saturating_mul(self.plan.tick_ms);
-            let max_wait_ms = match self.on_behind {
-                ClockBehind::Wait { max_ms } if behind_ms <= max_ms => None,
-                ClockBehind::Wait { max_ms } => Some(max_ms),
-                ClockBehind::Error => Some(0),
-            };
-            if let Some(max_wait_ms) = max_wait_ms {
+        loop {
+            let unix_ms = self.clock.unix_ms();
+            let now = self.ticks(unix_ms)?;
+            if now >= last {
+                return Ok(now);
+            }
+            // `now < last`, so the reading is before tick `last` began.
+            let behind_ms = last_ms - unix_ms;
+            let waited = started.elapsed();
+            if behind_ms > max_wait_ms || waited >= Duration::from_millis(max_wait_ms) {
                 return Err(Error::ClockBehind {
                     layout: self.layout.name(),
                     behind_ms,
@@ -446,9 +476,7 @@ impl<C: Clock> Generator<C> {
                 });
             }
             backoff.snooze();
-            now = self.read_ticks()?;
         }
-        Ok(now)
     }
 }
 
@@ -456,9 +484,9 @@ impl<C> Generator<C> {
     fn assemble(layout: Layout, plan: Plan, on_behind: ClockBehind, clock: C) -> Self {
         Generator {
             // Tick 0 with its sequence exhausted, below every state a mint installs: the
-            // generator never mints in tick 0 (`read_ticks` rejects it), so the first mint
+            // generator never mints in tick 0 (`ticks` rejects it), so the first mint
             // always starts a fresh tick and needs no flag to know it is the first.
-            state: CachePadded::new(AtomicU64::new(plan.seq_last)),
+            state: CachePadded::new(AtomicU64::new(plan.seq_mask)),
             plan,
             on_behind,
             clock,
@@ -494,11 +522,15 @@ impl<C> Generator<C> {
 impl<C> fmt::Debug for Generator<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = self.state.load(Ordering::Relaxed);
+        // Tick 0 is the reserved initial state: nothing minted yet.
+        let last = (state >> self.plan.time_shift != 0).then(|| {
+            let tick = self.layout.time_field().get(state);
+            (tick, self.layout.sequence_field().get(state))
+        });
         f.debug_struct("Generator")
             .field("layout", &self.layout)
             .field("node_bits", &format_args!("{:#x}", self.plan.node_bits))
-            .field("last_tick", &self.layout.time_field().get(state))
-            .field("last_sequence", &self.layout.sequence_field().get(state))
+            .field("last_tick_and_sequence", &last)
             .field("on_clock_behind", &self.on_behind)
             .finish_non_exhaustive()
     }

@@ -5,7 +5,7 @@ use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, ParseIdReason, Result};
-use crate::layout::{FieldKind, Layout};
+use crate::layout::Layout;
 use crate::time::Rfc3339;
 
 /// A minted ID: a `u64` whose fields follow a [`Layout`].
@@ -129,7 +129,7 @@ impl FromStr for Id {
     /// Parses 1 to 20 decimal digits (leading zeros allowed) into an ID up to `u64::MAX`.
     fn from_str(s: &str) -> Result<Id> {
         let fail = |reason| Error::ParseId {
-            input: s.chars().take(64).collect(),
+            input: shorten(s),
             reason,
         };
         if s.is_empty() {
@@ -146,6 +146,14 @@ impl FromStr for Id {
                 .ok_or_else(|| fail(ParseIdReason::Overflow))?;
         }
         Ok(Id(value))
+    }
+}
+
+/// `s`, or its first 64 characters and an ellipsis.
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(64) {
+        Some((end, _)) => format!("{}…", &s[..end]),
+        None => s.to_owned(),
     }
 }
 
@@ -232,13 +240,8 @@ impl fmt::Debug for Parts<'_> {
             .field("layout", &self.layout.name())
             .field("time", &format_args!("{}", self.time_rfc3339()))
             .field("timestamp_ms", &self.timestamp_ms());
-        for field in self
-            .layout
-            .fields()
-            .iter()
-            .filter(|f| f.kind() == FieldKind::Node)
-        {
-            s.field(field.name(), &field.get(self.id.0));
+        for (name, value) in self.nodes() {
+            s.field(name, &value);
         }
         s.field("sequence", &self.sequence()).finish()
     }

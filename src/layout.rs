@@ -30,6 +30,17 @@ pub enum FieldKind {
 }
 
 /// One field of a [`Layout`]: its kind, name, width and position.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{FieldKind, Layout};
+///
+/// let machine = Layout::TWITTER.node_field("machine").unwrap();
+/// assert_eq!(machine.kind(), FieldKind::Node);
+/// assert_eq!((machine.bits(), machine.shift(), machine.max()), (10, 12, 1023));
+/// assert_eq!(machine.get(1_541_815_603_606_036_480), 378);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Field {
     kind: FieldKind,
@@ -131,13 +142,33 @@ pub struct Layout {
 ///
 /// Every method is a `const fn`, so a layout can be a constant checked at compile time with
 /// [`build_const`](Self::build_const); [`build`](Self::build) checks it at run time instead.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{FieldKind, Layout};
+///
+/// // sno-like timing: 4 ms ticks from 2010-01-01.
+/// let layout = Layout::builder("events", 64)
+///     .time(40)
+///     .node("partition", 8)
+///     .sequence(16)
+///     .tick_ms(4)
+///     .epoch_ms(1_262_304_000_000)
+///     .build()?;
+/// let kinds: Vec<FieldKind> = layout.fields().iter().map(|f| f.kind()).collect();
+/// assert_eq!(kinds, [FieldKind::Time, FieldKind::Node, FieldKind::Sequence]);
+/// assert_eq!(layout.node_field("partition").unwrap().shift(), 16);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 #[must_use]
 pub struct LayoutBuilder {
     name: &'static str,
     width: u8,
     len: usize,
-    too_many: bool,
+    /// Fields pushed, counting any past `MAX_FIELDS`.
+    given: usize,
     fields: [Field; MAX_FIELDS],
     tick_ms: u64,
     epoch_ms: u64,
@@ -147,7 +178,7 @@ pub struct LayoutBuilder {
 #[derive(Debug, Clone, Copy)]
 enum Problem {
     Width(u8),
-    TooManyFields,
+    TooManyFields(usize),
     ZeroWidth(&'static str),
     WidthMismatch {
         sum: u32,
@@ -171,7 +202,7 @@ impl Problem {
     const fn summary(&self) -> &'static str {
         match self {
             Problem::Width(_) => "invalid layout: width must be 1..=64 bits",
-            Problem::TooManyFields => "invalid layout: more than 8 fields",
+            Problem::TooManyFields(_) => "invalid layout: more than 8 fields",
             Problem::ZeroWidth(_) => "invalid layout: a field has zero bits",
             Problem::WidthMismatch { .. } => {
                 "invalid layout: field widths do not add up to the layout's width"
@@ -195,7 +226,9 @@ impl Problem {
     fn into_error(self, layout: &'static str) -> Error {
         let problem = match self {
             Problem::Width(width) => format!("width {width} bits is out of range (1..=64)"),
-            Problem::TooManyFields => format!("more than {MAX_FIELDS} fields"),
+            Problem::TooManyFields(given) => {
+                format!("{given} fields, expected at most {MAX_FIELDS}")
+            }
             Problem::ZeroWidth(name) => format!("field {name} has 0 bits, expected at least 1"),
             Problem::WidthMismatch { sum, width } => {
                 format!("field widths add up to {sum} bits, expected {width}")
@@ -205,7 +238,9 @@ impl Problem {
             Problem::SequenceAboveTime => {
                 "the sequence field is above the time field, expected it below".to_owned()
             }
-            Problem::DuplicateName(name) => format!("two node fields are named {name:?}"),
+            Problem::DuplicateName(name) => {
+                format!("two node fields are named {name:?}, expected distinct names")
+            }
             Problem::ReservedName(name) => format!(
                 "node field named {name:?}, expected a non-empty name other than unused, time and sequence"
             ),
@@ -214,9 +249,18 @@ impl Problem {
                 time_bits,
                 tick_ms,
                 epoch_ms,
-            } => format!(
-                "epoch {epoch_ms} ms plus 2^{time_bits} ticks of {tick_ms} ms passes u64::MAX ms"
-            ),
+            } => match low_bits(u32::from(time_bits)).checked_mul(tick_ms) {
+                Some(span) => format!(
+                    "epoch {epoch_ms} ms plus {} ticks of {tick_ms} ms passes u64::MAX ms, \
+                     expected an epoch of at most {} ms",
+                    low_bits(u32::from(time_bits)),
+                    u64::MAX - span
+                ),
+                None => format!(
+                    "{time_bits} time bits of {tick_ms} ms ticks span more than u64::MAX ms, \
+                     expected fewer time bits or a shorter tick"
+                ),
+            },
         };
         Error::InvalidLayout { layout, problem }
     }
@@ -244,7 +288,7 @@ impl LayoutBuilder {
             name,
             width,
             len: 0,
-            too_many: false,
+            given: 0,
             fields: [Field::EMPTY; MAX_FIELDS],
             tick_ms: 1,
             epoch_ms: 0,
@@ -252,9 +296,8 @@ impl LayoutBuilder {
     }
 
     const fn push(mut self, kind: FieldKind, name: &'static str, bits: u8) -> Self {
-        if self.len == MAX_FIELDS {
-            self.too_many = true;
-        } else {
+        self.given += 1;
+        if self.len < MAX_FIELDS {
             self.fields[self.len] = Field {
                 kind,
                 name,
@@ -302,8 +345,8 @@ impl LayoutBuilder {
         if self.width == 0 || self.width > 64 {
             return Err(Problem::Width(self.width));
         }
-        if self.too_many {
-            return Err(Problem::TooManyFields);
+        if self.given > MAX_FIELDS {
+            return Err(Problem::TooManyFields(self.given));
         }
         let mut fields = self.fields;
         let (mut sum, mut times, mut sequences) = (0u32, 0u32, 0u32);
@@ -589,6 +632,17 @@ impl Layout {
 
     /// The same layout with another epoch.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let si = Layout::SNOWFLAKE_SI.with_epoch_ms(1_700_000_000_000)?;
+    /// assert_eq!(si.epoch_ms(), 1_700_000_000_000);
+    /// assert_eq!(si.fields(), Layout::SNOWFLAKE_SI.fields());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::InvalidLayout`] when the last representable time would pass `u64::MAX` ms.
@@ -596,6 +650,7 @@ impl Layout {
         let mut builder = LayoutBuilder::new(self.name, self.width).tick_ms(self.tick_ms);
         builder.fields = self.fields;
         builder.len = self.len as usize;
+        builder.given = builder.len;
         builder.epoch_ms(epoch_ms).build()
     }
 
@@ -672,6 +727,17 @@ impl Layout {
 
     /// The tick that holds `unix_ms`, counted from the epoch.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let epoch = Layout::SONYFLAKE.epoch_ms();
+    /// assert_eq!(Layout::SONYFLAKE.ticks_at(epoch + 25)?, 2); // 10 ms ticks
+    /// assert!(Layout::SONYFLAKE.ticks_at(epoch - 1).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::BeforeEpoch`] or [`Error::TimeOverflow`] when the time is outside the layout.
@@ -700,6 +766,16 @@ impl Layout {
     }
 
     /// The node fields' bits in ID coordinates, from `(name, value)` pairs; fields not named are 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::DISCORD.node_bits(&[("worker", 1), ("process", 2)])?, 1 << 17 | 2 << 12);
+    /// assert!(Layout::DISCORD.node_bits(&[("worker", 32)]).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -957,7 +1033,7 @@ mod tests {
         );
         assert_eq!(
             problem(b("x", 64).time(40).node("m", 6).node("m", 6).sequence(12)),
-            "two node fields are named \"m\""
+            "two node fields are named \"m\", expected distinct names"
         );
         for name in ["", "unused", "time", "sequence"] {
             assert_eq!(
@@ -975,9 +1051,28 @@ mod tests {
             problem(b("x", 64).time(52).sequence(12).tick_ms(0)),
             "tick of 0 ms, expected at least 1 ms"
         );
+        let last_epoch = u64::MAX - ((1 << 52) - 1);
+        assert_eq!(
+            problem(b("x", 64).time(52).sequence(12).epoch_ms(last_epoch + 1)),
+            format!(
+                "epoch {} ms plus {} ticks of 1 ms passes u64::MAX ms, \
+                 expected an epoch of at most {last_epoch} ms",
+                last_epoch + 1,
+                (1u64 << 52) - 1
+            )
+        );
         assert!(
-            problem(b("x", 64).time(52).sequence(12).epoch_ms(u64::MAX))
-                .contains("passes u64::MAX")
+            b("x", 64)
+                .time(52)
+                .sequence(12)
+                .epoch_ms(last_epoch)
+                .build()
+                .is_ok()
+        );
+        assert_eq!(
+            problem(b("x", 64).time(63).sequence(1).tick_ms(3)),
+            "63 time bits of 3 ms ticks span more than u64::MAX ms, \
+             expected fewer time bits or a shorter tick"
         );
         let nine = b("x", 9)
             .unused(1)
@@ -989,7 +1084,7 @@ mod tests {
             .time(1)
             .sequence(1)
             .unused(1);
-        assert_eq!(problem(nine), "more than 8 fields");
+        assert_eq!(problem(nine), "9 fields, expected at most 8");
     }
 
     #[test]

@@ -208,7 +208,7 @@ fn clock_behind_with_the_error_policy_fails_and_says_how_far() {
     assert_eq!(
         err.to_string(),
         "clock reads 250 ms behind the last minted timestamp of layout twitter; \
-         the generator waits for at most 0 ms"
+         the generator waits at most 0 ms for it to catch up"
     );
     clock.set(T0);
     assert!(
@@ -242,7 +242,7 @@ fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
     let clock = ManualClock::new(T0);
     let generator = Generator::builder(Layout::TWITTER)
         .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Wait { max_ms: 100 })
+        .on_clock_behind(ClockBehind::Wait { max_ms: 5_000 })
         .build()
         .unwrap();
     let before = generator.mint().unwrap();
@@ -251,6 +251,49 @@ fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
     let id = id.unwrap();
     assert!(id > before);
     assert_eq!(generator.decode(id).unwrap().timestamp_ms(), T0 + 1);
+}
+
+#[test]
+fn a_clock_that_stays_behind_ends_the_wait_after_its_bound() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(Layout::TWITTER)
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Wait { max_ms: 50 })
+        .build()
+        .unwrap();
+    generator.mint().unwrap();
+    clock.set(T0 - 3);
+    let started = std::time::Instant::now();
+    assert_eq!(
+        generator.mint().unwrap_err(),
+        Error::ClockBehind {
+            layout: "twitter",
+            behind_ms: 3,
+            max_wait_ms: 50
+        }
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(50),
+        "did not wait"
+    );
+}
+
+#[test]
+fn how_far_behind_is_measured_in_milliseconds_not_ticks() {
+    // Sonyflake ticks are 10 ms: a 1 ms step back from the start of a tick is 1 ms behind.
+    let tick_start = Layout::SONYFLAKE.epoch_ms() + 10 * 1_000_000;
+    let clock = ManualClock::new(tick_start);
+    let generator = Generator::builder(Layout::SONYFLAKE)
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Error)
+        .build()
+        .unwrap();
+    generator.mint().unwrap();
+    clock.set(tick_start - 1);
+    assert!(matches!(
+        generator.mint(),
+        Err(Error::ClockBehind { behind_ms: 1, .. })
+    ));
 }
 
 #[test]
@@ -328,6 +371,15 @@ fn node_fields_are_validated_when_the_generator_is_built() {
     assert_eq!(
         err.to_string(),
         "layout twitter has no node field \"worker\"; its node fields are: machine"
+    );
+    let err = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .node("machine", 2)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "node field machine of layout twitter is given twice, expected once"
     );
     let err = Generator::builder(Layout::MASTODON)
         .node("machine", 0)

@@ -47,6 +47,7 @@ impl ManualClock {
 
     /// Moves the reading forward by `ms`, saturating at `u64::MAX`.
     pub fn advance(&self, ms: u64) {
+        // A CAS loop: AcqRel publishes the new reading like `set`, Acquire reads the current.
         let _ = self
             .unix_ms
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
