@@ -102,6 +102,38 @@ pub enum Error {
         max: u64,
     },
 
+    /// The tick-tock policy was chosen for a layout without a tick-tock bit.
+    #[error(
+        "layout {layout} has no tick-tock bit, which ClockBehind::TickTock needs; \
+         expected a layout built with LayoutBuilder::tick_tock"
+    )]
+    TickTockUnsupported {
+        /// The layout's name.
+        layout: &'static str,
+    },
+
+    /// A snapshot does not fit its layout.
+    #[error("invalid snapshot for layout {layout}: {reason}")]
+    InvalidSnapshot {
+        /// The layout's name.
+        layout: &'static str,
+        /// What is out of range, and the range expected.
+        reason: String,
+    },
+
+    /// A timeline (tick-tock bit value) was given that the layout cannot hold.
+    #[error(
+        "timeline {value} is out of range for layout {layout} (0..={max}; 1 needs a tick-tock bit)"
+    )]
+    TimelineOutOfRange {
+        /// The layout's name.
+        layout: &'static str,
+        /// The value given.
+        value: u64,
+        /// The largest timeline the layout holds: 1 with a tick-tock bit, else 0.
+        max: u64,
+    },
+
     /// Every sequence value of the current tick is taken (returned by the `try_` methods).
     #[error(
         "sequence exhausted for tick {tick} of layout {layout}; room again in at most {retry_after:?}"

@@ -3,13 +3,15 @@
 //! # Design
 //!
 //! The generator's whole mutable state is one cache-padded `AtomicU64` holding the last
-//! minted ID *without its node bits*: the tick in the time field's bits and the sequence in
-//! the sequence field's bits, exactly where they sit in an ID. Minting is
+//! minted ID *without its node bits*: the tick in the time field's bits, the timeline in the
+//! tick-tock bit (when the layout has one) and the sequence in the sequence field's bits,
+//! exactly where they sit in an ID. Minting is
 //!
 //! 1. load the state, then read the clock once (converted to ticks since the epoch);
-//! 2. if the clock is ahead of the state's tick, the next state is that tick with the first
-//!    sequence value; if it is on the same tick, the state plus one sequence step; if the
-//!    tick's sequence is exhausted, wait for the next tick (or fail, in the `try_` methods);
+//! 2. if the clock is ahead of the state's tick, the next state is that tick, on the state's
+//!    timeline, with the first sequence value; if it is on the same tick, the state plus one
+//!    sequence step; if the tick's sequence is exhausted, wait for the next tick (or fail, in
+//!    the `try_` methods);
 //! 3. compare-and-swap the state; on success the ID is the new state OR the node bits; on
 //!    failure start again from step 2 with the value the CAS found, *without* re-reading the
 //!    clock: a tick another thread installed is a time some thread has read, so minting on it
@@ -17,27 +19,42 @@
 //!
 //! A clock reading behind the state's tick right after the load (step 1) is a real
 //! regression, not a stale read: the clock was read after the state was observed. The
-//! generator then applies its [`ClockBehind`] policy. After a failed CAS a newer state simply
-//! wins over the older reading (step 2 takes the state's tick and increments its sequence).
+//! generator then applies its [`ClockBehind`] policy: wait, fail, or (tick-tock) move to the
+//! other timeline at the earlier tick, in one CAS of the same word. After a failed CAS a newer
+//! state simply wins over the older reading (step 2 takes the state's tick and increments its
+//! sequence).
 //!
 //! The hot path is the first CAS succeeding on a new or same tick: one clock read, one load,
-//! one CAS, a few shifts and compares. Waiting, clock-behind handling and errors live in
-//! `#[cold]` functions.
+//! one CAS, a few shifts and compares. Waiting, clock-behind handling, counters and errors
+//! live in `#[cold]` functions and on a separate cache line.
 //!
 //! # Orderings
 //!
-//! Uniqueness rests on the modification order of the one state word alone: every successful
-//! CAS replaces the value it read with a strictly greater one (a later tick, or the same tick
-//! with a greater sequence), so no two successful CASes install the same state, and no two
-//! mints return the same ID. `Relaxed` would suffice for that. The state is loaded with
-//! `Acquire` and swapped with `AcqRel` for a second property: for a clock whose readings are
-//! memory published with `Release` and read with `Acquire` (such as
-//! [`ManualClock`](crate::ManualClock)), a reading taken after observing a state is at least
-//! the reading that produced it, so "the clock reads behind the state" means a regression,
-//! never a stale cache line. A hardware counter is outside the memory model: the default
-//! clock's readings are monotonic across cores, but an unfenced counter read may execute a few
-//! nanoseconds before the load that precedes it, so right at a tick boundary a reading could
-//! land one tick behind a state another core just installed. The default
+//! Uniqueness rests on the modification order of the one state word. Every successful CAS
+//! either replaces the value it read with a strictly greater one on the same timeline (a
+//! later tick, or the same tick with a greater sequence), or moves to the other timeline at a
+//! tick above that timeline's high-water mark: the highest tick ever minted on it. So within
+//! each timeline the states installed strictly increase, the two timelines differ in the
+//! tick-tock bit, and no two mints return the same ID. Without tick-tock there is one
+//! timeline and every CAS strictly increases the state.
+//!
+//! The high-water marks live in two more atomics touched only on the cold tick-tock path. A
+//! thread leaving a timeline raises that timeline's mark to the state's tick with `fetch_max`
+//! (`AcqRel`) *before* its CAS (`AcqRel`) installs the state on the other timeline; a thread
+//! about to enter a timeline reads its mark (`Acquire`) *after* loading (`Acquire`) the state
+//! it will replace. Every write to the state is a read-modify-write, so that load
+//! synchronizes with every CAS before it, and the reader sees every mark raised before the
+//! timeline was left. A mark can only be stale for a timeline the state is on, and nobody
+//! enters the timeline the state is on.
+//!
+//! The state is loaded with `Acquire` and swapped with `AcqRel` for a second property too:
+//! for a clock whose readings are memory published with `Release` and read with `Acquire`
+//! (such as [`ManualClock`](crate::ManualClock)), a reading taken after observing a state is at
+//! least the reading that produced it, so "the clock reads behind the state" means a
+//! regression, never a stale cache line. A hardware counter is outside the memory model: the
+//! default clock's readings are monotonic across cores, but an unfenced counter read may
+//! execute a few nanoseconds before the load that precedes it, so right at a tick boundary a
+//! reading could land one tick behind a state another core just installed. The default
 //! [`ClockBehind::Wait`] absorbs that in nanoseconds; uniqueness never depends on it. On
 //! x86-64 these orderings cost nothing over `Relaxed`.
 
@@ -54,9 +71,16 @@ use crate::sync::{AtomicU64, Backoff, Ordering, spin_loop};
 
 /// What a generator does when its clock reads behind the last tick it minted.
 ///
-/// The default [`MonotonicClock`] never goes backwards, so this matters for custom clocks
-/// (one that follows the wall clock, a [`ManualClock`](crate::ManualClock) in a test). Either
-/// way no ID is repeated: the generator never mints at a tick below its last one.
+/// The default [`MonotonicClock`] never goes backwards, so this matters for clocks that
+/// follow the wall clock, for restarts resumed from a [`Snapshot`] on a host whose clock is
+/// behind, and for a [`ManualClock`](crate::ManualClock) in a test. Whatever the policy, no
+/// ID is ever repeated.
+///
+/// | policy | on a regression | order of the IDs | pick it when |
+/// |---|---|---|---|
+/// | `Wait { max_ms }` (default, 1 s) | spins until the clock catches up, at most `max_ms` | strictly increasing | short regressions are rare and a stall is better than an error |
+/// | `Error` | fails at once with [`Error::ClockBehind`] | strictly increasing | the caller has a better fallback (retry elsewhere, shed load) |
+/// | `TickTock { max_ms }` | keeps minting at the earlier time on the other timeline; a second regression into time the other timeline has used waits as `Wait { max_ms }` | increasing within each timeline; across a toggle, IDs sort by time first, then timeline (sno's order) | minting must not stall on a clock step back, and the layout has a tick-tock bit |
 ///
 /// # Examples
 ///
@@ -84,6 +108,18 @@ pub enum ClockBehind {
     },
     /// Fail with [`Error::ClockBehind`] at once, saying how far behind the clock reads.
     Error,
+    /// Toggle the layout's tick-tock bit and keep minting at the earlier time on the other
+    /// timeline, if that timeline has not minted at or after that time; otherwise behave as
+    /// `Wait { max_ms }` (so `max_ms: 0` fails at once). Needs a layout with a tick-tock bit
+    /// ([`LayoutBuilder::tick_tock`](crate::LayoutBuilder::tick_tock)).
+    ///
+    /// A regression met while a thread waits for a full tick to pass is waited out as
+    /// `Wait { max_ms }` too.
+    TickTock {
+        /// The longest wait, and the largest regression waited out, when toggling is not
+        /// possible, in milliseconds.
+        max_ms: u64,
+    },
 }
 
 impl Default for ClockBehind {
@@ -104,6 +140,8 @@ enum OnFull {
 #[derive(Debug, Clone, Copy)]
 struct Plan {
     time_shift: u32,
+    /// The tick-tock bit, in ID coordinates (0 when the layout has none).
+    tick_mask: u64,
     /// One sequence step, in ID coordinates.
     seq_one: u64,
     /// The sequence field's bits, in ID coordinates: also its last value.
@@ -114,16 +152,105 @@ struct Plan {
     max_ticks: u64,
 }
 
-/// Mints unique, strictly increasing IDs of one layout and node, from any number of threads.
+/// What the cold paths keep: high-water marks and counters, on their own cache line.
+#[derive(Debug)]
+struct Cold {
+    /// The highest tick minted on timeline 0 and on timeline 1, as of the last time the state
+    /// left that timeline (see `# Orderings`).
+    high_water: [AtomicU64; 2],
+    overflows: AtomicU64,
+    waits: AtomicU64,
+    regressions: AtomicU64,
+    toggles: AtomicU64,
+}
+
+/// A generator's counters of the events its cold paths handled, read with
+/// [`Generator::stats`].
+///
+/// Each counter only grows; reading them never slows minting (they are updated on cold paths
+/// only, with relaxed increments on their own cache line).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Mints that found their tick's sequence exhausted.
+    pub overflows: u64,
+    /// Mints that waited: for a full tick to pass, or for a clock behind to catch up.
+    pub waits: u64,
+    /// Mints that read the clock behind the last minted tick.
+    pub regressions: u64,
+    /// Regressions handled by moving to the other timeline (tick-tock).
+    pub toggles: u64,
+}
+
+/// A generator's state, to save when it stops and resume from after a restart.
+///
+/// Taken with [`Generator::snapshot`] (when minting has stopped: a snapshot of a generator in
+/// use is stale at once) and resumed with [`Generator::resume`]. A resumed generator never
+/// repeats an ID minted before the snapshot, even when the host's clock is now behind the
+/// snapshot's last tick: its [`ClockBehind`] policy decides whether it waits, fails, or moves
+/// to the other timeline.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{ClockBehind, Generator, Layout, ManualClock};
+///
+/// let layout = Layout::builder("tt", 64).time(41).tick_tock().node("machine", 10).sequence(12)
+///     .epoch_ms(1_288_834_974_657).build()?;
+/// let before = ManualClock::new(1_700_000_010_000);
+/// let old = Generator::builder(layout).node("machine", 9).clock(before).build()?;
+/// let last = old.mint()?;
+/// let snapshot = old.snapshot();
+/// assert_eq!(snapshot.last_tick, 1_700_000_010_000 - layout.epoch_ms());
+///
+/// // Restarted on a host whose clock is 10 s behind.
+/// let after = ManualClock::new(1_700_000_000_000);
+/// let new = Generator::resume(&snapshot)
+///     .clock(after)
+///     .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
+///     .build()?;
+/// let next = layout.decode(new.mint()?)?;
+/// assert_eq!(next.timeline(), Some(1)); // the other timeline: no repeat possible
+/// assert_eq!(next.node("machine"), Some(9));
+/// assert_ne!(next.id(), last);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The generator's layout.
+    pub layout: Layout,
+    /// Its node fields, by name.
+    pub nodes: Vec<(&'static str, u64)>,
+    /// The last tick minted, counted from the epoch; 0 if nothing was minted.
+    pub last_tick: u64,
+    /// The sequence of the last ID minted.
+    pub sequence: u64,
+    /// The timeline of the last ID minted: the tick-tock bit, 0 without one.
+    pub timeline: u64,
+    /// The highest tick minted on the other timeline; 0 if none.
+    pub other_timeline_tick: u64,
+}
+
+impl Snapshot {
+    /// The time of the last ID minted, in Unix milliseconds (the start of its tick).
+    pub fn last_unix_ms(&self) -> u64 {
+        self.last_tick
+            .saturating_mul(self.layout.tick_ms())
+            .saturating_add(self.layout.epoch_ms())
+    }
+}
+
+/// Mints unique IDs of one layout and node, from any number of threads.
 ///
 /// Lock-free: each ID is one compare-and-swap on one cache-padded `AtomicU64`, with no lock, no
 /// allocation, no system call and no background thread. Share it by reference (it is `Sync`)
 /// or in an `Arc`.
 ///
-/// IDs from one generator are unique, and each ID is greater than every ID this generator
-/// returned before it was minted (in particular, each thread's IDs increase). A generator
-/// mints at most `max_sequence + 1` IDs per tick (4,096 per millisecond for `twitter`);
-/// [`mint`](Self::mint) waits for the next tick when a tick is full and
+/// IDs from one generator are unique. Under the [`ClockBehind`] policies `Wait` and `Error`,
+/// each ID is also greater than every ID this generator returned before it was minted (in
+/// particular, each thread's IDs increase); under `TickTock` that holds within each timeline.
+/// A generator mints at most `max_sequence + 1` IDs per tick (4,096 per millisecond for
+/// `twitter`); [`mint`](Self::mint) waits for the next tick when a tick is full and
 /// [`try_mint`](Self::try_mint) fails instead. A generator mints from the layout's second tick
 /// on: the epoch's own tick is reserved for its initial state (a real clock is long past it).
 ///
@@ -145,6 +272,7 @@ pub struct Generator<C = MonotonicClock> {
     on_behind: ClockBehind,
     clock: C,
     layout: Layout,
+    cold: CachePadded<Cold>,
 }
 
 /// The builder's clock before [`GeneratorBuilder::clock`] is called: a [`MonotonicClock`]
@@ -183,6 +311,7 @@ pub struct GeneratorBuilder<C = DefaultClock> {
     layout: Layout,
     nodes: Vec<(String, u64)>,
     on_behind: ClockBehind,
+    resume: Option<Snapshot>,
     clock: C,
 }
 
@@ -194,8 +323,21 @@ impl Generator {
             layout,
             nodes: Vec::new(),
             on_behind: ClockBehind::default(),
+            resume: None,
             clock: DefaultClock,
         }
+    }
+
+    /// Starts configuring a generator that continues from `snapshot`: its layout, node fields,
+    /// last minted state and high-water marks. Set the clock and policy as for
+    /// [`builder`](Self::builder); see [`Snapshot`] for an example.
+    pub fn resume(snapshot: &Snapshot) -> GeneratorBuilder {
+        let mut builder = Generator::builder(snapshot.layout);
+        for &(name, value) in &snapshot.nodes {
+            builder = builder.node(name, value);
+        }
+        builder.resume = Some(snapshot.clone());
+        builder
     }
 }
 
@@ -222,11 +364,12 @@ impl<C> GeneratorBuilder<C> {
             layout: self.layout,
             nodes: self.nodes,
             on_behind: self.on_behind,
+            resume: self.resume,
             clock,
         }
     }
 
-    /// Validates the node fields and pre-shifts the layout.
+    /// Validates the configuration and pre-shifts the layout.
     fn plan(&self) -> Result<Plan> {
         let layout = &self.layout;
         let nodes: Vec<(&str, u64)> = self
@@ -234,16 +377,78 @@ impl<C> GeneratorBuilder<C> {
             .iter()
             .map(|(name, value)| (name.as_str(), *value))
             .collect();
+        let node_bits = layout.node_bits(&nodes)?;
+        let tick_mask = layout.tick_tock_field().map_or(0, |f| f.mask());
+        if tick_mask == 0 && matches!(self.on_behind, ClockBehind::TickTock { .. }) {
+            return Err(Error::TickTockUnsupported {
+                layout: layout.name(),
+            });
+        }
         let sequence = layout.sequence_field();
         Ok(Plan {
             time_shift: layout.time_field().shift(),
+            tick_mask,
             seq_one: 1 << sequence.shift(),
             seq_mask: sequence.mask(),
-            node_bits: layout.node_bits(&nodes)?,
+            node_bits,
             epoch_ms: layout.epoch_ms(),
             tick_ms: layout.tick_ms(),
             max_ticks: layout.max_ticks(),
         })
+    }
+
+    /// The initial state word and high-water marks: fresh, or from the snapshot resumed.
+    fn start(&self, plan: &Plan) -> Result<(u64, [u64; 2])> {
+        // Tick 0 with its sequence exhausted, below every state a mint installs: the generator
+        // never mints in tick 0 (`ticks` rejects it), so the first mint always starts a fresh
+        // tick and needs no flag to know it is the first.
+        let Some(snapshot) = &self.resume else {
+            return Ok((plan.seq_mask, [0, 0]));
+        };
+        let layout = &self.layout;
+        let invalid = |reason: String| Error::InvalidSnapshot {
+            layout: layout.name(),
+            reason,
+        };
+        let max_timeline = u64::from(plan.tick_mask != 0);
+        if snapshot.last_tick > layout.max_ticks()
+            || snapshot.other_timeline_tick > layout.max_ticks()
+        {
+            return Err(invalid(format!(
+                "last tick {} or other timeline's tick {} is past the layout's last tick {}",
+                snapshot.last_tick,
+                snapshot.other_timeline_tick,
+                layout.max_ticks()
+            )));
+        }
+        if snapshot.sequence > layout.max_sequence() {
+            return Err(invalid(format!(
+                "sequence {} is out of range (0..={})",
+                snapshot.sequence,
+                layout.max_sequence()
+            )));
+        }
+        if snapshot.timeline > max_timeline {
+            return Err(invalid(format!(
+                "timeline {} is out of range (0..={max_timeline})",
+                snapshot.timeline
+            )));
+        }
+        let timeline_bit = if snapshot.timeline == 1 {
+            plan.tick_mask
+        } else {
+            0
+        };
+        let sequence = if snapshot.last_tick == 0 {
+            plan.seq_mask
+        } else {
+            snapshot.sequence << plan.seq_one.trailing_zeros()
+        };
+        let state = snapshot.last_tick << plan.time_shift | timeline_bit | sequence;
+        let mut high_water = [0; 2];
+        high_water[snapshot.timeline as usize] = snapshot.last_tick;
+        high_water[1 - snapshot.timeline as usize] = snapshot.other_timeline_tick;
+        Ok((state, high_water))
     }
 }
 
@@ -252,15 +457,20 @@ impl GeneratorBuilder<DefaultClock> {
     ///
     /// # Errors
     ///
-    /// The errors of [`Layout::node_bits`] for a bad node field: [`Error::UnknownNodeField`],
-    /// [`Error::DuplicateNodeField`], [`Error::NodeOutOfRange`].
+    /// The errors of [`Layout::node_bits`] for a bad node field ([`Error::UnknownNodeField`],
+    /// [`Error::DuplicateNodeField`], [`Error::NodeOutOfRange`]),
+    /// [`Error::TickTockUnsupported`] for the tick-tock policy on a layout without the bit, and
+    /// [`Error::InvalidSnapshot`] for a resumed snapshot that does not fit the layout.
     pub fn build(self) -> Result<Generator<MonotonicClock>> {
         let plan = self.plan()?;
+        let start = self.start(&plan)?;
+        let clock = MonotonicClock::new();
         Ok(Generator::assemble(
             self.layout,
             plan,
             self.on_behind,
-            MonotonicClock::new(),
+            start,
+            clock,
         ))
     }
 }
@@ -270,14 +480,15 @@ impl<C: Clock> GeneratorBuilder<C> {
     ///
     /// # Errors
     ///
-    /// The errors of [`Layout::node_bits`] for a bad node field: [`Error::UnknownNodeField`],
-    /// [`Error::DuplicateNodeField`], [`Error::NodeOutOfRange`].
+    /// As for the default clock's `build`.
     pub fn build(self) -> Result<Generator<C>> {
         let plan = self.plan()?;
+        let start = self.start(&plan)?;
         Ok(Generator::assemble(
             self.layout,
             plan,
             self.on_behind,
+            start,
             self.clock,
         ))
     }
@@ -353,17 +564,24 @@ impl<C: Clock> Generator<C> {
 
     #[inline(always)]
     fn next_id(&self, on_full: OnFull) -> Result<Id> {
-        let plan = &self.plan;
         // Acquire, then read the clock: a reading behind this state is a regression.
-        let mut current = self.state.load(Ordering::Acquire);
-        let mut now = self.ticks(self.clock.unix_ms())?;
-        if now < current >> plan.time_shift {
-            now = self.clock_behind(current >> plan.time_shift)?;
+        let current = self.state.load(Ordering::Acquire);
+        let now = self.ticks(self.clock.unix_ms())?;
+        if now < current >> self.plan.time_shift {
+            return self.mint_behind(current, now, on_full);
         }
+        self.advance(current, now, on_full)
+    }
+
+    /// The CAS loop, from a state `current` and a clock reading `now` taken after it.
+    #[inline(always)]
+    fn advance(&self, mut current: u64, mut now: u64, on_full: OnFull) -> Result<Id> {
+        let plan = &self.plan;
         loop {
             let last = current >> plan.time_shift;
             let next = if now > last {
-                now << plan.time_shift
+                // A new tick, on the state's timeline.
+                now << plan.time_shift | current & plan.tick_mask
             } else if current & plan.seq_mask < plan.seq_mask {
                 current + plan.seq_one
             } else {
@@ -399,7 +617,7 @@ impl<C: Clock> Generator<C> {
         } else {
             since / plan.tick_ms
         };
-        // One compare for both ends: tick 0 (reserved, see `assemble`) wraps to u64::MAX.
+        // One compare for both ends: tick 0 (reserved, see `start`) wraps to u64::MAX.
         if ticks.wrapping_sub(1) >= plan.max_ticks {
             return Err(self.time_error(unix_ms));
         }
@@ -421,15 +639,75 @@ impl<C: Clock> Generator<C> {
         }
     }
 
+    /// The clock reads `now`, behind the tick of the state `current` it was read after: apply
+    /// the [`ClockBehind`] policy and mint, or fail.
+    #[cold]
+    #[inline(never)]
+    fn mint_behind(&self, mut current: u64, mut now: u64, on_full: OnFull) -> Result<Id> {
+        let shift = self.plan.time_shift;
+        self.cold.regressions.fetch_add(1, Ordering::Relaxed);
+        if let ClockBehind::TickTock { .. } = self.on_behind {
+            while now < current >> shift {
+                match self.toggle(current, now) {
+                    Some(Ok(id)) => return Ok(id),
+                    // The CAS lost: read the clock again after the state that won.
+                    Some(Err(actual)) => {
+                        current = actual;
+                        now = self.ticks(self.clock.unix_ms())?;
+                    }
+                    // The other timeline has minted at or after `now`: wait as `Wait` does.
+                    None => break,
+                }
+            }
+            if now >= current >> shift {
+                return self.advance(current, now, on_full);
+            }
+        }
+        let now = self.clock_behind(current >> shift)?;
+        self.advance(self.state.load(Ordering::Acquire), now, on_full)
+    }
+
+    /// Moves from the state `current` to the other timeline at tick `now`, if that timeline
+    /// has not minted at or after `now`: `None` if it has, else the CAS's outcome (the ID, or
+    /// the state that won).
+    fn toggle(&self, current: u64, now: u64) -> Option<core::result::Result<Id, u64>> {
+        let plan = &self.plan;
+        let timeline = current & plan.tick_mask;
+        let (this, other) = if timeline == 0 { (0, 1) } else { (1, 0) };
+        let [this_mark, other_mark] = [&self.cold.high_water[this], &self.cold.high_water[other]];
+        // Acquire, after the state's Acquire: every mark raised before the state left the
+        // other timeline is visible (see `# Orderings`).
+        if now <= other_mark.load(Ordering::Acquire) {
+            return None;
+        }
+        // Raise this timeline's mark before the CAS that leaves it.
+        this_mark.fetch_max(current >> plan.time_shift, Ordering::AcqRel);
+        let next = now << plan.time_shift | (timeline ^ plan.tick_mask);
+        // AcqRel on success: publishes the mark raised above with the new state.
+        match self
+            .state
+            .compare_exchange(current, next, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => {
+                self.cold.toggles.fetch_add(1, Ordering::Relaxed);
+                Some(Ok(Id::from_u64(next | plan.node_bits)))
+            }
+            Err(actual) => Some(Err(actual)),
+        }
+    }
+
     /// The tick `last` is full: wait for a later tick and return it, or fail, as `on_full` says.
     #[cold]
     #[inline(never)]
     fn next_tick(&self, last: u64, on_full: OnFull) -> Result<u64> {
+        self.cold.overflows.fetch_add(1, Ordering::Relaxed);
         let backoff = Backoff::new();
+        let mut counted = false;
         loop {
             let mut now = self.ticks(self.clock.unix_ms())?;
             if now < last {
                 // The clock went back while this thread waited.
+                self.cold.regressions.fetch_add(1, Ordering::Relaxed);
                 now = self.clock_behind(last)?;
             }
             if now > last {
@@ -442,23 +720,28 @@ impl<C: Clock> Generator<C> {
                     retry_after: Duration::from_millis(self.plan.tick_ms),
                 });
             }
+            if !counted {
+                self.cold.waits.fetch_add(1, Ordering::Relaxed);
+                counted = true;
+            }
             backoff.snooze();
         }
     }
 
     /// The clock reads behind the last minted tick `last`: wait until it reads at least `last`
-    /// and return that reading, or fail, as the [`ClockBehind`] policy says.
+    /// and return that reading, or fail, as the [`ClockBehind`] policy's wait bound says.
     #[cold]
     #[inline(never)]
     fn clock_behind(&self, last: u64) -> Result<u64> {
         let max_wait_ms = match self.on_behind {
-            ClockBehind::Wait { max_ms } => max_ms,
+            ClockBehind::Wait { max_ms } | ClockBehind::TickTock { max_ms } => max_ms,
             ClockBehind::Error => 0,
         };
         // The start of tick `last`; no overflow, since `last` is at most the layout's last tick.
         let last_ms = self.plan.epoch_ms + last * self.plan.tick_ms;
         let started = Instant::now();
         let backoff = Backoff::new();
+        let mut counted = false;
         loop {
             let unix_ms = self.clock.unix_ms();
             let now = self.ticks(unix_ms)?;
@@ -467,13 +750,16 @@ impl<C: Clock> Generator<C> {
             }
             // `now < last`, so the reading is before tick `last` began.
             let behind_ms = last_ms - unix_ms;
-            let waited = started.elapsed();
-            if behind_ms > max_wait_ms || waited >= Duration::from_millis(max_wait_ms) {
+            if behind_ms > max_wait_ms || started.elapsed() >= Duration::from_millis(max_wait_ms) {
                 return Err(Error::ClockBehind {
                     layout: self.layout.name(),
                     behind_ms,
                     max_wait_ms,
                 });
+            }
+            if !counted {
+                self.cold.waits.fetch_add(1, Ordering::Relaxed);
+                counted = true;
             }
             backoff.snooze();
         }
@@ -481,16 +767,26 @@ impl<C: Clock> Generator<C> {
 }
 
 impl<C> Generator<C> {
-    fn assemble(layout: Layout, plan: Plan, on_behind: ClockBehind, clock: C) -> Self {
+    fn assemble(
+        layout: Layout,
+        plan: Plan,
+        on_behind: ClockBehind,
+        (state, [high_water_0, high_water_1]): (u64, [u64; 2]),
+        clock: C,
+    ) -> Self {
         Generator {
-            // Tick 0 with its sequence exhausted, below every state a mint installs: the
-            // generator never mints in tick 0 (`ticks` rejects it), so the first mint
-            // always starts a fresh tick and needs no flag to know it is the first.
-            state: CachePadded::new(AtomicU64::new(plan.seq_mask)),
+            state: CachePadded::new(AtomicU64::new(state)),
             plan,
             on_behind,
             clock,
             layout,
+            cold: CachePadded::new(Cold {
+                high_water: [AtomicU64::new(high_water_0), AtomicU64::new(high_water_1)],
+                overflows: AtomicU64::new(0),
+                waits: AtomicU64::new(0),
+                regressions: AtomicU64::new(0),
+                toggles: AtomicU64::new(0),
+            }),
         }
     }
 
@@ -517,21 +813,75 @@ impl<C> Generator<C> {
     pub fn decode(&self, id: Id) -> Result<Parts<'_>> {
         self.layout.decode(id)
     }
+
+    /// The counters of overflows, waits, regressions and tick-tock toggles so far.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, ManualClock};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build()?;
+    /// for _ in 0..4096 {
+    ///     generator.try_mint()?;
+    /// }
+    /// assert!(generator.try_mint().is_err());
+    /// assert_eq!(generator.stats().overflows, 1);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn stats(&self) -> Stats {
+        let read = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        Stats {
+            overflows: read(&self.cold.overflows),
+            waits: read(&self.cold.waits),
+            regressions: read(&self.cold.regressions),
+            toggles: read(&self.cold.toggles),
+        }
+    }
+
+    /// The generator's state now, to resume from with [`Generator::resume`]: take it when
+    /// minting has stopped.
+    pub fn snapshot(&self) -> Snapshot {
+        let state = self.state.load(Ordering::Acquire);
+        let layout = self.layout;
+        let timeline = u64::from(state & self.plan.tick_mask != 0);
+        let last_tick = state >> self.plan.time_shift;
+        Snapshot {
+            layout,
+            nodes: layout
+                .node_fields()
+                .map(|f| (f.name(), f.get(self.plan.node_bits)))
+                .collect(),
+            last_tick,
+            sequence: if last_tick == 0 {
+                0
+            } else {
+                layout.sequence_field().get(state)
+            },
+            timeline,
+            other_timeline_tick: self.cold.high_water[1 - timeline as usize]
+                .load(Ordering::Acquire),
+        }
+    }
 }
 
 impl<C> fmt::Debug for Generator<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = self.state.load(Ordering::Relaxed);
+        let snapshot = self.snapshot();
         // Tick 0 is the reserved initial state: nothing minted yet.
-        let last = (state >> self.plan.time_shift != 0).then(|| {
-            let tick = self.layout.time_field().get(state);
-            (tick, self.layout.sequence_field().get(state))
-        });
+        let last = (snapshot.last_tick != 0).then_some((
+            snapshot.last_tick,
+            snapshot.timeline,
+            snapshot.sequence,
+        ));
         f.debug_struct("Generator")
             .field("layout", &self.layout)
-            .field("node_bits", &format_args!("{:#x}", self.plan.node_bits))
-            .field("last_tick_and_sequence", &last)
+            .field("nodes", &snapshot.nodes)
+            .field("last_tick_timeline_sequence", &last)
             .field("on_clock_behind", &self.on_behind)
+            .field("stats", &self.stats())
             .finish_non_exhaustive()
     }
 }

@@ -220,6 +220,11 @@ impl<'l> Parts<'l> {
         self.layout.sequence_field().get(self.id.0)
     }
 
+    /// The timeline (the tick-tock bit: 0 or 1), or `None` if the layout has no tick-tock bit.
+    pub fn timeline(&self) -> Option<u64> {
+        self.layout.tick_tock_field().map(|f| f.get(self.id.0))
+    }
+
     /// The value of the node field called `name`, or `None` if the layout has no such field.
     pub fn node(&self, name: &str) -> Option<u64> {
         self.layout.node_field(name).map(|f| f.get(self.id.0))
@@ -240,6 +245,9 @@ impl fmt::Debug for Parts<'_> {
             .field("layout", &self.layout.name())
             .field("time", &format_args!("{}", self.time_rfc3339()))
             .field("timestamp_ms", &self.timestamp_ms());
+        if let Some(timeline) = self.timeline() {
+            s.field("timeline", &timeline);
+        }
         for (name, value) in self.nodes() {
             s.field(name, &value);
         }
@@ -257,6 +265,9 @@ impl fmt::Display for Parts<'_> {
             self.layout.name(),
             self.time_rfc3339()
         )?;
+        if let Some(timeline) = self.timeline() {
+            write!(f, " timeline={timeline}")?;
+        }
         for (name, value) in self.nodes() {
             write!(f, " {name}={value}")?;
         }

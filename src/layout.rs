@@ -25,6 +25,11 @@ pub enum FieldKind {
     Time,
     /// A node identity fixed per generator: machine, worker, process, shard, generator.
     Node,
+    /// One bit between the time and the sequence that tells two timelines apart: a
+    /// generator with [`ClockBehind::TickTock`](crate::ClockBehind::TickTock) toggles it when
+    /// its clock goes back, so it can keep minting at the earlier time without repeating an ID
+    /// (sno's tick-tock bit).
+    TickTock,
     /// The per-tick counter.
     Sequence,
 }
@@ -133,6 +138,7 @@ pub struct Layout {
     len: u8,
     time: u8,
     sequence: u8,
+    tick_tock: Option<u8>,
     fields: [Field; MAX_FIELDS],
     tick_ms: u64,
     epoch_ms: u64,
@@ -187,6 +193,7 @@ enum Problem {
     TimeFields(u32),
     SequenceFields(u32),
     SequenceAboveTime,
+    TickTockPlacement,
     DuplicateName(&'static str),
     ReservedName(&'static str),
     ZeroTick,
@@ -211,6 +218,9 @@ impl Problem {
             Problem::SequenceFields(_) => "invalid layout: expected exactly one sequence field",
             Problem::SequenceAboveTime => {
                 "invalid layout: the sequence field must be less significant than the time field"
+            }
+            Problem::TickTockPlacement => {
+                "invalid layout: at most one tick-tock bit, between the time and sequence fields"
             }
             Problem::DuplicateName(_) => "invalid layout: two node fields share a name",
             Problem::ReservedName(_) => {
@@ -238,6 +248,9 @@ impl Problem {
             Problem::SequenceAboveTime => {
                 "the sequence field is above the time field, expected it below".to_owned()
             }
+            Problem::TickTockPlacement => "a misplaced or second tick-tock bit, expected at most \
+                one, below the time field and above the sequence field"
+                .to_owned(),
             Problem::DuplicateName(name) => {
                 format!("two node fields are named {name:?}, expected distinct names")
             }
@@ -324,6 +337,12 @@ impl LayoutBuilder {
         self.push(FieldKind::Node, name, bits)
     }
 
+    /// Adds a tick-tock bit (named `tick`), which must sit below the time field and above the
+    /// sequence field; see [`FieldKind::TickTock`].
+    pub const fn tick_tock(self) -> Self {
+        self.push(FieldKind::TickTock, "tick", 1)
+    }
+
     /// Adds the sequence field: `bits` bits of per-tick counter.
     pub const fn sequence(self, bits: u8) -> Self {
         self.push(FieldKind::Sequence, "sequence", bits)
@@ -351,6 +370,7 @@ impl LayoutBuilder {
         let mut fields = self.fields;
         let (mut sum, mut times, mut sequences) = (0u32, 0u32, 0u32);
         let (mut time, mut sequence) = (0u8, 0u8);
+        let (mut tick_tocks, mut tick_tock) = (0u32, 0u8);
         let mut i = 0;
         while i < self.len {
             let field = fields[i];
@@ -362,6 +382,7 @@ impl LayoutBuilder {
                     || str_eq(field.name, "unused")
                     || str_eq(field.name, "time")
                     || str_eq(field.name, "sequence")
+                    || str_eq(field.name, "tick")
                 {
                     return Err(Problem::ReservedName(field.name));
                 }
@@ -384,6 +405,10 @@ impl LayoutBuilder {
                     sequences += 1;
                     sequence = i as u8;
                 }
+                FieldKind::TickTock => {
+                    tick_tocks += 1;
+                    tick_tock = i as u8;
+                }
                 FieldKind::Unused | FieldKind::Node => {}
             }
             sum += field.bits as u32;
@@ -403,6 +428,15 @@ impl LayoutBuilder {
         }
         if sequence < time {
             return Err(Problem::SequenceAboveTime);
+        }
+        let has_tick_tock = tick_tocks == 1;
+        if tick_tocks > 1
+            || has_tick_tock
+                && (tick_tock < time
+                    || tick_tock > sequence
+                    || fields[tick_tock as usize].bits != 1)
+        {
+            return Err(Problem::TickTockPlacement);
         }
         if self.tick_ms == 0 {
             return Err(Problem::ZeroTick);
@@ -433,6 +467,7 @@ impl LayoutBuilder {
             len: self.len as u8,
             time,
             sequence,
+            tick_tock: if has_tick_tock { Some(tick_tock) } else { None },
             fields,
             tick_ms: self.tick_ms,
             epoch_ms: self.epoch_ms,
@@ -699,6 +734,14 @@ impl Layout {
         self.fields[self.sequence as usize]
     }
 
+    /// The tick-tock bit, if the layout has one.
+    pub const fn tick_tock_field(&self) -> Option<Field> {
+        match self.tick_tock {
+            Some(index) => Some(self.fields[index as usize]),
+            None => None,
+        }
+    }
+
     /// The largest sequence value: one less than the IDs a generator mints per tick.
     pub const fn max_sequence(&self) -> u64 {
         self.sequence_field().max()
@@ -837,7 +880,45 @@ impl Layout {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn compose(&self, unix_ms: u64, nodes: &[(&str, u64)], sequence: u64) -> Result<Id> {
+        self.compose_on_timeline(unix_ms, 0, nodes, sequence)
+    }
+
+    /// [`compose`](Self::compose) on timeline 0 or 1: the value of the tick-tock bit.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`compose`](Self::compose), and [`Error::TimelineOutOfRange`] for a
+    /// timeline above 1, or above 0 in a layout without a tick-tock bit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("tt", 64).time(41).tick_tock().node("machine", 10).sequence(12).build()?;
+    /// let id = layout.compose_on_timeline(1_700_000_000_000, 1, &[("machine", 5)], 9)?;
+    /// assert_eq!(layout.decode(id)?.timeline(), Some(1));
+    /// assert!(Layout::TWITTER.compose_on_timeline(1_700_000_000_000, 1, &[], 0).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn compose_on_timeline(
+        &self,
+        unix_ms: u64,
+        timeline: u64,
+        nodes: &[(&str, u64)],
+        sequence: u64,
+    ) -> Result<Id> {
         let ticks = self.ticks_at(unix_ms)?;
+        let tick_tock = self.tick_tock_field();
+        let max_timeline = tick_tock.map_or(0, |f| f.max());
+        if timeline > max_timeline {
+            return Err(Error::TimelineOutOfRange {
+                layout: self.name,
+                value: timeline,
+                max: max_timeline,
+            });
+        }
+        let timeline_bits = tick_tock.map_or(0, |f| timeline << f.shift);
         if sequence > self.max_sequence() {
             return Err(Error::SequenceOutOfRange {
                 layout: self.name,
@@ -847,7 +928,10 @@ impl Layout {
         }
         let node_bits = self.node_bits(nodes)?;
         Ok(Id::from_u64(
-            ticks << self.time_field().shift | sequence << self.sequence_field().shift | node_bits,
+            ticks << self.time_field().shift
+                | timeline_bits
+                | sequence << self.sequence_field().shift
+                | node_bits,
         ))
     }
 

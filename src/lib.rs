@@ -55,7 +55,7 @@ mod time;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use error::{Error, ParseIdReason, Result};
-pub use generator::{ClockBehind, DefaultClock, Generator, GeneratorBuilder};
+pub use generator::{ClockBehind, DefaultClock, Generator, GeneratorBuilder, Snapshot, Stats};
 pub use id::{Id, Parts};
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES};
 
