@@ -1,0 +1,357 @@
+//! Fault injection: a scripted clock steps back and forward under every regression policy,
+//! across threads and restarts. Every minted ID is checked: never a duplicate, and per policy
+//! strictly increasing, an error returned, or the tick-tock bit toggled.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock, Parts};
+
+/// Twitter's shape with a tick-tock bit taken from the machine field: 41 time, 1 tick,
+/// 9 machine, 12 sequence.
+const TT: Layout = Layout::builder("twitter-tt", 64)
+    .unused(1)
+    .time(41)
+    .tick_tock()
+    .node("machine", 9)
+    .sequence(12)
+    .epoch_ms(1_288_834_974_657)
+    .build_const();
+
+const T0: u64 = 1_700_000_000_000;
+const SECOND: u64 = 1_000;
+const HOUR: u64 = 3_600 * SECOND;
+const DAY: u64 = 24 * HOUR;
+
+/// A generator on `layout` reading a scripted (manual) clock at `T0`, and the script's handle.
+fn scripted(layout: Layout, policy: ClockBehind) -> (Generator<ManualClock>, ManualClock) {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(layout)
+        .node("machine", 7)
+        .clock(clock.clone())
+        .on_clock_behind(policy)
+        .build()
+        .unwrap();
+    (generator, clock)
+}
+
+/// Everything a test minted, checked as it arrives.
+#[derive(Default)]
+struct Ledger {
+    seen: HashSet<Id>,
+    /// The last ID per timeline (index 0 or 1).
+    last: [Option<Id>; 2],
+}
+
+impl Ledger {
+    /// Records `id`: it must be new, and above the last ID of its timeline.
+    fn record(&mut self, parts: Parts<'_>) {
+        let id = parts.id();
+        assert!(self.seen.insert(id), "duplicate id {id}: {parts:?}");
+        let timeline = parts.timeline().unwrap_or(0) as usize;
+        if let Some(last) = self.last[timeline] {
+            assert!(
+                id > last,
+                "{parts:?} is not above {last:?} on timeline {timeline}"
+            );
+        }
+        self.last[timeline] = Some(id);
+    }
+
+    /// Records `n` mints that must succeed at `unix_ms` on `timeline`.
+    fn mint_at(
+        &mut self,
+        generator: &Generator<ManualClock>,
+        n: usize,
+        unix_ms: u64,
+        timeline: u64,
+    ) {
+        for _ in 0..n {
+            let id = generator.mint().unwrap();
+            let parts = generator.decode(id).unwrap();
+            assert_eq!(parts.timestamp_ms(), unix_ms, "{parts:?}");
+            assert_eq!(parts.timeline().unwrap_or(0), timeline, "{parts:?}");
+            self.record(parts);
+        }
+    }
+}
+
+fn behind(result: Result<Id, Error>) -> u64 {
+    match result {
+        Err(Error::ClockBehind { behind_ms, .. }) => behind_ms,
+        other => panic!("expected ClockBehind, got {other:?}"),
+    }
+}
+
+#[test]
+fn back_one_tick_one_second_and_one_hour_under_the_error_policy() {
+    for step in [1, SECOND, HOUR] {
+        let (generator, clock) = scripted(Layout::TWITTER, ClockBehind::Error);
+        let mut ledger = Ledger::default();
+        ledger.mint_at(&generator, 10, T0, 0);
+        clock.set(T0 - step);
+        assert_eq!(behind(generator.mint()), step);
+        assert_eq!(behind(generator.try_mint()), step);
+        // Back at the last tick: the sequence continues; nothing repeated.
+        clock.set(T0);
+        ledger.mint_at(&generator, 10, T0, 0);
+        assert_eq!(generator.stats().regressions, 2);
+        assert_eq!(generator.stats().toggles, 0);
+    }
+}
+
+#[test]
+fn back_steps_beyond_the_wait_bound_fail_at_once_and_within_it_wait() {
+    for step in [SECOND, HOUR] {
+        let (generator, clock) = scripted(Layout::TWITTER, ClockBehind::Wait { max_ms: 500 });
+        generator.mint().unwrap();
+        clock.set(T0 - step);
+        assert_eq!(behind(generator.mint()), step, "{step} ms is more than 500");
+    }
+    // One tick back is within the bound: the mint waits until the clock catches up.
+    let (generator, clock) = scripted(Layout::TWITTER, ClockBehind::Wait { max_ms: 5_000 });
+    let mut ledger = Ledger::default();
+    ledger.mint_at(&generator, 3, T0, 0);
+    clock.set(T0 - 1);
+    let (tx, rx) = mpsc::channel();
+    thread::scope(|s| {
+        s.spawn(|| tx.send(generator.mint()).unwrap());
+        assert!(
+            rx.recv_timeout(Duration::from_millis(100)).is_err(),
+            "did not wait"
+        );
+        clock.set(T0 + 1);
+        let id = rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
+        ledger.record(generator.decode(id).unwrap());
+    });
+    assert_eq!(generator.stats().waits, 1);
+}
+
+#[test]
+fn tick_tock_keeps_minting_at_the_regressed_time_on_the_other_timeline() {
+    for step in [1, SECOND, HOUR] {
+        let (generator, clock) = scripted(TT, ClockBehind::TickTock { max_ms: 0 });
+        let mut ledger = Ledger::default();
+        ledger.mint_at(&generator, 100, T0, 0);
+        clock.set(T0 - step);
+        ledger.mint_at(&generator, 100, T0 - step, 1);
+        // The clock moves on; the generator stays on timeline 1.
+        clock.set(T0 + 5);
+        ledger.mint_at(&generator, 10, T0 + 5, 1);
+        let stats = generator.stats();
+        assert_eq!((stats.regressions, stats.toggles), (1, 1), "{stats:?}");
+    }
+}
+
+#[test]
+fn a_forward_jump_of_a_day_mints_at_the_new_time_from_sequence_zero() {
+    for policy in [ClockBehind::Error, ClockBehind::TickTock { max_ms: 0 }] {
+        let (generator, clock) = scripted(TT, policy);
+        let mut ledger = Ledger::default();
+        ledger.mint_at(&generator, 5, T0, 0);
+        clock.set(T0 + DAY);
+        let parts = generator.decode(generator.mint().unwrap()).unwrap();
+        assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + DAY, 0));
+        ledger.record(parts);
+        assert_eq!(generator.stats().regressions, 0);
+    }
+}
+
+#[test]
+fn a_second_regression_into_the_toggled_range_waits_or_fails_never_repeats() {
+    let (generator, clock) = scripted(TT, ClockBehind::TickTock { max_ms: 0 });
+    let mut ledger = Ledger::default();
+    ledger.mint_at(&generator, 5, T0, 0); // timeline 0 reaches T0
+    clock.set(T0 - SECOND);
+    ledger.mint_at(&generator, 5, T0 - SECOND, 1); // toggle
+    clock.set(T0 - SECOND + 300);
+    ledger.mint_at(&generator, 5, T0 - SECOND + 300, 1);
+    // Back again, into time timeline 0 has used (it reached T0): no toggle back; max_ms 0
+    // fails at once.
+    clock.set(T0 - SECOND + 100);
+    assert_eq!(behind(generator.mint()), 200);
+    // Back further than timeline 0 ever went is no better: timeline 0 is used up to T0.
+    clock.set(T0 - 2 * SECOND);
+    assert_eq!(behind(generator.mint()), SECOND + 300);
+    // Past timeline 0's mark, a regression may toggle back to it.
+    clock.set(T0 + 50);
+    ledger.mint_at(&generator, 5, T0 + 50, 1);
+    clock.set(T0 + 10);
+    ledger.mint_at(&generator, 5, T0 + 10, 0);
+    assert_eq!(generator.stats().toggles, 2);
+
+    // With a wait bound, the second regression waits on timeline 1 until the clock catches up.
+    let (generator, clock) = scripted(TT, ClockBehind::TickTock { max_ms: 5_000 });
+    let mut ledger = Ledger::default();
+    ledger.mint_at(&generator, 5, T0, 0);
+    clock.set(T0 - SECOND);
+    ledger.mint_at(&generator, 5, T0 - SECOND, 1);
+    clock.set(T0 - SECOND - 2);
+    let (tx, rx) = mpsc::channel();
+    thread::scope(|s| {
+        s.spawn(|| tx.send(generator.mint()).unwrap());
+        assert!(
+            rx.recv_timeout(Duration::from_millis(100)).is_err(),
+            "did not wait"
+        );
+        clock.set(T0 - SECOND + 1);
+        let id = rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
+        let parts = generator.decode(id).unwrap();
+        assert_eq!(parts.timeline(), Some(1));
+        ledger.record(parts);
+    });
+}
+
+/// 4 threads mint while the script moves the clock forward tick by tick, steps it back an
+/// hour once, and moves on.
+fn regression_under_threads(policy: ClockBehind) -> (HashSet<Id>, snowmint::Stats) {
+    const THREADS: usize = 4;
+    const PER_THREAD: usize = 20_000;
+    let (generator, clock) = scripted(TT, policy);
+    let done = AtomicBool::new(false);
+    let minted: Vec<Vec<Id>> = thread::scope(|s| {
+        let minters: Vec<_> = (0..THREADS)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut ids = Vec::with_capacity(PER_THREAD);
+                    while ids.len() < PER_THREAD {
+                        match generator.mint() {
+                            Ok(id) => ids.push(id),
+                            Err(Error::ClockBehind { .. }) => thread::yield_now(),
+                            Err(other) => panic!("{other:?}"),
+                        }
+                    }
+                    ids
+                })
+            })
+            .collect();
+        s.spawn(|| {
+            // Forward a tick at a time; at step 3 an hour back, held until some mint has seen
+            // it (so a loaded machine cannot skip it), then forward again.
+            let mut step = 0;
+            while !done.load(Ordering::Relaxed) {
+                step += 1;
+                if step == 3 {
+                    clock.set(T0 + step - HOUR);
+                    while generator.stats().regressions == 0 && !done.load(Ordering::Relaxed) {
+                        thread::sleep(Duration::from_micros(200));
+                    }
+                } else {
+                    clock.set(T0 + step);
+                }
+                thread::sleep(Duration::from_micros(200));
+            }
+        });
+        let minted = minters.into_iter().map(|h| h.join().unwrap()).collect();
+        done.store(true, Ordering::Relaxed);
+        minted
+    });
+    let mut all = HashSet::new();
+    for ids in &minted {
+        let mut last = [None; 2];
+        for &id in ids {
+            assert!(all.insert(id), "duplicate id {id}");
+            let timeline = TT.decode(id).unwrap().timeline().unwrap() as usize;
+            if let Some(previous) = last[timeline] {
+                assert!(
+                    id > previous,
+                    "a thread's ids went down on timeline {timeline}"
+                );
+            }
+            last[timeline] = Some(id);
+        }
+    }
+    assert_eq!(all.len(), THREADS * PER_THREAD);
+    (all, generator.stats())
+}
+
+#[test]
+fn a_regression_while_four_threads_mint_toggles_once_and_repeats_nothing() {
+    let (ids, stats) = regression_under_threads(ClockBehind::TickTock { max_ms: 0 });
+    // One toggle at the step back; the step forward again stays on timeline 1.
+    assert!(stats.regressions >= 1 && stats.toggles == 1, "{stats:?}");
+    let on_timeline_1 = ids
+        .iter()
+        .filter(|id| TT.decode(**id).unwrap().timeline() == Some(1))
+        .count();
+    assert!(on_timeline_1 > 0);
+}
+
+#[test]
+fn a_regression_while_four_threads_mint_under_the_error_policy_repeats_nothing() {
+    let (ids, stats) = regression_under_threads(ClockBehind::Error);
+    assert!(stats.regressions >= 1 && stats.toggles == 0, "{stats:?}");
+    assert!(
+        ids.iter()
+            .all(|id| TT.decode(*id).unwrap().timeline() == Some(0))
+    );
+}
+
+#[test]
+fn a_restart_from_a_snapshot_with_the_clock_10_s_behind_never_repeats_an_id() {
+    let (before, _clock) = scripted(TT, ClockBehind::Error);
+    let mut ledger = Ledger::default();
+    ledger.mint_at(&before, 1_000, T0, 0);
+    let snapshot = before.snapshot();
+    assert_eq!(snapshot.last_unix_ms(), T0);
+    assert_eq!((snapshot.sequence, snapshot.timeline), (999, 0));
+    drop(before);
+
+    let restart = |policy| {
+        Generator::resume(&snapshot)
+            .clock(ManualClock::new(T0 - 10 * SECOND))
+            .on_clock_behind(policy)
+            .build()
+            .unwrap()
+    };
+    // Error: fails, saying how far behind.
+    assert_eq!(behind(restart(ClockBehind::Error).mint()), 10 * SECOND);
+    // Wait with a 1 s bound: 10 s is further behind than it waits out.
+    assert_eq!(
+        behind(restart(ClockBehind::Wait { max_ms: 1_000 }).mint()),
+        10 * SECOND
+    );
+    // Tick-tock: continues on the other timeline, at the host's time.
+    let after = restart(ClockBehind::TickTock { max_ms: 0 });
+    ledger.mint_at(&after, 1_000, T0 - 10 * SECOND, 1);
+    // Once the clock passes the snapshot, still no repeats.
+    after.clock().set(T0);
+    ledger.mint_at(&after, 1_000, T0, 1);
+    assert_eq!(after.snapshot().other_timeline_tick, T0 - TT.epoch_ms());
+}
+
+#[test]
+fn a_snapshot_that_does_not_fit_its_layout_is_rejected() {
+    let (generator, _clock) = scripted(TT, ClockBehind::Error);
+    generator.mint().unwrap();
+    let mut snapshot = generator.snapshot();
+    snapshot.sequence = 4096;
+    let err = Generator::resume(&snapshot)
+        .clock(ManualClock::new(T0))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid snapshot for layout twitter-tt: sequence 4096 is out of range (0..=4095)"
+    );
+    let mut snapshot = generator.snapshot();
+    snapshot.timeline = 2;
+    assert!(
+        Generator::resume(&snapshot)
+            .clock(ManualClock::new(T0))
+            .build()
+            .is_err()
+    );
+    let err = Generator::builder(Layout::TWITTER)
+        .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
+        .clock(ManualClock::new(T0))
+        .build()
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        Error::TickTockUnsupported { layout: "twitter" }
+    ));
+}
