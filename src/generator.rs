@@ -112,9 +112,6 @@ pub enum ClockBehind {
     /// timeline, if that timeline has not minted at or after that time; otherwise behave as
     /// `Wait { max_ms }` (so `max_ms: 0` fails at once). Needs a layout with a tick-tock bit
     /// ([`LayoutBuilder::tick_tock`](crate::LayoutBuilder::tick_tock)).
-    ///
-    /// A regression met while a thread waits for a full tick to pass is waited out as
-    /// `Wait { max_ms }` too.
     TickTock {
         /// The longest wait, and the largest regression waited out, when toggling is not
         /// possible, in milliseconds.
@@ -585,7 +582,11 @@ impl<C: Clock> Generator<C> {
             } else if current & plan.seq_mask < plan.seq_mask {
                 current + plan.seq_one
             } else {
-                now = self.next_tick(last, on_full)?;
+                match self.next_tick(last, on_full)? {
+                    Some(later) => now = later,
+                    // The clock went back while this thread waited: start over from the state.
+                    None => return self.restart(on_full),
+                }
                 continue;
             };
             // AcqRel on success publishes the tick this thread read (see `# Orderings`);
@@ -696,10 +697,19 @@ impl<C: Clock> Generator<C> {
         }
     }
 
-    /// The tick `last` is full: wait for a later tick and return it, or fail, as `on_full` says.
+    /// A mint from scratch, for a thread whose clock went back while it waited for a tick.
     #[cold]
     #[inline(never)]
-    fn next_tick(&self, last: u64, on_full: OnFull) -> Result<u64> {
+    fn restart(&self, on_full: OnFull) -> Result<Id> {
+        self.next_id(on_full)
+    }
+
+    /// The tick `last` is full: wait for a later tick and return it, or fail, as `on_full` says.
+    /// `None` when the clock goes back meanwhile under [`ClockBehind::TickTock`]: the caller
+    /// starts over, and the regression is handled like any other.
+    #[cold]
+    #[inline(never)]
+    fn next_tick(&self, last: u64, on_full: OnFull) -> Result<Option<u64>> {
         self.cold.overflows.fetch_add(1, Ordering::Relaxed);
         let backoff = Backoff::new();
         let mut counted = false;
@@ -707,11 +717,14 @@ impl<C: Clock> Generator<C> {
             let mut now = self.ticks(self.clock.unix_ms())?;
             if now < last {
                 // The clock went back while this thread waited.
+                if let ClockBehind::TickTock { .. } = self.on_behind {
+                    return Ok(None);
+                }
                 self.cold.regressions.fetch_add(1, Ordering::Relaxed);
                 now = self.clock_behind(last)?;
             }
             if now > last {
-                return Ok(now);
+                return Ok(Some(now));
             }
             if on_full == OnFull::Error {
                 return Err(Error::SequenceExhausted {
