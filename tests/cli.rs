@@ -1,11 +1,14 @@
 //! The `snowmint` command-line tool, run as a process.
 
+use std::collections::{BTreeSet, HashSet};
+use std::fs;
 use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use snowmint::{Id, Layout, PRESET_NAMES};
+use snowmint::{ClockBehind, Generator, Id, Layout, PRESET_NAMES};
 
 const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
 
@@ -381,6 +384,10 @@ fn usage_errors_keep_clap_status_2() {
         &["mint", "--count", "x"][..],
         &["mint", "--machine", "-1"],
         &["mint", "--bogus"],
+        &["mint", "--on-clock-behind", "bogus"],
+        &["mint", "--on-clock-behind", "error", "--max-wait-ms", "5"],
+        &["mint", "--max-wait-ms", "x"],
+        &["mint", "--snapshot"],
         &["frobnicate"],
         &[],
     ] {
@@ -442,5 +449,544 @@ fn inspect_into_a_closed_pipe_ends_quietly() {
         output.stderr.is_empty(),
         "stderr: {}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// One ID of each preset (with `--epoch-ms` where the preset needs one), and its layout.
+fn one_id_of_each_preset() -> Vec<(Layout, String)> {
+    PRESET_NAMES
+        .split(", ")
+        .map(|name| {
+            let epoch_ms = (name == "nanoflake").then_some(EPOCH_MS);
+            let layout = Layout::preset(name, epoch_ms).unwrap();
+            let epoch = EPOCH_MS.to_string();
+            let mut args = vec!["mint", "--layout", name];
+            if epoch_ms.is_some() {
+                args.extend(["--epoch-ms", &epoch]);
+            }
+            let ids = ids_of(&run(&args));
+            (layout, ids[0].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn inspect_json_has_no_tick_key_for_layouts_without_a_tick_tock_bit() {
+    for (layout, id) in one_id_of_each_preset() {
+        assert!(layout.tick_tock_field().is_none(), "{}", layout.name());
+        let epoch = layout.epoch_ms().to_string();
+        let args = [
+            "inspect",
+            "--layout",
+            layout.name(),
+            "--epoch-ms",
+            &epoch,
+            "--json",
+            &id,
+        ];
+        // Fixed-epoch presets take their own epoch too.
+        let stdout = stdout_of(&run(&args)).to_owned();
+        assert!(!stdout.contains("\"tick\""), "{args:?}: {stdout}");
+        let objects = json_lines(&stdout);
+        assert_eq!(objects.len(), 1);
+        let keys: BTreeSet<&str> = objects[0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut expected: BTreeSet<&str> =
+            ["id", "layout", "timestamp_ms", "time", "sequence"].into();
+        expected.extend(layout.node_fields().map(|f| f.name()));
+        assert_eq!(keys, expected, "{args:?}");
+    }
+}
+
+#[test]
+fn mint_accepts_each_clock_behind_policy_that_fits_the_layout() {
+    for flags in [
+        &["--on-clock-behind", "wait"][..],
+        &["--on-clock-behind", "wait", "--max-wait-ms", "0"],
+        &["--max-wait-ms", "50"],
+        &["--on-clock-behind", "error"],
+    ] {
+        let mut args = vec!["mint", "--count", "3"];
+        args.extend_from_slice(flags);
+        let ids = ids_of(&run(&args));
+        assert_eq!(ids.len(), 3, "{args:?}");
+        assert!(ids.windows(2).all(|p| p[0] < p[1]), "{args:?}");
+    }
+}
+
+#[test]
+fn tick_tock_on_a_layout_without_the_bit_fails_with_the_librarys_message() {
+    let dir = scratch_dir("tick_tock_unsupported");
+    let file = dir.join("never.snap");
+    for (layout, _) in one_id_of_each_preset() {
+        let expected = Generator::builder(layout)
+            .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 })
+            .build()
+            .unwrap_err()
+            .to_string();
+        let epoch = layout.epoch_ms().to_string();
+        for extra in [
+            &[][..],
+            &["--max-wait-ms", "0"],
+            &["--snapshot", path_str(&file)],
+        ] {
+            let mut args = vec![
+                "mint",
+                "--layout",
+                layout.name(),
+                "--epoch-ms",
+                &epoch,
+                "--on-clock-behind",
+                "tick-tock",
+            ];
+            args.extend_from_slice(extra);
+            let output = run(&args);
+            assert_one_line_error(&args, &output, "tick");
+            assert_eq!(
+                String::from_utf8_lossy(&output.stderr),
+                format!("snowmint: {expected}\n"),
+                "{args:?}"
+            );
+            assert!(output.stdout.is_empty(), "{args:?}");
+            assert!(!file.exists(), "{args:?} created the snapshot file");
+        }
+    }
+}
+
+/// A fresh, empty directory for one test's files.
+fn scratch_dir(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(test);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+/// The files in `dir`, by name.
+fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The value on the snapshot file's `key` line.
+fn snapshot_value(file: &Path, key: &str) -> u64 {
+    let text = fs::read_to_string(file).unwrap();
+    let line = text
+        .lines()
+        .find(|line| line.split(' ').next() == Some(key))
+        .unwrap_or_else(|| panic!("no {key} line in {text:?}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// Rewrites the snapshot file's `key` line with `value`.
+fn set_snapshot_value(file: &Path, key: &str, value: u64) {
+    let text = fs::read_to_string(file).unwrap();
+    let edited: String = text
+        .lines()
+        .map(|line| {
+            if line.split(' ').next() == Some(key) {
+                format!("{key} {value}\n")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    assert_ne!(edited, text, "no {key} line to edit");
+    fs::write(file, edited).unwrap();
+}
+
+#[test]
+fn snapshot_resumes_where_the_last_run_stopped() {
+    let dir = scratch_dir("snapshot_resume");
+    let file = dir.join("machine5.snap");
+    let f = path_str(&file);
+    let first = ids_of(&run(&[
+        "mint",
+        "--machine",
+        "5",
+        "--count",
+        "1000",
+        "--snapshot",
+        f,
+    ]));
+    assert_eq!(first.len(), 1000);
+    let last = Layout::TWITTER.decode(first[999]).unwrap();
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        format!(
+            "snowmint-snapshot 1\nlayout twitter\nepoch_ms 1288834974657\nnode machine 5\n\
+             last_tick {}\nsequence {}\ntimeline 0\nother_timeline_tick 0\n",
+            last.ticks(),
+            last.sequence()
+        )
+    );
+
+    // The node flag may be left out (the snapshot's is used) or given equal.
+    let second = ids_of(&run(&["mint", "--count", "600", "--snapshot", f]));
+    let third = ids_of(&run(&[
+        "mint",
+        "--machine",
+        "5",
+        "--count",
+        "400",
+        "--snapshot",
+        f,
+    ]));
+    let all: Vec<Id> = [first, second, third].concat();
+    assert_eq!(all.len(), 2000);
+    assert_eq!(all.iter().collect::<HashSet<_>>().len(), 2000);
+    assert!(
+        all.windows(2).all(|pair| pair[0] < pair[1]),
+        "ids are not strictly increasing across runs"
+    );
+    for &id in &all {
+        assert_eq!(Layout::TWITTER.decode(id).unwrap().node("machine"), Some(5));
+    }
+    let last = Layout::TWITTER.decode(all[1999]).unwrap();
+    assert_eq!(snapshot_value(&file, "last_tick"), last.ticks());
+    assert_eq!(snapshot_value(&file, "sequence"), last.sequence());
+    // Saved by renaming over the file: no temporary file is left.
+    assert_eq!(file_names(&dir), ["machine5.snap"]);
+}
+
+#[test]
+fn snapshot_of_a_run_that_minted_nothing_resumes_too() {
+    let dir = scratch_dir("snapshot_empty");
+    let file = dir.join("discord.snap");
+    let f = path_str(&file);
+    let args = [
+        "mint",
+        "--layout",
+        "discord",
+        "--worker",
+        "3",
+        "--count",
+        "0",
+        "--snapshot",
+        f,
+    ];
+    assert_eq!(stdout_of(&run(&args)), "");
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        "snowmint-snapshot 1\nlayout discord\nepoch_ms 1420070400000\nnode worker 3\n\
+         node process 0\nlast_tick 0\nsequence 0\ntimeline 0\nother_timeline_tick 0\n"
+    );
+    let ids = ids_of(&run(&[
+        "mint",
+        "--layout",
+        "discord",
+        "--count",
+        "2",
+        "--snapshot",
+        f,
+    ]));
+    let parts = Layout::DISCORD.decode(ids[1]).unwrap();
+    assert_eq!(
+        (parts.node("worker"), parts.node("process")),
+        (Some(3), Some(0))
+    );
+    assert_eq!(snapshot_value(&file, "last_tick"), parts.ticks());
+}
+
+/// A snapshot file in `dir` whose last tick starts `ahead_ms` after now, and that tick's start
+/// in Unix milliseconds.
+fn snapshot_ahead_of_now(dir: &Path, ahead_ms: u64) -> (PathBuf, u64) {
+    let file = dir.join("ahead.snap");
+    let _ = fs::remove_file(&file);
+    stdout_of(&run(&[
+        "mint",
+        "--count",
+        "0",
+        "--snapshot",
+        path_str(&file),
+    ]));
+    let last_ms = now_ms() + ahead_ms;
+    set_snapshot_value(&file, "last_tick", last_ms - Layout::TWITTER.epoch_ms());
+    (file, last_ms)
+}
+
+/// The `N` of the library's "clock reads N ms behind ..." message on stderr.
+fn behind_ms(output: &Output) -> u64 {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let rest = stderr
+        .split_once("clock reads ")
+        .unwrap_or_else(|| panic!("not a clock-behind error: {stderr}"))
+        .1;
+    rest.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn snapshot_ahead_of_the_clock_with_on_clock_behind_error_fails_saying_how_far_behind() {
+    let dir = scratch_dir("snapshot_ahead_error");
+    let (file, _) = snapshot_ahead_of_now(&dir, 10_000);
+    let before = fs::read_to_string(&file).unwrap();
+    let args = [
+        "mint",
+        "--snapshot",
+        path_str(&file),
+        "--on-clock-behind",
+        "error",
+    ];
+    let output = run(&args);
+    assert_one_line_error(&args, &output, "behind");
+    let behind = behind_ms(&output);
+    assert!(
+        (5_000..=10_000).contains(&behind),
+        "{behind} ms behind, expected about 10 s"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("waits at most 0 ms"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    // Nothing minted: the snapshot still holds the time ahead.
+    assert_eq!(fs::read_to_string(&file).unwrap(), before);
+    assert_eq!(file_names(&dir), ["ahead.snap"]);
+}
+
+#[test]
+fn snapshot_ahead_of_the_clock_by_more_than_max_wait_ms_fails_under_wait() {
+    let dir = scratch_dir("snapshot_ahead_wait");
+    let (file, _) = snapshot_ahead_of_now(&dir, 10_000);
+    let before = fs::read_to_string(&file).unwrap();
+    for flags in [
+        &["--on-clock-behind", "wait", "--max-wait-ms", "100"][..],
+        // The default: wait, at most 1000 ms.
+        &[],
+    ] {
+        let mut args = vec!["mint", "--snapshot", path_str(&file)];
+        args.extend_from_slice(flags);
+        let output = run(&args);
+        assert_one_line_error(&args, &output, "behind");
+        let behind = behind_ms(&output);
+        assert!((5_000..=10_000).contains(&behind), "{args:?}: {behind} ms");
+        let max_ms = if flags.is_empty() { 1_000 } else { 100 };
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("waits at most {max_ms} ms")),
+            "{args:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), before, "{args:?}");
+    }
+}
+
+#[test]
+fn snapshot_ahead_of_the_clock_by_less_than_max_wait_ms_waits_then_mints_after_it() {
+    let dir = scratch_dir("snapshot_ahead_waits");
+    let (file, last_ms) = snapshot_ahead_of_now(&dir, 300);
+    let ids = ids_of(&run(&[
+        "mint",
+        "--snapshot",
+        path_str(&file),
+        "--max-wait-ms",
+        "5000",
+        "--count",
+        "3",
+    ]));
+    assert!(now_ms() >= last_ms);
+    for &id in &ids {
+        let parts = Layout::TWITTER.decode(id).unwrap();
+        assert!(
+            parts.timestamp_ms() >= last_ms,
+            "{id} minted at {} ms, before the snapshot's {last_ms} ms",
+            parts.timestamp_ms()
+        );
+    }
+    let last = Layout::TWITTER.decode(ids[2]).unwrap();
+    assert_eq!(snapshot_value(&file, "last_tick"), last.ticks());
+}
+
+#[test]
+fn corrupt_snapshot_fails_naming_the_line_and_is_left_as_it_is() {
+    let dir = scratch_dir("snapshot_corrupt");
+    let file = dir.join("bad.snap");
+    let f = path_str(&file);
+    stdout_of(&run(&["mint", "--machine", "5", "--snapshot", f]));
+    let good = fs::read_to_string(&file).unwrap();
+    let last_tick = snapshot_value(&file, "last_tick");
+    let cases: Vec<(Vec<u8>, &str, &str)> = vec![
+        (
+            b"garbage\n".to_vec(),
+            "garbage",
+            "line 1: expected `snowmint-snapshot 1`",
+        ),
+        (
+            Vec::new(),
+            "end",
+            "line 1: expected `snowmint-snapshot 1`, found the end of the file",
+        ),
+        (
+            good.replace(&format!("last_tick {last_tick}"), "last_tick 12x")
+                .into_bytes(),
+            "12x",
+            "line 5: expected a decimal number",
+        ),
+        (
+            good.lines()
+                .take(2)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+                .into_bytes(),
+            "epoch",
+            "line 3: expected `epoch_ms <unix ms>`, found the end of the file",
+        ),
+        (
+            good.replace("node machine 5", "node worker 5").into_bytes(),
+            "worker",
+            "line 4: expected `node machine <value>`",
+        ),
+        (
+            good.replace("sequence 0", "sequence 4096").into_bytes(),
+            "4096",
+            "line 6: sequence 4096 is out of range, expected 0..=4095",
+        ),
+        (
+            b"snowmint-snapshot 1\n\xff\n".to_vec(),
+            "UTF",
+            "not UTF-8 text",
+        ),
+    ];
+    for (content, bad, message) in cases {
+        fs::write(&file, &content).unwrap();
+        let args = ["mint", "--snapshot", f];
+        let output = run(&args);
+        assert_one_line_error(&args, &output, bad);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with(&format!("snowmint: snapshot {f}: {message}")),
+            "{stderr:?} for {:?}",
+            String::from_utf8_lossy(&content)
+        );
+        assert!(output.stdout.is_empty());
+        assert_eq!(fs::read(&file).unwrap(), content, "the file was changed");
+        assert_eq!(file_names(&dir), ["bad.snap"]);
+    }
+}
+
+#[test]
+fn snapshot_that_does_not_fit_the_command_line_fails_naming_both_values() {
+    let dir = scratch_dir("snapshot_mismatch");
+    let twitter = dir.join("twitter.snap");
+    let si = dir.join("si.snap");
+    stdout_of(&run(&[
+        "mint",
+        "--machine",
+        "5",
+        "--snapshot",
+        path_str(&twitter),
+    ]));
+    stdout_of(&run(&[
+        "mint",
+        "--layout",
+        "snowflake-si",
+        "--epoch-ms",
+        "1700000000000",
+        "--machine",
+        "7",
+        "--snapshot",
+        path_str(&si),
+    ]));
+    let saved = [
+        fs::read_to_string(&twitter).unwrap(),
+        fs::read_to_string(&si).unwrap(),
+    ];
+    // (flags, snapshot, a bad value named, another text the message names)
+    let cases: &[(&[&str], &Path, &str, &str)] = &[
+        (&["--machine", "6"], &twitter, "6", "snapshot's machine 5"),
+        (
+            &["--layout", "discord", "--worker", "5"],
+            &twitter,
+            "discord",
+            "layout twitter",
+        ),
+        (
+            &["--layout", "snowflake-si", "--machine", "7"],
+            &si,
+            "1700000000000",
+            "epoch 1577836800000",
+        ),
+        (
+            &["--layout", "snowflake-si", "--epoch-ms", "1700000000001"],
+            &si,
+            "1700000000001",
+            "epoch 1700000000000",
+        ),
+        // As without a snapshot: a value out of range, a field the layout lacks.
+        (&["--machine", "1024"], &twitter, "1024", "out of range"),
+        (&["--worker", "5"], &twitter, "worker", "no node field"),
+    ];
+    for &(flags, file, bad, also) in cases {
+        let mut args = vec!["mint", "--snapshot", path_str(file)];
+        args.extend_from_slice(flags);
+        let output = run(&args);
+        assert_one_line_error(&args, &output, bad);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(also), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+    assert_eq!(
+        [
+            fs::read_to_string(&twitter).unwrap(),
+            fs::read_to_string(&si).unwrap(),
+        ],
+        saved
+    );
+    assert_eq!(file_names(&dir), ["si.snap", "twitter.snap"]);
+}
+
+#[test]
+fn snapshot_is_saved_when_stdout_closes_early() {
+    let dir = scratch_dir("snapshot_closed_pipe");
+    let file = dir.join("pipe.snap");
+    let mut child = Command::new(BIN)
+        .args(["mint", "--count", "10000000", "--snapshot", path_str(&file)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn snowmint");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let first: Id = line.trim_end().parse().unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "status {:?}", output.status);
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The snapshot covers every ID printed: at least the first.
+    let first = Layout::TWITTER.decode(first).unwrap();
+    let saved = (
+        snapshot_value(&file, "last_tick"),
+        snapshot_value(&file, "sequence"),
+    );
+    assert!(saved >= (first.ticks(), first.sequence()), "{saved:?}");
+    assert_eq!(file_names(&dir), ["pipe.snap"]);
+}
+
+#[test]
+fn snapshot_in_a_missing_directory_fails_before_minting() {
+    let dir = scratch_dir("snapshot_missing_dir");
+    let file = dir.join("no").join("such.snap");
+    let args = ["mint", "--snapshot", path_str(&file)];
+    let output = run(&args);
+    assert_one_line_error(&args, &output, "tmp");
+    assert!(
+        output.stdout.is_empty(),
+        "printed an ID it could not record"
     );
 }

@@ -3,18 +3,38 @@
 //! ```text
 //! snowmint mint --layout discord --worker 3 --process 4 --count 5
 //! snowmint mint --count 3 | snowmint inspect --json
+//! snowmint mint --machine 5 --count 1000 --snapshot machine5.snap --on-clock-behind error
 //! ```
 //!
 //! Errors print one line, `snowmint: <message>`, on stderr and exit with status 1 (usage
 //! errors found by clap keep clap's status 2). A closed stdout (`snowmint mint | head -1`)
 //! ends the program quietly with status 0.
+//!
+//! # Snapshot files
+//!
+//! `snowmint mint --snapshot FILE` resumes the generator from FILE when it exists (the node
+//! flags must then be absent or equal the snapshot's, and `--layout`/`--epoch-ms` must give
+//! the snapshot's layout), and writes the generator's state back to FILE after minting, also
+//! when minting stopped on an error or a closed stdout. The write is atomic: FILE.tmp is
+//! written and fsynced, renamed over FILE, and the directory fsynced. A run killed before it
+//! writes FILE back leaves the previous snapshot there; one FILE serves one process at a time.
+//!
+//! The format is a few lines of text, described in [`SNAPSHOT_FORMAT`] (which `snowmint mint
+//! --help` prints); [`format_snapshot`] writes it and [`parse_snapshot`] reads it. A file that
+//! does not parse is an error naming the line and what was expected, and is left as it is.
 
+use std::ffi::OsString;
 use std::fmt;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
-use snowmint::{Generator, Id, Layout, PRESET_NAMES, Parts};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use snowmint::{
+    ClockBehind, Generator, GeneratorBuilder, Id, Layout, PRESET_NAMES, Parts, Snapshot,
+};
 
 /// Mint Snowflake-style 64-bit IDs, and decode them.
 #[derive(Debug, Parser)]
@@ -27,6 +47,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Mint IDs and print them in decimal, one per line.
+    #[command(after_long_help = SNAPSHOT_FORMAT)]
     Mint(MintArgs),
     /// Decode IDs given as arguments, or read from stdin one per line.
     Inspect(InspectArgs),
@@ -82,6 +103,79 @@ struct MintArgs {
     /// How many IDs to mint.
     #[arg(long, value_name = "N", default_value_t = 1)]
     count: u64,
+
+    /// What to do when the clock reads behind the last minted time (after resuming a
+    /// snapshot saved on a host whose clock was ahead, say).
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = Policy::Wait)]
+    on_clock_behind: Policy,
+
+    /// For `wait` and `tick-tock`: the longest wait for the clock to catch up, and the
+    /// largest regression waited out, in milliseconds [default: 1000].
+    #[arg(long, value_name = "MS")]
+    max_wait_ms: Option<u64>,
+
+    /// Resume from the snapshot in FILE if it exists (node flags then default to its values),
+    /// and save the generator's state there after minting, atomically (FILE is created when
+    /// missing). `--help` describes the format.
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<PathBuf>,
+}
+
+/// `--on-clock-behind`: the library's [`ClockBehind`] policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Policy {
+    /// Wait for the clock to catch up, if it is at most --max-wait-ms behind and does so within
+    /// --max-wait-ms; else fail.
+    Wait,
+    /// Fail at once, saying how far behind the clock reads.
+    Error,
+    /// Keep minting on the layout's other timeline (needs a layout with a tick-tock bit);
+    /// where that is not possible, wait as `wait` does.
+    TickTock,
+}
+
+/// `--max-wait-ms` when it is not given: the library's default wait.
+const DEFAULT_MAX_WAIT_MS: u64 = 1_000;
+
+impl MintArgs {
+    /// The node flags given, by field name.
+    fn nodes(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("machine", self.machine),
+            ("worker", self.worker),
+            ("process", self.process),
+            ("shard", self.shard),
+            ("generator", self.generator),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| Some((name, value?)))
+        .collect()
+    }
+
+    /// The clock-behind policy; `--max-wait-ms` with `error`, which never waits, is a usage
+    /// error (clap's message and status).
+    fn policy(&self) -> ClockBehind {
+        let max_ms = self.max_wait_ms.unwrap_or(DEFAULT_MAX_WAIT_MS);
+        match self.on_clock_behind {
+            Policy::Wait => ClockBehind::Wait { max_ms },
+            Policy::TickTock => ClockBehind::TickTock { max_ms },
+            Policy::Error if self.max_wait_ms.is_some() => usage_error(
+                ErrorKind::ArgumentConflict,
+                "--max-wait-ms is for --on-clock-behind wait or tick-tock; error never waits",
+            ),
+            Policy::Error => ClockBehind::Error,
+        }
+    }
+}
+
+/// Exits as clap does for a usage error found after parsing, with `mint`'s usage.
+fn usage_error(kind: ErrorKind, message: &str) -> ! {
+    let mut command = Cli::command();
+    command.build();
+    let mint = command
+        .find_subcommand_mut("mint")
+        .expect("the mint subcommand");
+    mint.error(kind, message).exit()
 }
 
 #[derive(Debug, Args)]
@@ -105,6 +199,18 @@ enum Failure {
     Snowmint(snowmint::Error),
     /// Reading stdin or writing stdout failed.
     Io(io::Error),
+    /// The snapshot file named cannot be read, does not parse, does not fit the command line,
+    /// or cannot be saved: what and why.
+    Snapshot { path: PathBuf, problem: String },
+}
+
+impl Failure {
+    fn snapshot(path: &Path, problem: impl fmt::Display) -> Self {
+        Failure::Snapshot {
+            path: path.to_owned(),
+            problem: problem.to_string(),
+        }
+    }
 }
 
 impl From<snowmint::Error> for Failure {
@@ -124,6 +230,9 @@ impl fmt::Display for Failure {
         match self {
             Failure::Snowmint(error) => error.fmt(f),
             Failure::Io(error) => write!(f, "i/o error: {error}"),
+            Failure::Snapshot { path, problem } => {
+                write!(f, "snapshot {}: {problem}", path.display())
+            }
         }
     }
 }
@@ -147,29 +256,108 @@ fn main() -> ExitCode {
 
 fn mint(args: &MintArgs) -> Result<(), Failure> {
     let layout = args.layout.layout()?;
-    let nodes = [
-        ("machine", args.machine),
-        ("worker", args.worker),
-        ("process", args.process),
-        ("shard", args.shard),
-        ("generator", args.generator),
-    ];
-    let builder = nodes
-        .into_iter()
-        .filter_map(|(name, value)| Some((name, value?)))
-        .fold(Generator::builder(layout), |builder, (name, value)| {
-            builder.node(name, value)
-        });
-    let generator = builder.build()?;
+    let nodes = args.nodes();
+    let policy = args.policy();
+    let Some(path) = &args.snapshot else {
+        let generator = fresh(layout, &nodes).on_clock_behind(policy).build()?;
+        return mint_ids(&generator, args.count);
+    };
 
+    let builder = match load_snapshot(path)? {
+        Some(snapshot) => {
+            check_fits(path, &snapshot, &layout, &nodes)?;
+            Generator::resume(&snapshot)
+        }
+        None => fresh(layout, &nodes),
+    };
+    let generator = builder
+        .on_clock_behind(policy)
+        .build()
+        .map_err(|error| match error {
+            snowmint::Error::InvalidSnapshot { .. } => Failure::snapshot(path, error),
+            error => error.into(),
+        })?;
+    // Opened before minting, so an unwritable directory fails before any ID is printed.
+    let pending = PendingSave::create(path)?;
+    let minted = mint_ids(&generator, args.count);
+    // Saved whatever happened: IDs may have been printed before an error or a closed stdout.
+    match (minted, pending.commit(&generator.snapshot())) {
+        (minted, Ok(())) => minted,
+        (Ok(()), Err(error)) => Err(Failure::snapshot(path, error)),
+        (Err(failure), Err(error)) => Err(Failure::snapshot(
+            path,
+            format_args!("{error}; minting had stopped on: {failure}"),
+        )),
+    }
+}
+
+/// A generator builder for a fresh start, with the node flags given.
+fn fresh(layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
+    nodes
+        .iter()
+        .fold(Generator::builder(layout), |builder, &(name, value)| {
+            builder.node(name, value)
+        })
+}
+
+/// Mints `count` IDs onto stdout.
+fn mint_ids(generator: &Generator, count: u64) -> Result<(), Failure> {
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    for _ in 0..args.count {
+    for _ in 0..count {
         match generator.mint() {
             Ok(id) => writeln!(out, "{id}")?,
             Err(error) => return fail_after_flush(&mut out, error),
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// The snapshot's layout must be the command line's, and each node flag given must equal the
+/// snapshot's value (an absent flag takes it).
+fn check_fits(
+    path: &Path,
+    snapshot: &Snapshot,
+    layout: &Layout,
+    nodes: &[(&'static str, u64)],
+) -> Result<(), Failure> {
+    let saved = &snapshot.layout;
+    if (saved.name(), saved.epoch_ms()) != (layout.name(), layout.epoch_ms()) {
+        return Err(Failure::snapshot(
+            path,
+            format_args!(
+                "it is for layout {} with epoch {} ms, but --layout/--epoch-ms give layout {} \
+                 with epoch {} ms",
+                saved.name(),
+                saved.epoch_ms(),
+                layout.name(),
+                layout.epoch_ms()
+            ),
+        ));
+    }
+    // The errors of a fresh start first: a field the layout lacks, a value out of range.
+    layout.node_bits(nodes)?;
+    for &(name, value) in nodes {
+        let saved = snapshot.nodes.iter().find(|&&(n, _)| n == name);
+        match saved {
+            Some(&(_, saved)) if saved == value => {}
+            Some(&(_, saved)) => {
+                return Err(Failure::snapshot(
+                    path,
+                    format_args!(
+                        "--{name} {value} does not match the snapshot's {name} {saved}; \
+                         omit --{name} or give {saved}"
+                    ),
+                ));
+            }
+            None => {
+                return Err(Failure::snapshot(
+                    path,
+                    format_args!("--{name} {value} is given, but the snapshot has no {name}"),
+                ));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -235,7 +423,9 @@ fn fail_after_flush(out: &mut impl Write, error: snowmint::Error) -> Result<(), 
     }
 }
 
-/// `{"id":"…","layout":"…","timestamp_ms":…,"time":"…",<node fields>,"sequence":…}`
+/// `{"id":"…","layout":"…","timestamp_ms":…,"time":"…",["tick":0|1,]<node fields>,"sequence":…}`
+///
+/// `tick` (the timeline) is there exactly when the layout has a tick-tock bit.
 fn write_json(out: &mut impl Write, parts: &Parts<'_>) -> io::Result<()> {
     write!(out, "{{\"id\":\"{}\",\"layout\":", parts.id())?;
     write_json_string(out, parts.layout().name())?;
@@ -245,6 +435,9 @@ fn write_json(out: &mut impl Write, parts: &Parts<'_>) -> io::Result<()> {
         parts.timestamp_ms(),
         parts.time_rfc3339()
     )?;
+    if let Some(timeline) = parts.timeline() {
+        write!(out, ",\"tick\":{timeline}")?;
+    }
     for (name, value) in parts.nodes() {
         out.write_all(b",")?;
         write_json_string(out, name)?;
@@ -265,4 +458,446 @@ fn write_json_string(out: &mut impl Write, s: &str) -> io::Result<()> {
         }
     }
     out.write_all(b"\"")
+}
+
+/// The snapshot file format, for `mint --help`. The example between the blank lines is a
+/// whole file, and a unit test parses it.
+const SNAPSHOT_FORMAT: &str = "\
+Snapshot files (--snapshot FILE) are UTF-8 text, one line per field, in this order:
+
+    snowmint-snapshot 1
+    layout twitter
+    epoch_ms 1288834974657
+    node machine 5
+    last_tick 123
+    sequence 7
+    timeline 0
+    other_timeline_tick 0
+
+The first line is the format and its version. `layout` is a preset name and `epoch_ms` its \
+epoch in Unix milliseconds. One `node NAME VALUE` line follows per node field of the layout, \
+in the layout's order (none for mastodon). `last_tick` is the last tick minted, counted from \
+the epoch (0: none yet); `sequence` the sequence of the last ID minted; `timeline` its \
+tick-tock bit (0 for layouts without one); `other_timeline_tick` the highest tick minted on \
+the other timeline (0: none). Words are separated by whitespace, numbers are decimal, and only \
+blank lines may follow the last line.";
+
+/// The first line of a snapshot file: the format and its version.
+const SNAPSHOT_HEADER: &str = "snowmint-snapshot 1";
+
+/// The largest snapshot file read; real ones are a few hundred bytes.
+const SNAPSHOT_MAX_BYTES: u64 = 64 * 1024;
+
+/// The snapshot in `path`, or `None` if there is no such file.
+fn load_snapshot(path: &Path) -> Result<Option<Snapshot>, Failure> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => {
+            return Err(Failure::snapshot(
+                path,
+                format_args!("cannot open: {error}"),
+            ));
+        }
+    };
+    let mut bytes = Vec::new();
+    file.take(SNAPSHOT_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| Failure::snapshot(path, format_args!("cannot read: {error}")))?;
+    if bytes.len() as u64 > SNAPSHOT_MAX_BYTES {
+        return Err(Failure::snapshot(
+            path,
+            format_args!("larger than {SNAPSHOT_MAX_BYTES} bytes, expected a snowmint snapshot"),
+        ));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Failure::snapshot(path, "not UTF-8 text, expected a snowmint snapshot"))?;
+    parse_snapshot(&text)
+        .map(Some)
+        .map_err(|problem| Failure::snapshot(path, problem))
+}
+
+/// A snapshot file's text: `SNAPSHOT_HEADER`, then each field on its own line.
+fn format_snapshot(snapshot: &Snapshot) -> String {
+    let mut text = format!(
+        "{SNAPSHOT_HEADER}\nlayout {}\nepoch_ms {}\n",
+        snapshot.layout.name(),
+        snapshot.layout.epoch_ms()
+    );
+    for (name, value) in &snapshot.nodes {
+        text += &format!("node {name} {value}\n");
+    }
+    text += &format!(
+        "last_tick {}\nsequence {}\ntimeline {}\nother_timeline_tick {}\n",
+        snapshot.last_tick, snapshot.sequence, snapshot.timeline, snapshot.other_timeline_tick
+    );
+    text
+}
+
+/// Parses [`format_snapshot`]'s text; the error names the line and what was expected there.
+fn parse_snapshot(text: &str) -> Result<Snapshot, String> {
+    let mut lines = SnapshotLines {
+        lines: text.lines(),
+        number: 0,
+    };
+    let (line, version) = lines.expect(&["snowmint-snapshot"], "1")?;
+    if version != "1" {
+        return Err(format!(
+            "line {line}: expected `{SNAPSHOT_HEADER}`, found version {}, which this snowmint \
+             does not read",
+            quoted(version)
+        ));
+    }
+    let (line, name) = lines.expect(&["layout"], "<preset name>")?;
+    // Unknown names here; epoch errors once the epoch is read.
+    if let Err(error @ snowmint::Error::UnknownLayout { .. }) = Layout::preset(name, None) {
+        return Err(format!("line {line}: {error}"));
+    }
+    let (line, epoch_ms) = lines.number(&["epoch_ms"], "<unix ms>")?;
+    let layout =
+        Layout::preset(name, Some(epoch_ms)).map_err(|error| format!("line {line}: {error}"))?;
+    let mut nodes = Vec::new();
+    for field in layout.node_fields() {
+        let (line, value) = lines.number(&["node", field.name()], "<value>")?;
+        layout
+            .node_bits(&[(field.name(), value)])
+            .map_err(|error| format!("line {line}: {error}"))?;
+        nodes.push((field.name(), value));
+    }
+    let max_ticks = layout.max_ticks();
+    let (line, last_tick) = lines.number(&["last_tick"], "<ticks since the epoch>")?;
+    check_range(line, "last_tick", last_tick, max_ticks)?;
+    let (line, sequence) = lines.number(&["sequence"], "<sequence>")?;
+    check_range(line, "sequence", sequence, layout.max_sequence())?;
+    let (line, timeline) = lines.number(&["timeline"], "<0 or 1>")?;
+    let max_timeline = layout.tick_tock_field().map_or(0, |field| field.max());
+    check_range(line, "timeline", timeline, max_timeline)?;
+    let (line, other_timeline_tick) =
+        lines.number(&["other_timeline_tick"], "<ticks since the epoch>")?;
+    check_range(line, "other_timeline_tick", other_timeline_tick, max_ticks)?;
+    lines.end()?;
+    Ok(Snapshot {
+        layout,
+        nodes,
+        last_tick,
+        sequence,
+        timeline,
+        other_timeline_tick,
+    })
+}
+
+fn check_range(line: usize, key: &str, value: u64, max: u64) -> Result<(), String> {
+    if value > max {
+        return Err(format!(
+            "line {line}: {key} {value} is out of range, expected 0..={max}"
+        ));
+    }
+    Ok(())
+}
+
+/// A snapshot file's lines, numbered from 1.
+struct SnapshotLines<'a> {
+    lines: std::str::Lines<'a>,
+    /// The number of the last line read.
+    number: usize,
+}
+
+impl<'a> SnapshotLines<'a> {
+    /// The next line, which must be the words `keys` and one more, described by `placeholder`:
+    /// its number and that last word.
+    fn expect(&mut self, keys: &[&str], placeholder: &str) -> Result<(usize, &'a str), String> {
+        let expected = || format!("`{} {placeholder}`", keys.join(" "));
+        self.number += 1;
+        let Some(line) = self.lines.next() else {
+            return Err(format!(
+                "line {}: expected {}, found the end of the file",
+                self.number,
+                expected()
+            ));
+        };
+        let mut words = line.split_whitespace();
+        let matches = keys.iter().all(|&key| words.next() == Some(key));
+        match (matches, words.next(), words.next()) {
+            (true, Some(value), None) => Ok((self.number, value)),
+            _ => Err(format!(
+                "line {}: expected {}, found {}",
+                self.number,
+                expected(),
+                quoted(line)
+            )),
+        }
+    }
+
+    /// As [`expect`](Self::expect), for a decimal number.
+    fn number(&mut self, keys: &[&str], placeholder: &str) -> Result<(usize, u64), String> {
+        let (line, word) = self.expect(keys, placeholder)?;
+        let value = word
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| word.parse().ok())
+            .flatten()
+            .ok_or_else(|| {
+                format!(
+                    "line {line}: expected a decimal number (0..={}) for {}, found {}",
+                    u64::MAX,
+                    keys.join(" "),
+                    quoted(word)
+                )
+            })?;
+        Ok((line, value))
+    }
+
+    /// Only blank lines may follow the last field.
+    fn end(&mut self) -> Result<(), String> {
+        for line in self.lines.by_ref() {
+            self.number += 1;
+            if !line.trim().is_empty() {
+                return Err(format!(
+                    "line {}: expected the end of the file, found {}",
+                    self.number,
+                    quoted(line)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `text` quoted for an error message, its first 60 characters at most.
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((end, _)) => format!("{:?}…", &text[..end]),
+        None => format!("{text:?}"),
+    }
+}
+
+/// A snapshot save begun before minting: `FILE.tmp` created, to be written, fsynced and renamed
+/// over `FILE` by [`commit`](Self::commit).
+struct PendingSave<'a> {
+    path: &'a Path,
+    tmp_path: PathBuf,
+    tmp: File,
+}
+
+impl<'a> PendingSave<'a> {
+    fn create(path: &'a Path) -> Result<Self, Failure> {
+        let mut tmp_path = OsString::from(path.as_os_str());
+        tmp_path.push(".tmp");
+        let tmp_path = PathBuf::from(tmp_path);
+        let tmp = File::create(&tmp_path).map_err(|error| {
+            Failure::snapshot(
+                path,
+                format_args!("cannot create {}: {error}", tmp_path.display()),
+            )
+        })?;
+        Ok(PendingSave {
+            path,
+            tmp_path,
+            tmp,
+        })
+    }
+
+    /// Writes `snapshot` to `FILE.tmp`, fsyncs it, renames it over `FILE` and fsyncs the
+    /// directory; on failure removes `FILE.tmp` and says which step failed.
+    fn commit(self, snapshot: &Snapshot) -> Result<(), String> {
+        let PendingSave {
+            path,
+            tmp_path,
+            mut tmp,
+        } = self;
+        let tmp_name = tmp_path.display();
+        let written = (|| {
+            tmp.write_all(format_snapshot(snapshot).as_bytes())
+                .map_err(|error| format!("cannot write {tmp_name}: {error}"))?;
+            // Keep a snapshot's permissions (it may be private to its owner).
+            if let Ok(metadata) = fs::metadata(path) {
+                tmp.set_permissions(metadata.permissions())
+                    .map_err(|error| format!("cannot set permissions of {tmp_name}: {error}"))?;
+            }
+            tmp.sync_all()
+                .map_err(|error| format!("cannot fsync {tmp_name}: {error}"))?;
+            drop(tmp);
+            fs::rename(&tmp_path, path)
+                .map_err(|error| format!("cannot rename {tmp_name} over it: {error}"))
+        })();
+        if let Err(problem) = written {
+            let _ = fs::remove_file(&tmp_path);
+            return Err(format!("{problem}; the IDs minted are not recorded in it"));
+        }
+        sync_parent(path).map_err(|error| {
+            format!(
+                "saved, but fsyncing its directory failed (the rename may not be durable): {error}"
+            )
+        })
+    }
+}
+
+/// Fsyncs the directory holding `path`, making a rename into it durable.
+#[cfg(unix)]
+fn sync_parent(path: &Path) -> io::Result<()> {
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    File::open(parent)?.sync_all()
+}
+
+/// Directories cannot be opened for fsync here; the rename is as durable as the platform makes it.
+#[cfg(not(unix))]
+fn sync_parent(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A layout with a tick-tock bit (no preset has one yet).
+    const TICK_TOCK: Layout = Layout::builder("tt", 64)
+        .unused(1)
+        .time(41)
+        .tick_tock()
+        .node("machine", 9)
+        .sequence(12)
+        .epoch_ms(1_288_834_974_657)
+        .build_const();
+
+    fn json(layout: &Layout, id: Id) -> String {
+        let mut out = Vec::new();
+        write_json(&mut out, &layout.decode(id).unwrap()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn json_has_a_tick_key_after_time_exactly_when_the_layout_has_the_bit() {
+        for timeline in [0, 1] {
+            let id = TICK_TOCK
+                .compose_on_timeline(1_656_432_460_105, timeline, &[("machine", 378)], 9)
+                .unwrap();
+            assert_eq!(
+                json(&TICK_TOCK, id),
+                format!(
+                    "{{\"id\":\"{id}\",\"layout\":\"tt\",\"timestamp_ms\":1656432460105,\
+                     \"time\":\"2022-06-28T16:07:40.105Z\",\"tick\":{timeline},\"machine\":378,\
+                     \"sequence\":9}}\n"
+                )
+            );
+        }
+        let id = Layout::TWITTER
+            .compose(1_656_432_460_105, &[("machine", 378)], 9)
+            .unwrap();
+        assert!(!json(&Layout::TWITTER, id).contains("tick"));
+    }
+
+    /// The example file in [`SNAPSHOT_FORMAT`].
+    fn documented_example() -> String {
+        let block = SNAPSHOT_FORMAT.split("\n\n").nth(1).unwrap();
+        block
+            .lines()
+            .map(|line| format!("{}\n", line.trim()))
+            .collect()
+    }
+
+    #[test]
+    fn the_documented_example_parses_and_formats_back_the_same() {
+        let text = documented_example();
+        let snapshot = parse_snapshot(&text).unwrap();
+        assert_eq!(
+            snapshot,
+            Snapshot {
+                layout: Layout::TWITTER,
+                nodes: vec![("machine", 5)],
+                last_tick: 123,
+                sequence: 7,
+                timeline: 0,
+                other_timeline_tick: 0,
+            }
+        );
+        assert_eq!(format_snapshot(&snapshot), text);
+    }
+
+    #[test]
+    fn every_presets_snapshot_formats_and_parses_back() {
+        for name in PRESET_NAMES.split(", ") {
+            let layout = Layout::preset(name, Some(1_700_000_000_000))
+                .or_else(|_| Layout::preset(name, None))
+                .unwrap();
+            let snapshot = Snapshot {
+                layout,
+                nodes: layout.node_fields().map(|f| (f.name(), f.max())).collect(),
+                last_tick: layout.max_ticks(),
+                sequence: layout.max_sequence(),
+                timeline: 0,
+                other_timeline_tick: 0,
+            };
+            let text = format_snapshot(&snapshot);
+            assert_eq!(parse_snapshot(&text), Ok(snapshot), "{text}");
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_the_line_and_what_was_expected() {
+        let good = documented_example();
+        let cases = [
+            (
+                "",
+                "line 1: expected `snowmint-snapshot 1`, found the end of the file",
+            ),
+            (
+                "snowmint-snapshot 2\n",
+                "line 1: expected `snowmint-snapshot 1`",
+            ),
+            (
+                &good.replace("layout twitter", "layout nope"),
+                "line 2: unknown layout",
+            ),
+            (
+                &good.replace("epoch_ms 1288834974657", "epoch_ms 5"),
+                "line 3: layout twitter has the fixed epoch",
+            ),
+            (
+                &good.replace("node machine 5", "node worker 5"),
+                "line 4: expected `node machine <value>`, found \"node worker 5\"",
+            ),
+            (
+                &good.replace("node machine 5", "node machine 1024"),
+                "line 4: machine id 1024 is out of range",
+            ),
+            (
+                &good.replace("last_tick 123", "last_tick -1"),
+                "line 5: expected a decimal number",
+            ),
+            (
+                &good.replace("last_tick 123", "last_tick +1"),
+                "line 5: expected a decimal number",
+            ),
+            (
+                &good.replace("sequence 7", "sequence 4096"),
+                "line 6: sequence 4096 is out of range, expected 0..=4095",
+            ),
+            (
+                &good.replace("timeline 0", "timeline 1"),
+                "line 7: timeline 1 is out of range, expected 0..=0",
+            ),
+            (
+                &good.replace("timeline 0\n", ""),
+                "line 7: expected `timeline <0 or 1>`, found \"other_timeline_tick 0\"",
+            ),
+            (
+                &good.replace("sequence 7", "sequence 7 8"),
+                "line 6: expected `sequence <sequence>`, found \"sequence 7 8\"",
+            ),
+            (
+                &format!("{good}\n\nextra\n"),
+                "line 11: expected the end of the file, found \"extra\"",
+            ),
+        ];
+        for (text, message) in cases {
+            let error = parse_snapshot(text).unwrap_err();
+            assert!(error.starts_with(message), "{error:?} for {text:?}");
+        }
+        // Whitespace is lenient; blank lines may follow.
+        let spaced = good.replace("last_tick 123", "  last_tick\t123  ") + "\n \n";
+        assert_eq!(parse_snapshot(&spaced), parse_snapshot(&good));
+    }
 }
