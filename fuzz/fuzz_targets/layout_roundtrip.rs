@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use snowmint::{Error, FieldKind, Layout, LayoutBuilder, MAX_FIELDS};
 
 /// Node names, including ones that collide with the fixed field names.
-const NAMES: [&str; 9] = [
+const NAMES: [&str; 10] = [
     "machine",
     "worker",
     "process",
@@ -18,6 +18,7 @@ const NAMES: [&str; 9] = [
     "time",
     "sequence",
     "unused",
+    "tick",
     "",
 ];
 
@@ -27,6 +28,8 @@ enum Kind {
     Time,
     Node(u8),
     Sequence,
+    /// Always one bit: `LayoutBuilder::tick_tock` takes no width.
+    TickTock,
 }
 
 #[derive(Debug, Arbitrary)]
@@ -156,6 +159,7 @@ fn run(input: Input) {
                 Kind::Time => (FieldKind::Time, "time", bits),
                 Kind::Node(n) => (FieldKind::Node, NAMES[usize::from(n) % NAMES.len()], bits),
                 Kind::Sequence => (FieldKind::Sequence, "sequence", bits),
+                Kind::TickTock => (FieldKind::TickTock, "tick", 1),
             }
         })
         .collect();
@@ -173,6 +177,7 @@ fn run(input: Input) {
             FieldKind::Time => builder.time(bits),
             FieldKind::Node => builder.node(name, bits),
             FieldKind::Sequence => builder.sequence(bits),
+            FieldKind::TickTock => builder.tick_tock(),
         };
     }
     let built = builder.tick_ms(tick_ms).epoch_ms(epoch_ms).build();
@@ -212,7 +217,7 @@ fn model(specs: &[(FieldKind, &'static str, u8)], width: u8, tick_ms: u64, epoch
         .map(|&(_, name, _)| name)
         .collect();
     for (i, name) in nodes.iter().enumerate() {
-        if nodes[..i].contains(name) || ["", "unused", "time", "sequence"].contains(name) {
+        if nodes[..i].contains(name) || ["", "unused", "time", "sequence", "tick"].contains(name) {
             return false;
         }
     }
@@ -223,6 +228,14 @@ fn model(specs: &[(FieldKind, &'static str, u8)], width: u8, tick_ms: u64, epoch
         && count(FieldKind::Time) == 1
         && count(FieldKind::Sequence) == 1
         && position(FieldKind::Sequence) > position(FieldKind::Time)
+        && match count(FieldKind::TickTock) {
+            0 => true,
+            1 => {
+                position(FieldKind::Time) < position(FieldKind::TickTock)
+                    && position(FieldKind::TickTock) < position(FieldKind::Sequence)
+            }
+            _ => false,
+        }
         && tick_ms >= 1
         && {
             let time_bits = specs[position(FieldKind::Time).unwrap()].2;
