@@ -147,6 +147,18 @@ pub enum Error {
         retry_after: Duration,
     },
 
+    /// The layout's last tick is full: no later tick exists to mint in.
+    #[error(
+        "every id of layout {layout} is taken: its last tick, starting at {last_ms} ms, is full \
+         and no later tick exists"
+    )]
+    LayoutExhausted {
+        /// The layout's name.
+        layout: &'static str,
+        /// The start of the layout's last tick, in Unix milliseconds.
+        last_ms: u64,
+    },
+
     /// The clock reads behind the last minted timestamp, and the generator's policy says not to
     /// wait, the clock is further behind than the policy waits out, or the wait ran out.
     #[error(

@@ -517,7 +517,8 @@ impl<C: Clock> Generator<C> {
     /// [`Error::ClockBehind`] when the clock reads behind the last minted tick and the
     /// [`ClockBehind`] policy does not wait that long; [`Error::TimeOverflow`],
     /// [`Error::BeforeEpoch`] or [`Error::EpochTick`] when the clock reads outside the ticks a
-    /// generator mints in (after the epoch's tick, up to the layout's last tick).
+    /// generator mints in (after the epoch's tick, up to the layout's last tick);
+    /// [`Error::LayoutExhausted`] when the layout's last tick is full.
     #[inline]
     pub fn mint(&self) -> Result<Id> {
         self.next_id(OnFull::Wait)
@@ -725,6 +726,12 @@ impl<C: Clock> Generator<C> {
             }
             if now > last {
                 return Ok(Some(now));
+            }
+            if last == self.plan.max_ticks {
+                return Err(Error::LayoutExhausted {
+                    layout: self.layout.name(),
+                    last_ms: self.layout.max_unix_ms(),
+                });
             }
             if on_full == OnFull::Error {
                 return Err(Error::SequenceExhausted {

@@ -314,21 +314,31 @@ fn a_clock_past_the_layouts_end_is_an_error_never_a_wrapped_id() {
 }
 
 #[test]
-fn a_full_last_tick_waits_then_fails_instead_of_wrapping() {
+fn a_full_last_tick_fails_at_once_instead_of_wrapping() {
     let layout = Layout::builder("small", 8)
         .time(6)
         .sequence(2)
         .epoch_ms(T0)
         .build()
         .unwrap();
-    let (generator, clock) = manual(layout, layout.max_unix_ms());
+    let (generator, _clock) = manual(layout, layout.max_unix_ms());
     for _ in 0..4 {
         generator.mint().unwrap();
     }
-    let result = mint_blocked_until(&generator, Duration::from_millis(100), || clock.advance(1));
-    assert!(
-        matches!(result, Err(Error::TimeOverflow { .. })),
-        "{result:?}"
+    let exhausted = Error::LayoutExhausted {
+        layout: "small",
+        last_ms: layout.max_unix_ms(),
+    };
+    // No later tick exists: neither call waits for one or promises room.
+    assert_eq!(generator.mint().unwrap_err(), exhausted);
+    assert_eq!(generator.try_mint().unwrap_err(), exhausted);
+    assert_eq!(
+        exhausted.to_string(),
+        format!(
+            "every id of layout small is taken: its last tick, starting at {} ms, is full \
+             and no later tick exists",
+            layout.max_unix_ms()
+        )
     );
 }
 

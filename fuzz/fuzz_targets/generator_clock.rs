@@ -261,6 +261,12 @@ impl Model {
             self.sequence += 1;
         } else {
             self.overflows += 1;
+            if now == layout.max_ticks() {
+                return Expect::Fail(Error::LayoutExhausted {
+                    layout: name,
+                    last_ms: layout.max_unix_ms(),
+                });
+            }
             if !try_mint {
                 return Expect::Blocks;
             }
@@ -461,6 +467,7 @@ impl Run {
         // `mint` waits for a later tick exactly when the clock reads the last minted tick and
         // its sequence is exhausted; nobody advances this clock, so use `try_mint` then.
         let full = before.last_tick != 0
+            && before.last_tick < layout.max_ticks()
             && mint_tick(&layout, self.unix_ms) == Some(before.last_tick)
             && before.sequence == layout.max_sequence();
         let try_mint = try_mint || full;
@@ -595,9 +602,17 @@ impl Run {
                     && full == before.last_tick
                     && tick == i128::from(full)
                     && before.sequence == layout.max_sequence()
+                    && full < layout.max_ticks()
                     && retry_after == Duration::from_millis(tick_ms),
                 "{err:?} from a {} call, state before {before:?}, clock {unix_ms} ms",
                 if try_mint { "try_mint" } else { "mint" }
+            ),
+            Error::LayoutExhausted { last_ms, .. } => assert!(
+                before.last_tick == layout.max_ticks()
+                    && tick == i128::from(layout.max_ticks())
+                    && before.sequence == layout.max_sequence()
+                    && last_ms == layout.max_unix_ms(),
+                "{err:?}, state before {before:?}, clock {unix_ms} ms"
             ),
             Error::ClockBehind {
                 behind_ms,
