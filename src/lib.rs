@@ -53,7 +53,7 @@ mod layout;
 mod sync;
 mod time;
 
-pub use clock::{Clock, ManualClock, MonotonicClock};
+pub use clock::{Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack};
 pub use error::{Error, ParseIdReason, Result};
 pub use generator::{ClockBehind, DefaultClock, Generator, GeneratorBuilder, Snapshot, Stats};
 pub use id::{Id, Parts};

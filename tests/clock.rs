@@ -6,7 +6,7 @@
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Generator, Layout, MonotonicClock};
+use snowmint::{Generator, Layout, MonotonicClock, WallClockBack};
 
 /// How far a reading may be from the wall clock read around it.
 const TOLERANCE_NS: u64 = 100_000_000;
@@ -78,13 +78,25 @@ fn re_anchoring_under_threads_stays_on_the_wall_clock() {
 }
 
 #[test]
-fn anchored_once_never_goes_back_under_threads() {
-    let clock = MonotonicClock::builder().anchor_once().build();
+fn slew_and_anchored_once_never_go_back_under_threads() {
+    let builders = [
+        // Every reading is due to re-anchor: re-anchors race with readings.
+        MonotonicClock::builder()
+            .on_wall_clock_back(WallClockBack::Slew)
+            .recheck(Duration::ZERO),
+        MonotonicClock::builder().anchor_once(),
+    ];
+    for builder in builders {
+        never_goes_back_under_threads(&builder.build());
+    }
+}
+
+fn never_goes_back_under_threads(clock: &MonotonicClock) {
     thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| {
                 let mut last = clock.unix_ns();
-                for _ in 0..200_000 {
+                for _ in 0..20_000 {
                     let now = clock.unix_ns();
                     assert!(now >= last, "went back from {last} to {now}");
                     last = now;

@@ -9,7 +9,7 @@ mod manual;
 mod monotonic;
 
 pub use manual::ManualClock;
-pub use monotonic::MonotonicClock;
+pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 
 /// A source of time for a generator.
 ///

@@ -48,16 +48,17 @@ const MEASUREMENTS: usize = 3;
 /// Each reading is quanta's counter plus an offset to the wall clock (`SystemTime`). On x86-64
 /// and AArch64 the counter is the CPU's time-stamp counter when it is invariant (quanta checks
 /// and calibrates it once per process), else `CLOCK_MONOTONIC` through the vDSO: either way a
-/// reading is a few nanoseconds and no system call. Once every recheck interval of counter
-/// time (1 s by default, see [`builder`](MonotonicClock::builder)), the first reading past it
-/// re-reads the wall clock and updates the offset; the readings in between are a counter
-/// read, two relaxed loads, a compare and an add.
+/// reading is a few nanoseconds and no system call. Once every [recheck
+/// interval](MonotonicClockBuilder::recheck) of counter time (1 s by default), the first
+/// reading past it re-reads the wall clock and updates the offset; the readings in between are
+/// a counter read, two relaxed loads, a compare and an add.
 ///
 /// The counter does not follow the wall clock: NTP slews and steps it, an administrator sets
 /// it, a suspended host wakes up behind it. Re-anchoring brings the reading back. When the
 /// wall clock is ahead of the reading, the reading jumps forward to it. When it is behind,
-/// the `WallClockBack` mode decides: `Report` (the default) goes back with it, `Slew` runs at
-/// half speed until the wall clock catches up.
+/// the [`WallClockBack`] mode decides: [`Report`](WallClockBack::Report) (the default) goes
+/// back with it, [`Slew`](WallClockBack::Slew) runs at half speed until the wall clock catches
+/// up.
 ///
 /// # Divergence from the wall clock
 ///
@@ -72,7 +73,7 @@ const MEASUREMENTS: usize = 3;
 /// |---|---|---|---|---|
 /// | `Report` (default) | by drift (`ρ·I`) and by steps forward or suspensions since the last re-anchor, for at most `I` of counter time | by drift (`ρ·I`) and by steps back since the last re-anchor, for at most `I` of counter time | yes: by a step back, and by up to `ρ·I` at a re-anchor when the counter runs fast | counter read, 2 loads |
 /// | `Slew` | as `Report` | by the steps back (and the drift `ρ·I`) not yet caught up: after one step back of `D`, by `D` at full speed until the next re-anchor sees it (at most `I`), then closing at half speed, on the wall clock again `2·D` of counter time later | never | counter read, 3 loads, a `fetch_max` on a word every reader of this clock writes |
-/// | anchored once (`anchor_once`) | unbounded: `ρ` × the time since creation, plus every step and suspension since | unbounded, likewise | never | counter read, 2 loads |
+/// | [anchored once](MonotonicClockBuilder::anchor_once) | unbounded: `ρ` × the time since creation, plus every step and suspension since | unbounded, likewise | never | counter read, 2 loads |
 ///
 /// The counter, like `CLOCK_MONOTONIC`, does not count time the host spends suspended, so
 /// after a resume the reading lags by the suspension until the next re-anchor, at most `I`
@@ -147,14 +148,15 @@ struct Slew {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Clock, MonotonicClock};
-/// use std::time::Duration;
+/// use snowmint::{Clock, MonotonicClock, WallClockBack};
 ///
-/// let clock = MonotonicClock::builder()
-///     .recheck(Duration::from_millis(100))
-///     .on_wall_clock_back(Default::default()) // `Report`
-///     .build();
-/// assert!(clock.unix_ms() > 1_600_000_000_000);
+/// let clock = MonotonicClock::builder().on_wall_clock_back(WallClockBack::Slew).build();
+/// let mut last = clock.unix_ns();
+/// for _ in 0..1_000 {
+///     let now = clock.unix_ns();
+///     assert!(now >= last); // whatever the wall clock does meanwhile
+///     last = now;
+/// }
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum WallClockBack {
@@ -240,9 +242,9 @@ impl MonotonicClockBuilder {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock};
+    /// use snowmint::{Clock, MonotonicClock, WallClockBack};
     ///
-    /// let clock = MonotonicClock::builder().on_wall_clock_back(Default::default()).build();
+    /// let clock = MonotonicClock::builder().on_wall_clock_back(WallClockBack::Slew).build();
     /// assert!(clock.unix_ms() > 1_600_000_000_000);
     /// ```
     pub fn on_wall_clock_back(mut self, mode: WallClockBack) -> Self {
@@ -303,7 +305,7 @@ impl Default for MonotonicClockBuilder {
 
 impl MonotonicClock {
     /// Anchors a new clock to the wall clock now, re-anchored every second, following the wall
-    /// clock back (`WallClockBack::Report`).
+    /// clock back ([`WallClockBack::Report`]).
     ///
     /// A wall clock before 1970 reads as the Unix epoch.
     ///
