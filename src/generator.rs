@@ -71,10 +71,16 @@ use crate::sync::{AtomicU64, Backoff, Ordering, spin_loop};
 
 /// What a generator does when its clock reads behind the last tick it minted.
 ///
-/// The default [`MonotonicClock`] never goes backwards, so this matters for clocks that
-/// follow the wall clock, for restarts resumed from a [`Snapshot`] on a host whose clock is
-/// behind, and for a [`ManualClock`](crate::ManualClock) in a test. Whatever the policy, no
-/// ID is ever repeated.
+/// Regressions come from the wall clock going back (the default [`MonotonicClock`] reports an
+/// NTP step back unless built with [`WallClockBack::Slew`](crate::WallClockBack::Slew)), from
+/// restarts resumed from a [`Snapshot`] on a host whose clock is behind, and from a
+/// [`ManualClock`](crate::ManualClock) in a test. Whatever the policy, no ID is ever repeated.
+///
+/// Re-anchoring in `Report` mode can also step the default clock back by microseconds (the
+/// counter's drift since the last re-anchor); when that crosses a tick boundary the generator
+/// sees a one-tick regression. The default `Wait` absorbs it in microseconds; under `Error`
+/// or `TickTock` it is an error or a toggle, so pair those policies with a clock built with
+/// [`WallClockBack::Slew`](crate::WallClockBack::Slew) or `anchor_once` when that matters.
 ///
 /// | policy | on a regression | order of the IDs | pick it when |
 /// |---|---|---|---|

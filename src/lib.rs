@@ -13,11 +13,14 @@
 //!   state: no lock, no allocation, no system call, no background thread. Uniqueness rests on
 //!   the modification order of that one word (see the generator module's `# Orderings`).
 //! - A [`Clock`] gives Unix milliseconds. The default [`MonotonicClock`] reads quanta's
-//!   monotonic counter anchored once to the wall clock, so timestamps are wall time and never
-//!   go backwards within a process. [`ManualClock`] is for tests.
+//!   monotonic counter plus an offset to the wall clock, re-checked once a second off the
+//!   reading path: timestamps are wall time at the cost of a counter read. [`ManualClock`] is
+//!   for tests.
 //! - When a tick's sequence is exhausted, [`Generator::mint`] waits for the next tick and
 //!   [`Generator::try_mint`] returns [`Error::SequenceExhausted`]. When a clock reads behind
-//!   the last tick, the [`ClockBehind`] policy waits (bounded) or fails.
+//!   the last tick, the [`ClockBehind`] policy waits (bounded), fails, or (tick-tock) moves to
+//!   the other timeline; [`Generator::snapshot`] and [`Generator::resume`] carry the state
+//!   across restarts.
 //! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
 //!
 //! # Feature flags

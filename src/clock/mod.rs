@@ -1,9 +1,9 @@
 //! Where generators read the time.
 //!
 //! [`Clock`] is one method: the current time in Unix milliseconds. The default,
-//! [`MonotonicClock`], reads quanta's monotonic counter and is anchored once to the wall clock,
-//! so its readings are wall time that never goes backwards within a process. [`ManualClock`] is
-//! set by hand, for tests and simulations.
+//! [`MonotonicClock`], reads quanta's monotonic counter plus an offset to the wall clock that
+//! it re-checks off the reading path; what it does when the wall clock goes back is its
+//! [`WallClockBack`] mode. [`ManualClock`] is set by hand, for tests and simulations.
 
 mod manual;
 mod monotonic;
