@@ -59,6 +59,7 @@
 //! x86-64 these orderings cost nothing over `Relaxed`.
 
 use std::fmt;
+use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
@@ -155,6 +156,26 @@ struct Plan {
     max_ticks: u64,
 }
 
+/// A notification of a stall or a regression, sent by a generator built with
+/// [`GeneratorBuilder::notify`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// A thread found tick `tick` full and waits for the next one.
+    Overflow {
+        /// The full tick, counted from the epoch.
+        tick: u64,
+    },
+    /// A thread read the clock at tick `clock_tick`, behind the last minted tick `last_tick`;
+    /// the generator's [`ClockBehind`] policy handles it.
+    Regression {
+        /// The last minted tick, counted from the epoch.
+        last_tick: u64,
+        /// The tick the clock read.
+        clock_tick: u64,
+    },
+}
+
 /// What the cold paths keep: high-water marks and counters, on their own cache line.
 #[derive(Debug)]
 struct Cold {
@@ -165,6 +186,11 @@ struct Cold {
     waits: AtomicU64,
     regressions: AtomicU64,
     toggles: AtomicU64,
+    /// Where events go, and the last tick an overflow and a regression event was sent for.
+    events: Option<SyncSender<Event>>,
+    overflow_event_tick: AtomicU64,
+    regression_event_tick: AtomicU64,
+    events_dropped: AtomicU64,
 }
 
 /// A generator's counters of the events its cold paths handled, read with
@@ -183,6 +209,8 @@ pub struct Stats {
     pub regressions: u64,
     /// Regressions handled by moving to the other timeline (tick-tock).
     pub toggles: u64,
+    /// Events not sent because the channel given to [`GeneratorBuilder::notify`] was full.
+    pub events_dropped: u64,
 }
 
 /// A generator's state, to save when it stops and resume from after a restart.
@@ -315,6 +343,7 @@ pub struct GeneratorBuilder<C = DefaultClock> {
     nodes: Vec<(String, u64)>,
     on_behind: ClockBehind,
     resume: Option<Snapshot>,
+    events: Option<SyncSender<Event>>,
     clock: C,
 }
 
@@ -327,6 +356,7 @@ impl Generator {
             nodes: Vec::new(),
             on_behind: ClockBehind::default(),
             resume: None,
+            events: None,
             clock: DefaultClock,
         }
     }
@@ -361,6 +391,36 @@ impl<C> GeneratorBuilder<C> {
         self
     }
 
+    /// Sends an [`Event`] to `events` when a thread stalls on a full tick and when a regression
+    /// is handled, at most once per tick for each kind, from the cold paths only.
+    ///
+    /// Minting never waits for the receiver: events are sent with `try_send`, and one that
+    /// does not fit in the channel is dropped and counted in [`Stats::events_dropped`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{ClockBehind, Event, Generator, Layout, ManualClock};
+    /// use std::sync::mpsc;
+    ///
+    /// let (tx, rx) = mpsc::sync_channel(16);
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .clock(clock.clone())
+    ///     .on_clock_behind(ClockBehind::Error)
+    ///     .notify(tx)
+    ///     .build()?;
+    /// generator.mint()?;
+    /// clock.set(1_699_999_999_990);
+    /// assert!(generator.mint().is_err());
+    /// assert!(matches!(rx.try_recv(), Ok(Event::Regression { .. })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn notify(mut self, events: SyncSender<Event>) -> Self {
+        self.events = Some(events);
+        self
+    }
+
     /// Uses `clock` instead of a [`MonotonicClock`].
     pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<D> {
         GeneratorBuilder {
@@ -368,6 +428,7 @@ impl<C> GeneratorBuilder<C> {
             nodes: self.nodes,
             on_behind: self.on_behind,
             resume: self.resume,
+            events: self.events,
             clock,
         }
     }
@@ -473,6 +534,7 @@ impl GeneratorBuilder<DefaultClock> {
             plan,
             self.on_behind,
             start,
+            self.events,
             clock,
         ))
     }
@@ -492,6 +554,7 @@ impl<C: Clock> GeneratorBuilder<C> {
             plan,
             self.on_behind,
             start,
+            self.events,
             self.clock,
         ))
     }
@@ -653,7 +716,7 @@ impl<C: Clock> Generator<C> {
     #[inline(never)]
     fn mint_behind(&self, mut current: u64, mut now: u64, on_full: OnFull) -> Result<Id> {
         let shift = self.plan.time_shift;
-        self.cold.regressions.fetch_add(1, Ordering::Relaxed);
+        self.regression(current >> shift, now);
         if let ClockBehind::TickTock { .. } = self.on_behind {
             while now < current >> shift {
                 match self.toggle(current, now) {
@@ -727,7 +790,7 @@ impl<C: Clock> Generator<C> {
                 if let ClockBehind::TickTock { .. } = self.on_behind {
                     return Ok(None);
                 }
-                self.cold.regressions.fetch_add(1, Ordering::Relaxed);
+                self.regression(last, now);
                 now = self.clock_behind(last)?;
             }
             if now > last {
@@ -748,9 +811,40 @@ impl<C: Clock> Generator<C> {
             }
             if !counted {
                 self.cold.waits.fetch_add(1, Ordering::Relaxed);
+                self.send(
+                    &self.cold.overflow_event_tick,
+                    last,
+                    Event::Overflow { tick: last },
+                );
                 counted = true;
             }
             backoff.snooze();
+        }
+    }
+
+    /// Counts a regression from tick `last_tick` to `clock_tick`, and reports it.
+    #[cold]
+    fn regression(&self, last_tick: u64, clock_tick: u64) {
+        self.cold.regressions.fetch_add(1, Ordering::Relaxed);
+        let event = Event::Regression {
+            last_tick,
+            clock_tick,
+        };
+        self.send(&self.cold.regression_event_tick, last_tick, event);
+    }
+
+    /// Sends `event` about tick `tick`, unless `gate` shows one was sent for it or a later tick.
+    #[cold]
+    fn send(&self, gate: &AtomicU64, tick: u64, event: Event) {
+        let Some(events) = &self.cold.events else {
+            return;
+        };
+        // Relaxed: the gate only elects one sender per tick; the event carries its own data.
+        if gate.fetch_max(tick, Ordering::Relaxed) >= tick {
+            return;
+        }
+        if events.try_send(event).is_err() {
+            self.cold.events_dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -798,6 +892,7 @@ impl<C> Generator<C> {
         plan: Plan,
         on_behind: ClockBehind,
         (state, [high_water_0, high_water_1]): (u64, [u64; 2]),
+        events: Option<SyncSender<Event>>,
         clock: C,
     ) -> Self {
         Generator {
@@ -812,6 +907,10 @@ impl<C> Generator<C> {
                 waits: AtomicU64::new(0),
                 regressions: AtomicU64::new(0),
                 toggles: AtomicU64::new(0),
+                events,
+                overflow_event_tick: AtomicU64::new(0),
+                regression_event_tick: AtomicU64::new(0),
+                events_dropped: AtomicU64::new(0),
             }),
         }
     }
@@ -864,6 +963,7 @@ impl<C> Generator<C> {
             waits: read(&self.cold.waits),
             regressions: read(&self.cold.regressions),
             toggles: read(&self.cold.toggles),
+            events_dropped: read(&self.cold.events_dropped),
         }
     }
 

@@ -58,7 +58,9 @@ mod time;
 
 pub use clock::{Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack};
 pub use error::{Error, ParseIdReason, Result};
-pub use generator::{ClockBehind, DefaultClock, Generator, GeneratorBuilder, Snapshot, Stats};
+pub use generator::{
+    ClockBehind, DefaultClock, Event, Generator, GeneratorBuilder, Snapshot, Stats,
+};
 pub use id::{Id, Parts};
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES};
 

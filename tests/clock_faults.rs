@@ -359,3 +359,76 @@ fn a_snapshot_that_does_not_fit_its_layout_is_rejected() {
         Error::TickTockUnsupported { layout: "twitter" }
     ));
 }
+
+#[test]
+fn stalled_threads_send_one_overflow_event_per_tick() {
+    let (tx, rx) = mpsc::sync_channel(64);
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(Layout::TWITTER)
+        .clock(clock.clone())
+        .notify(tx)
+        .build()
+        .unwrap();
+    for _ in 0..4096 {
+        generator.mint().unwrap();
+    }
+    // Four threads stall on the full tick; one event says so.
+    thread::scope(|s| {
+        let stalled: Vec<_> = (0..4).map(|_| s.spawn(|| generator.mint())).collect();
+        while generator.stats().waits < 4 {
+            thread::yield_now();
+        }
+        clock.advance(1);
+        for handle in stalled {
+            handle.join().unwrap().unwrap();
+        }
+    });
+    let tick = T0 - Layout::TWITTER.epoch_ms();
+    assert_eq!(rx.try_recv(), Ok(snowmint::Event::Overflow { tick }));
+    assert!(rx.try_recv().is_err(), "more than one event for the tick");
+    assert_eq!(generator.stats().overflows, 4);
+}
+
+#[test]
+fn regressions_send_an_event_and_a_full_channel_never_blocks_minting() {
+    let (tx, rx) = mpsc::sync_channel(1);
+    let (generator, clock) = {
+        let clock = ManualClock::new(T0);
+        let generator = Generator::builder(TT)
+            .node("machine", 7)
+            .clock(clock.clone())
+            .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
+            .notify(tx)
+            .build()
+            .unwrap();
+        (generator, clock)
+    };
+    let mut ledger = Ledger::default();
+    ledger.mint_at(&generator, 3, T0, 0);
+    clock.set(T0 - SECOND);
+    ledger.mint_at(&generator, 3, T0 - SECOND, 1);
+    let epoch = TT.epoch_ms();
+    assert_eq!(
+        rx.try_recv(),
+        Ok(snowmint::Event::Regression {
+            last_tick: T0 - epoch,
+            clock_tick: T0 - SECOND - epoch,
+        })
+    );
+    // Fill the channel and regress again (back to timeline 0, above its mark): the mint goes
+    // on, the event is dropped and counted.
+    clock.set(T0 + 100);
+    ledger.mint_at(&generator, 1, T0 + 100, 1);
+    clock.set(T0 + 50);
+    ledger.mint_at(&generator, 1, T0 + 50, 0);
+    clock.set(T0 + 150);
+    ledger.mint_at(&generator, 1, T0 + 150, 0);
+    clock.set(T0 + 120);
+    ledger.mint_at(&generator, 1, T0 + 120, 1);
+    let stats = generator.stats();
+    assert_eq!((stats.toggles, stats.events_dropped), (3, 1), "{stats:?}");
+    assert!(matches!(
+        rx.try_recv(),
+        Ok(snowmint::Event::Regression { .. })
+    ));
+}
