@@ -27,6 +27,7 @@
 //!
 //! - `cli`: the `snowmint` command-line tool (pulls `clap`). Off by default: the library
 //!   depends on `quanta`, `crossbeam-utils` and `thiserror` only.
+//! - `serde`: `Serialize` and `Deserialize` for [`Layout`] and [`Snapshot`] (pulls `serde`).
 //!
 //! # Examples
 //!
@@ -53,6 +54,8 @@ mod error;
 mod generator;
 mod id;
 mod layout;
+#[cfg(feature = "serde")]
+mod serde_support;
 mod sync;
 mod time;
 
