@@ -54,6 +54,7 @@ mod error;
 mod generator;
 mod id;
 mod layout;
+mod persist;
 #[cfg(feature = "serde")]
 mod serde_support;
 mod sync;
@@ -66,6 +67,7 @@ pub use generator::{
 };
 pub use id::{Id, Parts};
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES};
+pub use persist::{HighWaterFile, PersistError, PersistentGenerator};
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]

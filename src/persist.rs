@@ -1,0 +1,503 @@
+//! A high-water file: IDs that survive a crash without repeating.
+//!
+//! The guarantee and its cost are documented on [`HighWaterFile`], the public entry point. In
+//! short: the mark on disk is written *ahead* of every ID returned, so every ID returned has a
+//! time below it, and a generator restarted from the file starts above it.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::clock::Clock;
+use crate::error::Error;
+use crate::generator::{Generator, GeneratorBuilder, Snapshot};
+use crate::id::Id;
+use crate::layout::Layout;
+use crate::sync::{AtomicU64, Ordering};
+
+/// What can go wrong with a high-water file or a [`PersistentGenerator`].
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{HighWaterFile, PersistError};
+/// use std::time::Duration;
+///
+/// let path = std::env::temp_dir().join(format!("snowmint-doc-error-{}", std::process::id()));
+/// std::fs::write(&path, "soon\n")?;
+/// let err = HighWaterFile::open(&path, Duration::from_secs(1)).unwrap_err();
+/// assert!(matches!(err, PersistError::File { .. }));
+/// assert_eq!(
+///     err.to_string(),
+///     format!(
+///         "high-water file {}: holds \"soon\\n\", expected one line with a Unix-millisecond \
+///          mark: invalid digit found in string",
+///         path.display()
+///     )
+/// );
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PersistError {
+    /// The generator failed to mint, or to build.
+    #[error(transparent)]
+    Generator(#[from] Error),
+
+    /// The high-water file could not be read or written, holds something other than a mark,
+    /// or does not fit the generator it is used with.
+    #[error("high-water file {path}: {reason}")]
+    File {
+        /// The file's path.
+        path: String,
+        /// What went wrong, and what was expected.
+        reason: String,
+    },
+}
+
+/// A file holding a generator's high-water mark: a Unix-millisecond time above every ID it
+/// returned.
+///
+/// Open it, start a generator above its mark with [`resume`](Self::resume), and mint through a
+/// [`PersistentGenerator`].
+///
+/// A [`Snapshot`] taken at a clean shutdown lets a restarted generator continue where the old
+/// one stopped. After a crash there is no snapshot, and a host whose clock is now behind (a
+/// step back, NTP, a VM restore) could mint IDs the old process already handed out. The file
+/// closes that gap. It holds one line, a mark `M` in Unix milliseconds, in decimal; a missing
+/// file means no mark (a first start).
+///
+/// # Guarantee
+///
+/// A [`PersistentGenerator`] writes the mark *ahead* of minting: before it returns an ID whose
+/// time is at or past the mark in memory, it writes a new mark, that time plus the interval,
+/// and only once the write is durable does it raise the mark in memory and return the ID. The
+/// mark in memory only ever holds values already on disk, so every ID ever returned has a time
+/// below the mark on disk, and a crash at any point loses nothing. On restart,
+/// [`resume`](Self::resume) starts a generator whose last minted tick is the tick holding `M`,
+/// with its sequence exhausted (and, with a tick-tock bit, on both timelines), so its first ID
+/// has a later tick: if the host clock reads behind `M`, the generator's
+/// [`ClockBehind`](crate::ClockBehind) policy waits or fails, exactly as for a resumed
+/// snapshot.
+///
+/// # Cost
+///
+/// - Per ID: one relaxed atomic load, a shift, mask and multiply-add to decode the ID's time,
+///   and one compare.
+/// - Per interval of ID time: one write of the file (write `PATH.tmp`, `fsync` it, rename it
+///   over `PATH`, `fsync` the directory), made by the first mint past the mark while every
+///   other mint past the mark waits on a mutex for it.
+/// - After a crash: the restarted generator starts up to one interval ahead of the last ID the
+///   old one returned. If it restarts sooner than that, its clock reads behind the mark and its
+///   policy applies: pick `ClockBehind::Wait { max_ms }` with `max_ms` at least the interval to
+///   wait rather than fail.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{HighWaterFile, Layout, ManualClock, PersistentGenerator};
+/// use std::time::Duration;
+///
+/// let dir = std::env::temp_dir().join(format!("snowmint-doc-file-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("high-water");
+///
+/// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
+/// assert_eq!(file.mark(), None); // no file yet: a first start
+/// let clock = ManualClock::new(1_700_000_000_000);
+/// let generator = file.resume(Layout::TWITTER, &[("machine", 5)]).clock(clock).build()?;
+/// let generator = PersistentGenerator::new(generator, file)?;
+/// let id = generator.mint()?;
+/// assert_eq!(std::fs::read_to_string(&path)?, "1700000001000\n");
+///
+/// // After a crash: the next generator starts above the mark.
+/// drop(generator);
+/// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
+/// assert_eq!(file.mark(), Some(1_700_000_001_000));
+/// let clock = ManualClock::new(1_700_000_002_000);
+/// let generator = file.resume(Layout::TWITTER, &[("machine", 5)]).clock(clock).build()?;
+/// let generator = PersistentGenerator::new(generator, file)?;
+/// assert!(generator.mint()? > id);
+/// std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HighWaterFile {
+    path: PathBuf,
+    interval_ms: u64,
+    mark: Option<u64>,
+}
+
+impl HighWaterFile {
+    /// The interval [`open`](Self::open) is usually given: one write per second of ID time.
+    pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+
+    /// Reads the mark at `path`, if the file exists, and keeps `interval`: how far ahead of an
+    /// ID's time each write puts the mark (at least 1 ms; less counts as 1 ms).
+    ///
+    /// A leftover `PATH.tmp` from a write cut short is ignored (the next write replaces it).
+    ///
+    /// # Errors
+    ///
+    /// [`PersistError::File`] when the file exists but cannot be read, or does not hold one
+    /// line with a Unix-millisecond mark.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::HighWaterFile;
+    ///
+    /// let path = std::env::temp_dir().join(format!("snowmint-doc-open-{}", std::process::id()));
+    /// std::fs::write(&path, "1700000000000\n")?;
+    /// let file = HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?;
+    /// assert_eq!(file.mark(), Some(1_700_000_000_000));
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open(path: impl AsRef<Path>, interval: Duration) -> Result<Self, PersistError> {
+        let path = path.as_ref().to_path_buf();
+        let interval_ms = u64::try_from(interval.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let mark = match fs::read_to_string(&path) {
+            Ok(text) => Some(parse_mark(&text).map_err(|reason| file_error(&path, reason))?),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => None,
+            Err(err) => return Err(file_error(&path, format!("cannot read it: {err}"))),
+        };
+        Ok(HighWaterFile {
+            path,
+            interval_ms,
+            mark,
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How far ahead of an ID's time each write puts the mark.
+    pub fn interval(&self) -> Duration {
+        Duration::from_millis(self.interval_ms)
+    }
+
+    /// The mark read by [`open`](Self::open), in Unix milliseconds; `None` if there was no file.
+    pub fn mark(&self) -> Option<u64> {
+        self.mark
+    }
+
+    /// Starts configuring a generator for `layout` and `nodes` that mints above the mark: as
+    /// [`Generator::resume`] from a snapshot whose last tick is the tick holding the mark, with
+    /// its sequence exhausted, on both timelines. Set the clock and the
+    /// [`ClockBehind`](crate::ClockBehind) policy, build, and wrap the generator with
+    /// [`PersistentGenerator::new`]. Without a mark, a fresh generator.
+    ///
+    /// Node values are checked by `build()`, as usual. See [`HighWaterFile`] for an example.
+    pub fn resume(&self, layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
+        let last_tick = self.mark.map_or(0, |mark| mark_tick(&layout, mark));
+        Generator::resume(&Snapshot {
+            layout,
+            nodes: nodes.to_vec(),
+            last_tick,
+            sequence: if last_tick == 0 {
+                0
+            } else {
+                layout.max_sequence()
+            },
+            timeline: 0,
+            other_timeline_tick: if layout.tick_tock_field().is_some() {
+                last_tick
+            } else {
+                0
+            },
+        })
+    }
+
+    /// Writes `mark` durably: `PATH.tmp`, `fsync`, rename over `PATH`, `fsync` the directory.
+    fn write(&self, mark: u64) -> Result<(), PersistError> {
+        let tmp = self.tmp_path();
+        let fail = |what: &str, err: io::Error| file_error(&self.path, format!("{what}: {err}"));
+        let mut file =
+            File::create(&tmp).map_err(|e| fail("cannot create the temporary file", e))?;
+        file.write_all(format!("{mark}\n").as_bytes())
+            .map_err(|e| fail("cannot write the temporary file", e))?;
+        file.sync_all()
+            .map_err(|e| fail("cannot sync the temporary file", e))?;
+        drop(file);
+        fs::rename(&tmp, &self.path).map_err(|e| fail("cannot rename the temporary file", e))?;
+        sync_dir(&self.path).map_err(|e| fail("cannot sync the directory", e))
+    }
+
+    fn tmp_path(&self) -> PathBuf {
+        let mut tmp = self.path.clone().into_os_string();
+        tmp.push(".tmp");
+        tmp.into()
+    }
+}
+
+/// The tick holding `mark` (clamped to the layout's ticks): every ID with a time below `mark`
+/// has this tick or an earlier one.
+fn mark_tick(layout: &Layout, mark: u64) -> u64 {
+    (mark.saturating_sub(layout.epoch_ms()) / layout.tick_ms()).min(layout.max_ticks())
+}
+
+fn parse_mark(text: &str) -> Result<u64, String> {
+    let expected = "expected one line with a Unix-millisecond mark";
+    let line = text.strip_suffix('\n').unwrap_or(text);
+    if line.is_empty() {
+        return Err(format!("holds {text:?}, {expected}"));
+    }
+    line.parse()
+        .map_err(|err| format!("holds {text:?}, {expected}: {err}"))
+}
+
+fn file_error(path: &Path, reason: String) -> PersistError {
+    PersistError::File {
+        path: path.display().to_string(),
+        reason,
+    }
+}
+
+/// Makes a rename in `path`'s directory durable.
+#[cfg(unix)]
+fn sync_dir(path: &Path) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    File::open(dir)?.sync_all()
+}
+
+/// Directories cannot be opened for syncing here; the rename is as durable as the platform
+/// makes it.
+#[cfg(not(unix))]
+fn sync_dir(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// A [`Generator`] that keeps a [`HighWaterFile`] ahead of every ID it returns.
+///
+/// Minting costs one relaxed load and a compare more than the generator's own mint, and one
+/// durable file write per interval of ID time (see [`HighWaterFile`] for the guarantee).
+///
+/// See [`HighWaterFile`] for an example.
+pub struct PersistentGenerator<C> {
+    generator: Generator<C>,
+    /// The mark on disk, in Unix milliseconds: raised only after the write is durable.
+    mark: AtomicU64,
+    time_shift: u32,
+    time_max: u64,
+    tick_ms: u64,
+    epoch_ms: u64,
+    interval_ms: u64,
+    file: HighWaterFile,
+    /// Serializes writes (cold path only) and counts them.
+    writes: Mutex<u64>,
+}
+
+impl<C> PersistentGenerator<C> {
+    /// Wraps `generator`, built with [`HighWaterFile::resume`] from the same `file`.
+    ///
+    /// # Errors
+    ///
+    /// [`PersistError::File`] when the generator could still mint at or below the file's mark:
+    /// it was not started with [`HighWaterFile::resume`] (or from a snapshot above the mark).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, HighWaterFile, Layout, ManualClock, PersistentGenerator};
+    /// use std::time::Duration;
+    ///
+    /// let path = std::env::temp_dir().join(format!("snowmint-doc-new-{}", std::process::id()));
+    /// std::fs::write(&path, "1700000000000\n")?;
+    /// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
+    /// let clock = ManualClock::new(1_700_000_005_000);
+    /// let fresh = Generator::builder(Layout::TWITTER).clock(clock).build()?;
+    /// assert!(PersistentGenerator::new(fresh, file).is_err()); // not started above the mark
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(generator: Generator<C>, file: HighWaterFile) -> Result<Self, PersistError> {
+        let layout = *generator.layout();
+        if let Some(mark) = file.mark {
+            let needed = mark_tick(&layout, mark);
+            let snapshot = generator.snapshot();
+            let full = snapshot.last_tick > needed
+                || snapshot.last_tick == needed
+                    && (needed == 0 || snapshot.sequence == layout.max_sequence());
+            let other =
+                layout.tick_tock_field().is_none() || snapshot.other_timeline_tick >= needed;
+            if !(full && other) {
+                return Err(file_error(
+                    &file.path,
+                    format!(
+                        "holds the mark {mark} ms, and the generator could still mint at or \
+                         before its tick {needed} of layout {}; expected a generator built \
+                         with HighWaterFile::resume",
+                        layout.name()
+                    ),
+                ));
+            }
+        }
+        let time = layout.time_field();
+        Ok(PersistentGenerator {
+            mark: AtomicU64::new(file.mark.unwrap_or(0)),
+            time_shift: time.shift(),
+            time_max: time.max(),
+            tick_ms: layout.tick_ms(),
+            epoch_ms: layout.epoch_ms(),
+            interval_ms: file.interval_ms,
+            generator,
+            file,
+            writes: Mutex::new(0),
+        })
+    }
+
+    /// The generator inside, for its layout, clock, stats and decoding. Mint through `self`:
+    /// IDs minted on the inner generator directly are not covered by the file.
+    pub fn generator(&self) -> &Generator<C> {
+        &self.generator
+    }
+
+    /// The high-water file.
+    pub fn file(&self) -> &HighWaterFile {
+        &self.file
+    }
+
+    /// The mark on disk, in Unix milliseconds (0 before the first write on a first start):
+    /// above the time of every ID returned so far.
+    pub fn mark(&self) -> u64 {
+        self.mark.load(Ordering::Relaxed)
+    }
+
+    /// How many times this generator has written the file.
+    pub fn writes(&self) -> u64 {
+        *self.writes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The time of `id`, in Unix milliseconds: the start of its tick.
+    #[inline(always)]
+    fn time_ms(&self, id: Id) -> u64 {
+        let ticks = (id.to_u64() >> self.time_shift) & self.time_max;
+        ticks * self.tick_ms + self.epoch_ms
+    }
+
+    /// Returns `id` once the mark on disk is above its time.
+    #[inline(always)]
+    fn cover(&self, id: Id) -> Result<Id, PersistError> {
+        let time = self.time_ms(id);
+        // Relaxed: the mark publishes no memory. Every value it holds was stored after the
+        // write of that value to disk had returned, so any value read is already durable.
+        if time < self.mark.load(Ordering::Relaxed) {
+            return Ok(id);
+        }
+        self.raise(id, time)
+    }
+
+    /// `id`'s time is at or past the mark: write a new mark, then return `id`.
+    #[cold]
+    #[inline(never)]
+    fn raise(&self, id: Id, time: u64) -> Result<Id, PersistError> {
+        // Poisoning cannot break the invariant: the mark is raised only after a durable write.
+        let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
+        // Another thread may have raised the mark while this one waited for the lock.
+        if time < self.mark.load(Ordering::Relaxed) {
+            return Ok(id);
+        }
+        let mark = time.saturating_add(self.interval_ms);
+        self.file.write(mark)?;
+        *writes += 1;
+        // Only now, with `mark` durable, may other threads return IDs below it.
+        self.mark.store(mark, Ordering::Relaxed);
+        Ok(id)
+    }
+}
+
+impl<C: Clock> PersistentGenerator<C> {
+    /// Mints the next ID as [`Generator::mint`] does, writing the file first when the ID's time
+    /// reaches the mark.
+    ///
+    /// # Errors
+    ///
+    /// [`PersistError::Generator`] with the errors of [`Generator::mint`];
+    /// [`PersistError::File`] when the file cannot be written (the ID is then discarded, never
+    /// returned).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{HighWaterFile, Layout, ManualClock, PersistentGenerator};
+    /// use std::time::Duration;
+    ///
+    /// let path = std::env::temp_dir().join(format!("snowmint-doc-mint-{}", std::process::id()));
+    /// let file = HighWaterFile::open(&path, Duration::from_millis(100))?;
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = file.resume(Layout::TWITTER, &[]).clock(clock.clone()).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// for _ in 0..1_000 {
+    ///     generator.mint()?;
+    ///     clock.advance(1);
+    /// }
+    /// assert_eq!(generator.writes(), 10); // one per 100 ms of ID time
+    /// assert_eq!(generator.mark(), 1_700_000_001_000);
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn mint(&self) -> Result<Id, PersistError> {
+        let id = self.generator.mint()?;
+        self.cover(id)
+    }
+
+    /// Mints the next ID as [`Generator::try_mint`] does (failing rather than waiting for a
+    /// full tick), writing the file first when the ID's time reaches the mark.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint), with [`Error::SequenceExhausted`] as [`Generator::try_mint`].
+    #[inline]
+    pub fn try_mint(&self) -> Result<Id, PersistError> {
+        let id = self.generator.try_mint()?;
+        self.cover(id)
+    }
+}
+
+impl<C> std::fmt::Debug for PersistentGenerator<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PersistentGenerator")
+            .field("generator", &self.generator)
+            .field("file", &self.file)
+            .field("mark", &self.mark())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_one_line_marks() {
+        assert_eq!(parse_mark("42\n"), Ok(42));
+        assert_eq!(parse_mark("42"), Ok(42));
+        assert!(parse_mark("").unwrap_err().contains("holds \"\""));
+        assert!(parse_mark("\n").is_err());
+        assert!(parse_mark("4 2\n").is_err());
+        assert!(parse_mark("42\n\n").is_err());
+        assert!(parse_mark("-1\n").is_err());
+    }
+
+    #[test]
+    fn mark_tick_holds_every_earlier_time() {
+        let layout = Layout::SONYFLAKE;
+        let tick = mark_tick(&layout, layout.epoch_ms() + 25);
+        assert_eq!(tick, 2);
+        // The times below the mark, 0..25 ms after the epoch, are in ticks 0..=2.
+        assert_eq!(mark_tick(&layout, 0), 0);
+        assert_eq!(mark_tick(&layout, u64::MAX), layout.max_ticks());
+    }
+}

@@ -1,0 +1,348 @@
+//! The high-water file: IDs never repeat across a crash, and the file is written rarely and
+//! atomically.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use snowmint::{
+    ClockBehind, Error, HighWaterFile, Id, Layout, ManualClock, PersistError, PersistentGenerator,
+};
+
+const START_MS: u64 = 1_700_000_000_000;
+const INTERVAL: Duration = Duration::from_secs(1);
+
+/// A fresh directory under the system's temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "snowmint-persist-{name}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn file(&self) -> PathBuf {
+        self.0.join("high-water")
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn on_disk(path: &Path) -> u64 {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .trim_end()
+        .parse()
+        .unwrap()
+}
+
+fn start(
+    path: &Path,
+    layout: Layout,
+    clock: &ManualClock,
+    policy: ClockBehind,
+) -> Result<PersistentGenerator<ManualClock>, PersistError> {
+    let file = HighWaterFile::open(path, INTERVAL)?;
+    let generator = file
+        .resume(layout, &[("machine", 3)])
+        .clock(clock.clone())
+        .on_clock_behind(policy)
+        .build()?;
+    PersistentGenerator::new(generator, file)
+}
+
+fn time_ms(layout: &Layout, id: Id) -> u64 {
+    layout.decode(id).unwrap().timestamp_ms()
+}
+
+#[test]
+fn the_mark_stays_above_every_id_and_is_written_once_per_interval() {
+    let dir = TempDir::new("bounded");
+    let path = dir.file();
+    let layout = Layout::TWITTER;
+    let clock = ManualClock::new(START_MS);
+    let generator = start(&path, layout, &clock, ClockBehind::Error).unwrap();
+    let mut ids = HashSet::new();
+    let mut max_time = 0;
+    for i in 0..10_000u64 {
+        let id = generator.mint().unwrap();
+        assert!(ids.insert(id));
+        let time = time_ms(&layout, id);
+        max_time = max_time.max(time);
+        // The mark on disk, read back from the file, is above every ID returned so far.
+        assert!(on_disk(&path) > max_time);
+        assert_eq!(generator.mark(), on_disk(&path));
+        // 10,000 IDs over 10 s of simulated time, some ticks with several IDs.
+        if i % 3 != 0 {
+            clock.advance(1);
+        }
+    }
+    let span_ms = max_time - START_MS;
+    assert!((6_000..7_000).contains(&span_ms), "{span_ms}");
+    // One write per interval of ID time, plus the first.
+    assert_eq!(generator.writes(), span_ms / 1_000 + 1);
+    assert!(!path.with_file_name("high-water.tmp").exists());
+}
+
+#[test]
+fn threads_share_one_mark() {
+    let dir = TempDir::new("threads");
+    let path = dir.file();
+    let layout = Layout::TWITTER;
+    let clock = ManualClock::new(START_MS);
+    let generator = start(&path, layout, &clock, ClockBehind::Error).unwrap();
+    let ids: Vec<Id> = thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    (0..2_000)
+                        .map(|_| generator.mint().unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        // Keep time moving until every worker is done: a full tick makes `mint` wait for the
+        // next one.
+        while !workers.iter().all(|w| w.is_finished()) {
+            clock.advance(7);
+            thread::sleep(Duration::from_micros(100));
+        }
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+    let max_time = ids.iter().map(|&id| time_ms(&layout, id)).max().unwrap();
+    assert!(on_disk(&path) > max_time);
+    let span_ms = max_time - START_MS;
+    assert!(span_ms > 0);
+    assert!(generator.writes() <= span_ms / 1_000 + 1, "{span_ms}");
+}
+
+/// Mints across 3 s of simulated time, then "crashes": dropped without a snapshot. Returns the
+/// IDs and the last minted time.
+fn run_and_crash(path: &Path, layout: Layout) -> (HashSet<Id>, u64) {
+    let clock = ManualClock::new(START_MS);
+    let generator = start(path, layout, &clock, ClockBehind::Error).unwrap();
+    let mut ids = HashSet::new();
+    for _ in 0..3_000 {
+        ids.insert(generator.mint().unwrap());
+        clock.advance(1);
+    }
+    let last = ids.iter().map(|&id| time_ms(&layout, id)).max().unwrap();
+    drop(generator);
+    (ids, last)
+}
+
+#[test]
+fn after_a_crash_a_clock_behind_errors_instead_of_repeating() {
+    let dir = TempDir::new("crash-error");
+    let path = dir.file();
+    let layout = Layout::TWITTER;
+    let (old, last) = run_and_crash(&path, layout);
+    // The host clock now reads 500 ms behind the last ID, inside the old interval.
+    let clock = ManualClock::new(last - 500);
+    let generator = start(&path, layout, &clock, ClockBehind::Error).unwrap();
+    assert!(matches!(
+        generator.mint(),
+        Err(PersistError::Generator(Error::ClockBehind { .. }))
+    ));
+    // Once the clock passes the mark, minting resumes above every old ID.
+    let mark = on_disk(&path);
+    assert!(mark > last);
+    clock.set(mark + 1);
+    for _ in 0..5_000 {
+        let id = generator.mint().unwrap();
+        assert!(!old.contains(&id));
+        assert!(time_ms(&layout, id) > last);
+        clock.advance(1);
+    }
+}
+
+#[test]
+fn after_a_crash_a_waiting_generator_mints_above_the_mark() {
+    let dir = TempDir::new("crash-wait");
+    let path = dir.file();
+    let layout = Layout::TWITTER;
+    let (old, last) = run_and_crash(&path, layout);
+    let mark = on_disk(&path);
+    let clock = ManualClock::new(last - 500);
+    let generator = start(&path, layout, &clock, ClockBehind::Wait { max_ms: 5_000 }).unwrap();
+    let id = thread::scope(|s| {
+        let minter = s.spawn(|| generator.mint().unwrap());
+        // Bring the clock up past the mark while the mint waits.
+        while clock.unix_ms_now() <= mark {
+            thread::sleep(Duration::from_millis(1));
+            clock.advance(100);
+        }
+        minter.join().unwrap()
+    });
+    assert!(!old.contains(&id));
+    assert!(time_ms(&layout, id) > mark);
+    assert!(generator.generator().stats().waits >= 1);
+}
+
+#[test]
+fn after_a_crash_tick_tock_cannot_toggle_into_old_time() {
+    let dir = TempDir::new("crash-tick-tock");
+    let path = dir.file();
+    let layout = Layout::builder("tt", 64)
+        .time(41)
+        .tick_tock()
+        .node("machine", 10)
+        .sequence(12)
+        .epoch_ms(1_288_834_974_657)
+        .build()
+        .unwrap();
+    let (old, last) = run_and_crash(&path, layout);
+    let clock = ManualClock::new(last - 500);
+    let generator = start(&path, layout, &clock, ClockBehind::TickTock { max_ms: 0 }).unwrap();
+    // Both timelines are marked used up to the mark: no toggle into the old interval.
+    assert!(matches!(
+        generator.mint(),
+        Err(PersistError::Generator(Error::ClockBehind { .. }))
+    ));
+    clock.set(on_disk(&path) + 1);
+    let id = generator.mint().unwrap();
+    assert!(!old.contains(&id));
+}
+
+#[test]
+fn a_missing_file_is_a_fresh_start() {
+    let dir = TempDir::new("missing");
+    let path = dir.file();
+    let file = HighWaterFile::open(&path, INTERVAL).unwrap();
+    assert_eq!(file.mark(), None);
+    assert!(!path.exists()); // opening does not create it
+    let clock = ManualClock::new(START_MS);
+    let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
+    assert_eq!(generator.mark(), 0);
+    let id = generator.mint().unwrap();
+    assert_eq!(time_ms(&Layout::TWITTER, id), START_MS);
+    assert_eq!(on_disk(&path), START_MS + 1_000);
+}
+
+#[test]
+fn a_corrupt_file_names_the_path_and_the_content() {
+    let dir = TempDir::new("corrupt");
+    let path = dir.file();
+    for content in [
+        "",
+        "\n",
+        "17OO000000000\n",
+        "-5\n",
+        "1\n2\n",
+        "99999999999999999999999\n",
+    ] {
+        std::fs::write(&path, content).unwrap();
+        let err = HighWaterFile::open(&path, INTERVAL).unwrap_err();
+        let PersistError::File {
+            path: named,
+            reason,
+        } = &err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!(named, &path.display().to_string());
+        assert!(reason.contains(&format!("{content:?}")), "{reason}");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("high-water file {}: holds ", path.display())),
+            "{err}"
+        );
+        assert!(reason.contains("expected one line with a Unix-millisecond mark"));
+    }
+    std::fs::write(&path, "x\n").unwrap();
+    assert_eq!(
+        HighWaterFile::open(&path, INTERVAL)
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "high-water file {}: holds \"x\\n\", expected one line with a Unix-millisecond mark: \
+             invalid digit found in string",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_generator_not_started_above_the_mark_is_refused() {
+    let dir = TempDir::new("refused");
+    let path = dir.file();
+    std::fs::write(&path, format!("{START_MS}\n")).unwrap();
+    let file = HighWaterFile::open(&path, INTERVAL).unwrap();
+    let fresh = snowmint::Generator::builder(Layout::TWITTER)
+        .clock(ManualClock::new(START_MS + 10_000))
+        .build()
+        .unwrap();
+    let err = PersistentGenerator::new(fresh, file).unwrap_err();
+    assert!(err.to_string().contains("HighWaterFile::resume"), "{err}");
+}
+
+#[test]
+fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
+    let dir = TempDir::new("rename");
+    let path = dir.file();
+    let tmp = dir.0.join("high-water.tmp");
+    // A leftover from a write cut short is ignored, then replaced.
+    std::fs::write(&tmp, "garbage").unwrap();
+    let clock = ManualClock::new(START_MS);
+    let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
+    for _ in 0..3 {
+        generator.mint().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            format!("{}\n", generator.mark())
+        );
+        assert!(!tmp.exists());
+        let entries: Vec<_> = std::fs::read_dir(&dir.0).unwrap().collect();
+        assert_eq!(entries.len(), 1);
+        clock.advance(1_000);
+    }
+    assert_eq!(generator.writes(), 3);
+}
+
+#[test]
+fn a_failed_write_returns_an_error_and_no_id() {
+    let dir = TempDir::new("unwritable");
+    // The file's directory does not exist: the temporary file cannot be created.
+    let path = dir.0.join("missing-dir").join("high-water");
+    let clock = ManualClock::new(START_MS);
+    let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
+    let err = generator.mint().unwrap_err();
+    assert!(matches!(err, PersistError::File { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("cannot create the temporary file"),
+        "{err}"
+    );
+    assert_eq!(generator.mark(), 0);
+    // Once the directory exists, minting goes on, above the discarded ID.
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    generator.mint().unwrap();
+    assert_eq!(generator.writes(), 1);
+}
+
+/// `ManualClock`'s reading, through the `Clock` trait.
+trait Now {
+    fn unix_ms_now(&self) -> u64;
+}
+
+impl Now for ManualClock {
+    fn unix_ms_now(&self) -> u64 {
+        snowmint::Clock::unix_ms(self)
+    }
+}
