@@ -58,6 +58,16 @@ pub enum Error {
         given_ms: u64,
     },
 
+    /// A high-water file could not be read or written, holds something other than a mark, or
+    /// does not fit the generator it is used with.
+    #[error("high-water file {path}: {reason}")]
+    Persist {
+        /// The file's path.
+        path: String,
+        /// What went wrong, and what was expected.
+        reason: String,
+    },
+
     /// A node field (machine, worker, process, shard, ...) was given a value it cannot hold.
     #[error("{field} id {value} is out of range for layout {layout} (0..={max})")]
     NodeOutOfRange {

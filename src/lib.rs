@@ -67,7 +67,7 @@ pub use generator::{
 };
 pub use id::{Id, Parts};
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES};
-pub use persist::{HighWaterFile, PersistError, PersistentGenerator};
+pub use persist::{HighWaterFile, PersistentGenerator};
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]

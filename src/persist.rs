@@ -11,52 +11,11 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::error::Error;
+use crate::error::{Error, Result};
 use crate::generator::{Generator, GeneratorBuilder, Snapshot};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::sync::{AtomicU64, Ordering};
-
-/// What can go wrong with a high-water file or a [`PersistentGenerator`].
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::{HighWaterFile, PersistError};
-/// use std::time::Duration;
-///
-/// let path = std::env::temp_dir().join(format!("snowmint-doc-error-{}", std::process::id()));
-/// std::fs::write(&path, "soon\n")?;
-/// let err = HighWaterFile::open(&path, Duration::from_secs(1)).unwrap_err();
-/// assert!(matches!(err, PersistError::File { .. }));
-/// assert_eq!(
-///     err.to_string(),
-///     format!(
-///         "high-water file {}: holds \"soon\\n\", expected one line with a Unix-millisecond \
-///          mark: invalid digit found in string",
-///         path.display()
-///     )
-/// );
-/// std::fs::remove_file(&path)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PersistError {
-    /// The generator failed to mint, or to build.
-    #[error(transparent)]
-    Generator(#[from] Error),
-
-    /// The high-water file could not be read or written, holds something other than a mark,
-    /// or does not fit the generator it is used with.
-    #[error("high-water file {path}: {reason}")]
-    File {
-        /// The file's path.
-        path: String,
-        /// What went wrong, and what was expected.
-        reason: String,
-    },
-}
 
 /// A file holding a generator's high-water mark: a Unix-millisecond time above every ID it
 /// returned.
@@ -142,7 +101,7 @@ impl HighWaterFile {
     ///
     /// # Errors
     ///
-    /// [`PersistError::File`] when the file exists but cannot be read, or does not hold one
+    /// [`Error::Persist`] when the file exists but cannot be read, or does not hold one
     /// line with a Unix-millisecond mark.
     ///
     /// # Examples
@@ -157,7 +116,7 @@ impl HighWaterFile {
     /// std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn open(path: impl AsRef<Path>, interval: Duration) -> Result<Self, PersistError> {
+    pub fn open(path: impl AsRef<Path>, interval: Duration) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         let interval_ms = u64::try_from(interval.as_millis())
             .unwrap_or(u64::MAX)
@@ -217,7 +176,7 @@ impl HighWaterFile {
     }
 
     /// Writes `mark` durably: `PATH.tmp`, `fsync`, rename over `PATH`, `fsync` the directory.
-    fn write(&self, mark: u64) -> Result<(), PersistError> {
+    fn write(&self, mark: u64) -> Result<()> {
         let tmp = self.tmp_path();
         let fail = |what: &str, err: io::Error| file_error(&self.path, format!("{what}: {err}"));
         let mut file =
@@ -254,8 +213,8 @@ fn parse_mark(text: &str) -> Result<u64, String> {
         .map_err(|err| format!("holds {text:?}, {expected}: {err}"))
 }
 
-fn file_error(path: &Path, reason: String) -> PersistError {
-    PersistError::File {
+fn file_error(path: &Path, reason: String) -> Error {
+    Error::Persist {
         path: path.display().to_string(),
         reason,
     }
@@ -303,7 +262,7 @@ impl<C> PersistentGenerator<C> {
     ///
     /// # Errors
     ///
-    /// [`PersistError::File`] when the generator could still mint at or below the file's mark:
+    /// [`Error::Persist`] when the generator could still mint at or below the file's mark:
     /// it was not started with [`HighWaterFile::resume`] (or from a snapshot above the mark).
     ///
     /// # Examples
@@ -321,7 +280,7 @@ impl<C> PersistentGenerator<C> {
     /// std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(generator: Generator<C>, file: HighWaterFile) -> Result<Self, PersistError> {
+    pub fn new(generator: Generator<C>, file: HighWaterFile) -> Result<Self> {
         let layout = *generator.layout();
         if let Some(mark) = file.mark {
             let needed = mark_tick(&layout, mark);
@@ -388,7 +347,7 @@ impl<C> PersistentGenerator<C> {
 
     /// Returns `id` once the mark on disk is above its time.
     #[inline(always)]
-    fn cover(&self, id: Id) -> Result<Id, PersistError> {
+    fn cover(&self, id: Id) -> Result<Id> {
         let time = self.time_ms(id);
         // Relaxed: the mark publishes no memory. Every value it holds was stored after the
         // write of that value to disk had returned, so any value read is already durable.
@@ -401,7 +360,7 @@ impl<C> PersistentGenerator<C> {
     /// `id`'s time is at or past the mark: write a new mark, then return `id`.
     #[cold]
     #[inline(never)]
-    fn raise(&self, id: Id, time: u64) -> Result<Id, PersistError> {
+    fn raise(&self, id: Id, time: u64) -> Result<Id> {
         // Poisoning cannot break the invariant: the mark is raised only after a durable write.
         let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
         // Another thread may have raised the mark while this one waited for the lock.
@@ -423,8 +382,8 @@ impl<C: Clock> PersistentGenerator<C> {
     ///
     /// # Errors
     ///
-    /// [`PersistError::Generator`] with the errors of [`Generator::mint`];
-    /// [`PersistError::File`] when the file cannot be written (the ID is then discarded, never
+    /// The errors of [`Generator::mint`];
+    /// [`Error::Persist`] when the file cannot be written (the ID is then discarded, never
     /// returned).
     ///
     /// # Examples
@@ -448,7 +407,7 @@ impl<C: Clock> PersistentGenerator<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn mint(&self) -> Result<Id, PersistError> {
+    pub fn mint(&self) -> Result<Id> {
         let id = self.generator.mint()?;
         self.cover(id)
     }
@@ -460,7 +419,7 @@ impl<C: Clock> PersistentGenerator<C> {
     ///
     /// As for [`mint`](Self::mint), with [`Error::SequenceExhausted`] as [`Generator::try_mint`].
     #[inline]
-    pub fn try_mint(&self) -> Result<Id, PersistError> {
+    pub fn try_mint(&self) -> Result<Id> {
         let id = self.generator.try_mint()?;
         self.cover(id)
     }

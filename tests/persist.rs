@@ -7,9 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use snowmint::{
-    ClockBehind, Error, HighWaterFile, Id, Layout, ManualClock, PersistError, PersistentGenerator,
-};
+use snowmint::{ClockBehind, Error, HighWaterFile, Id, Layout, ManualClock, PersistentGenerator};
 
 const START_MS: u64 = 1_700_000_000_000;
 const INTERVAL: Duration = Duration::from_secs(1);
@@ -54,7 +52,7 @@ fn start(
     layout: Layout,
     clock: &ManualClock,
     policy: ClockBehind,
-) -> Result<PersistentGenerator<ManualClock>, PersistError> {
+) -> Result<PersistentGenerator<ManualClock>, Error> {
     let file = HighWaterFile::open(path, INTERVAL)?;
     let generator = file
         .resume(layout, &[("machine", 3)])
@@ -157,10 +155,7 @@ fn after_a_crash_a_clock_behind_errors_instead_of_repeating() {
     // The host clock now reads 500 ms behind the last ID, inside the old interval.
     let clock = ManualClock::new(last - 500);
     let generator = start(&path, layout, &clock, ClockBehind::Error).unwrap();
-    assert!(matches!(
-        generator.mint(),
-        Err(PersistError::Generator(Error::ClockBehind { .. }))
-    ));
+    assert!(matches!(generator.mint(), Err(Error::ClockBehind { .. })));
     // Once the clock passes the mark, minting resumes above every old ID.
     let mark = on_disk(&path);
     assert!(mark > last);
@@ -212,10 +207,7 @@ fn after_a_crash_tick_tock_cannot_toggle_into_old_time() {
     let clock = ManualClock::new(last - 500);
     let generator = start(&path, layout, &clock, ClockBehind::TickTock { max_ms: 0 }).unwrap();
     // Both timelines are marked used up to the mark: no toggle into the old interval.
-    assert!(matches!(
-        generator.mint(),
-        Err(PersistError::Generator(Error::ClockBehind { .. }))
-    ));
+    assert!(matches!(generator.mint(), Err(Error::ClockBehind { .. })));
     clock.set(on_disk(&path) + 1);
     let id = generator.mint().unwrap();
     assert!(!old.contains(&id));
@@ -250,7 +242,7 @@ fn a_corrupt_file_names_the_path_and_the_content() {
     ] {
         std::fs::write(&path, content).unwrap();
         let err = HighWaterFile::open(&path, INTERVAL).unwrap_err();
-        let PersistError::File {
+        let Error::Persist {
             path: named,
             reason,
         } = &err
@@ -324,7 +316,7 @@ fn a_failed_write_returns_an_error_and_no_id() {
     let clock = ManualClock::new(START_MS);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     let err = generator.mint().unwrap_err();
-    assert!(matches!(err, PersistError::File { .. }), "{err:?}");
+    assert!(matches!(err, Error::Persist { .. }), "{err:?}");
     assert!(
         err.to_string().contains("cannot create the temporary file"),
         "{err}"
