@@ -526,17 +526,9 @@ impl GeneratorBuilder<DefaultClock> {
     /// [`Error::TickTockUnsupported`] for the tick-tock policy on a layout without the bit, and
     /// [`Error::InvalidSnapshot`] for a resumed snapshot that does not fit the layout.
     pub fn build(self) -> Result<Generator<MonotonicClock>> {
-        let plan = self.plan()?;
-        let start = self.start(&plan)?;
-        let clock = MonotonicClock::new();
-        Ok(Generator::assemble(
-            self.layout,
-            plan,
-            self.on_behind,
-            start,
-            self.events,
-            clock,
-        ))
+        // Validate before creating the clock: the first one in a process calibrates quanta.
+        self.start(&self.plan()?)?;
+        self.clock(MonotonicClock::new()).build()
     }
 }
 
