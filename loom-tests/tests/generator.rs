@@ -27,17 +27,9 @@ use loom::thread;
 
 use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock};
 
-/// Runs `f` under loom, bounding preemptions at 3 unless `LOOM_MAX_PREEMPTIONS` says otherwise.
-fn model<F>(f: F)
-where
-    F: Fn() + Sync + Send + 'static,
-{
-    let mut builder = loom::model::Builder::new();
-    if builder.preemption_bound.is_none() {
-        builder.preemption_bound = Some(3);
-    }
-    builder.check(f);
-}
+mod common;
+
+use common::model;
 
 /// The clock's start in `layout`'s ticks: a few ticks past the epoch, since generators never
 /// mint in the epoch's own tick.

@@ -44,17 +44,9 @@ use loom::thread;
 
 use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock, Snapshot, Stats};
 
-/// Runs `f` under loom, bounding preemptions at 3 unless `LOOM_MAX_PREEMPTIONS` says otherwise.
-fn model<F>(f: F)
-where
-    F: Fn() + Sync + Send + 'static,
-{
-    let mut builder = loom::model::Builder::new();
-    if builder.preemption_bound.is_none() {
-        builder.preemption_bound = Some(3);
-    }
-    builder.check(f);
-}
+mod common;
+
+use common::model;
 
 /// Toggle when the other timeline allows it, else fail at once.
 const POLICY: ClockBehind = ClockBehind::TickTock { max_ms: 0 };
