@@ -201,8 +201,7 @@ impl<'l> Parts<'l> {
 
     /// The time the ID carries, in Unix milliseconds (the start of its tick).
     pub fn timestamp_ms(&self) -> u64 {
-        // Cannot overflow: the layout checked its last representable time when it was built.
-        self.layout.epoch_ms() + self.ticks() * self.layout.tick_ms()
+        self.layout.unix_ms_of(self.id)
     }
 
     /// The time the ID carries, as a `SystemTime`.

@@ -768,6 +768,13 @@ impl Layout {
         !used
     }
 
+    /// The time `id` carries, in Unix milliseconds (the start of its tick), without checking
+    /// that `id` fits the layout.
+    pub(crate) fn unix_ms_of(&self, id: Id) -> u64 {
+        // Cannot overflow: the last representable time was checked when the layout was built.
+        self.epoch_ms + self.time_field().get(id.to_u64()) * self.tick_ms
+    }
+
     /// The tick that holds `unix_ms`, counted from the epoch.
     ///
     /// # Examples

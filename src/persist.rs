@@ -247,10 +247,6 @@ pub struct PersistentGenerator<C> {
     generator: Generator<C>,
     /// The mark on disk, in Unix milliseconds: raised only after the write is durable.
     mark: AtomicU64,
-    time_shift: u32,
-    time_max: u64,
-    tick_ms: u64,
-    epoch_ms: u64,
     interval_ms: u64,
     file: HighWaterFile,
     /// Serializes writes (cold path only) and counts them.
@@ -302,13 +298,8 @@ impl<C> PersistentGenerator<C> {
                 ));
             }
         }
-        let time = layout.time_field();
         Ok(PersistentGenerator {
             mark: AtomicU64::new(file.mark.unwrap_or(0)),
-            time_shift: time.shift(),
-            time_max: time.max(),
-            tick_ms: layout.tick_ms(),
-            epoch_ms: layout.epoch_ms(),
             interval_ms: file.interval_ms,
             generator,
             file,
@@ -338,17 +329,10 @@ impl<C> PersistentGenerator<C> {
         *self.writes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The time of `id`, in Unix milliseconds: the start of its tick.
-    #[inline(always)]
-    fn time_ms(&self, id: Id) -> u64 {
-        let ticks = (id.to_u64() >> self.time_shift) & self.time_max;
-        ticks * self.tick_ms + self.epoch_ms
-    }
-
     /// Returns `id` once the mark on disk is above its time.
     #[inline(always)]
     fn cover(&self, id: Id) -> Result<Id> {
-        let time = self.time_ms(id);
+        let time = self.generator.layout().unix_ms_of(id);
         // Relaxed: the mark publishes no memory. Every value it holds was stored after the
         // write of that value to disk had returned, so any value read is already durable.
         if time < self.mark.load(Ordering::Relaxed) {
