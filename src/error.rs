@@ -1,5 +1,6 @@
 //! The crate's one error type.
 
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
 /// Everything that can go wrong in snowmint, with the bad value and what was expected.
@@ -110,6 +111,44 @@ pub enum Error {
         value: u64,
         /// The largest sequence the layout holds.
         max: u64,
+    },
+
+    /// A sequence range is empty or reaches past the layout's sequence field.
+    #[error(
+        "sequence range {range:?} for layout {layout} {problem}; \
+         expected a non-empty range within 0..={max}"
+    )]
+    InvalidSequenceRange {
+        /// The layout's name.
+        layout: &'static str,
+        /// The range given.
+        range: RangeInclusive<u64>,
+        /// What is wrong with it.
+        problem: &'static str,
+        /// The largest sequence the layout holds.
+        max: u64,
+    },
+
+    /// Two sequence ranges of one set overlap, so their generators could mint the same ID.
+    #[error(
+        "sequence ranges {first:?} and {second:?} for layout {layout} overlap; expected disjoint ranges"
+    )]
+    SequenceRangesOverlap {
+        /// The layout's name.
+        layout: &'static str,
+        /// One range.
+        first: RangeInclusive<u64>,
+        /// A range that shares a value with `first`.
+        second: RangeInclusive<u64>,
+    },
+
+    /// A sharded generator was asked for shards it cannot have.
+    #[error("invalid shards for layout {layout}: {reason}")]
+    InvalidShards {
+        /// The layout's name.
+        layout: &'static str,
+        /// What is wrong, and what was expected.
+        reason: String,
     },
 
     /// The tick-tock policy was chosen for a layout without a tick-tock bit.

@@ -9,13 +9,21 @@
 //!
 //! 1. load the state, then read the clock once (converted to ticks since the epoch);
 //! 2. if the clock is ahead of the state's tick, the next state is that tick, on the state's
-//!    timeline, with the first sequence value; if it is on the same tick, the state plus one
-//!    sequence step; if the tick's sequence is exhausted, wait for the next tick (or fail, in
-//!    the `try_` methods);
+//!    timeline, with the first value of the generator's sequence range; if it is on the same
+//!    tick, the state plus one sequence step; if the tick's range is exhausted, wait for the
+//!    next tick (or fail, in the `try_` methods, or run ahead of the clock when borrowing is
+//!    on);
 //! 3. compare-and-swap the state; on success the ID is the new state OR the node bits; on
 //!    failure start again from step 2 with the value the CAS found, *without* re-reading the
 //!    clock: a tick another thread installed is a time some thread has read, so minting on it
 //!    is as fresh as minting on ours.
+//!
+//! A batch is the same loop with a longer step: the CAS installs the *last* of `n`
+//! consecutive sequence values (as many as the tick's range has left), and the caller gets
+//! all of them. Borrowing (off by default) answers a full tick with the next tick even when
+//! the clock has not reached it, as long as the state stays at most the configured number of
+//! ticks ahead of the clock; a clock reading behind the state by no more than that is not a
+//! regression but time already borrowed, and minting continues on the state's tick.
 //!
 //! A clock reading behind the state's tick right after the load (step 1) is a real
 //! regression, not a stale read: the clock was read after the state was observed. The
@@ -36,7 +44,9 @@
 //! tick above that timeline's high-water mark: the highest tick ever minted on it. So within
 //! each timeline the states installed strictly increase, the two timelines differ in the
 //! tick-tock bit, and no two mints return the same ID. Without tick-tock there is one
-//! timeline and every CAS strictly increases the state.
+//! timeline and every CAS strictly increases the state. A batch CAS from `current` to `last`
+//! hands out the states in `(current, last]` on one tick; the next CAS starts from `last`, so
+//! the runs handed out are disjoint intervals of that one order.
 //!
 //! The high-water marks live in two more atomics touched only on the cold tick-tock path. A
 //! thread leaving a timeline raises that timeline's mark to the state's tick with `fetch_max`
@@ -59,6 +69,7 @@
 //! x86-64 these orderings cost nothing over `Relaxed`.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
@@ -146,14 +157,27 @@ struct Plan {
     time_shift: u32,
     /// The tick-tock bit, in ID coordinates (0 when the layout has none).
     tick_mask: u64,
-    /// One sequence step, in ID coordinates.
+    /// One sequence step, in ID coordinates, and its shift.
     seq_one: u64,
-    /// The sequence field's bits, in ID coordinates: also its last value.
+    seq_shift: u32,
+    /// The sequence field's bits, in ID coordinates.
     seq_mask: u64,
+    /// The first and last sequence value of the generator's range, in ID coordinates.
+    seq_first: u64,
+    seq_last: u64,
     node_bits: u64,
     epoch_ms: u64,
     tick_ms: u64,
     max_ticks: u64,
+    /// How many ticks ahead of the clock a full tick may push the state (0: never).
+    borrow_ticks: u64,
+}
+
+/// A run of `count` consecutive states starting at `first`, reserved by one CAS.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    first: u64,
+    count: u64,
 }
 
 /// A notification of a stall or a regression, sent by a generator built with
@@ -186,6 +210,8 @@ struct Cold {
     waits: AtomicU64,
     regressions: AtomicU64,
     toggles: AtomicU64,
+    borrows: AtomicU64,
+    max_ahead_ticks: AtomicU64,
     /// Where events go, and the last tick an overflow and a regression event was sent for.
     events: Option<SyncSender<Event>>,
     overflow_event_tick: AtomicU64,
@@ -209,6 +235,12 @@ pub struct Stats {
     pub regressions: u64,
     /// Regressions handled by moving to the other timeline (tick-tock).
     pub toggles: u64,
+    /// Full ticks answered by running ahead of the clock instead of waiting
+    /// ([`GeneratorBuilder::borrow_ahead`]).
+    pub borrows: u64,
+    /// The furthest ahead of the clock a borrow has taken the generator, in ticks: at most the
+    /// bound given to [`GeneratorBuilder::borrow_ahead`].
+    pub max_ahead_ticks: u64,
     /// Events not sent because the channel given to [`GeneratorBuilder::notify`] was full.
     pub events_dropped: u64,
 }
@@ -260,6 +292,9 @@ pub struct Snapshot {
     pub timeline: u64,
     /// The highest tick minted on the other timeline; 0 if none.
     pub other_timeline_tick: u64,
+    /// The generator's sequence range ([`GeneratorBuilder::sequence_range`]): a resumed
+    /// generator keeps it, so it never strays into a range another generator owns.
+    pub sequence_range: RangeInclusive<u64>,
 }
 
 impl Snapshot {
@@ -342,6 +377,8 @@ pub struct GeneratorBuilder<C = DefaultClock> {
     layout: Layout,
     nodes: Vec<(String, u64)>,
     on_behind: ClockBehind,
+    sequence: Option<RangeInclusive<u64>>,
+    borrow_ticks: u64,
     resume: Option<Snapshot>,
     events: Option<SyncSender<Event>>,
     clock: C,
@@ -355,6 +392,8 @@ impl Generator {
             layout,
             nodes: Vec::new(),
             on_behind: ClockBehind::default(),
+            sequence: None,
+            borrow_ticks: 0,
             resume: None,
             events: None,
             clock: DefaultClock,
@@ -362,13 +401,14 @@ impl Generator {
     }
 
     /// Starts configuring a generator that continues from `snapshot`: its layout, node fields,
-    /// last minted state and high-water marks. Set the clock and policy as for
+    /// sequence range, last minted state and high-water marks. Set the clock and policy as for
     /// [`builder`](Self::builder); see [`Snapshot`] for an example.
     pub fn resume(snapshot: &Snapshot) -> GeneratorBuilder {
         let mut builder = Generator::builder(snapshot.layout);
         for &(name, value) in &snapshot.nodes {
             builder = builder.node(name, value);
         }
+        builder.sequence = Some(snapshot.sequence_range.clone());
         builder.resume = Some(snapshot.clone());
         builder
     }
@@ -388,6 +428,70 @@ impl<C> GeneratorBuilder<C> {
     /// Sets what to do when the clock reads behind the last minted tick.
     pub fn on_clock_behind(mut self, policy: ClockBehind) -> Self {
         self.on_behind = policy;
+        self
+    }
+
+    /// Confines the generator to the sequence values in `range` (inclusive): each tick starts
+    /// at `range.start()` and holds at most `range.end() - range.start() + 1` IDs.
+    ///
+    /// Generators with the same layout and node fields and disjoint ranges never mint the same
+    /// ID, so several generators (processes, or the shards of a
+    /// [`ShardedGenerator`](crate::ShardedGenerator)) can share one node ID.
+    /// [`SequenceRanges`](crate::SequenceRanges) splits a range into disjoint parts. Checked by
+    /// [`build`](Self::build): an empty range or one past the layout's sequence field is
+    /// [`Error::InvalidSequenceRange`]. The whole field by default.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, ManualClock};
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let low = Generator::builder(Layout::TWITTER).sequence_range(0..=1023).clock(&clock).build()?;
+    /// let high = Generator::builder(Layout::TWITTER).sequence_range(1024..=4095).clock(&clock).build()?;
+    /// assert_eq!(Layout::TWITTER.decode(low.mint()?)?.sequence(), 0);
+    /// assert_eq!(Layout::TWITTER.decode(high.mint()?)?.sequence(), 1024);
+    ///
+    /// let err = Generator::builder(Layout::TWITTER).sequence_range(4000..=4096).build().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "sequence range 4000..=4096 for layout twitter ends past the sequence field; \
+    ///      expected a non-empty range within 0..=4095"
+    /// );
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn sequence_range(mut self, range: RangeInclusive<u64>) -> Self {
+        self.sequence = Some(range);
+        self
+    }
+
+    /// Lets a full tick borrow from the future: instead of waiting for the clock, the
+    /// generator moves on to the next tick, as long as that keeps it at most `ticks` ticks
+    /// ahead of the clock. Off (0) by default.
+    ///
+    /// Bursts above the layout's ceiling then do not stall until the borrowed ticks are used
+    /// up; IDs stay unique and increasing, and their times run up to `ticks` ticks ahead of
+    /// the clock until minting slows down and the clock catches up.
+    /// [`Stats::borrows`] and [`Stats::max_ahead_ticks`] show how often and how far ahead the
+    /// generator ran. A clock reading at most `ticks` behind the last minted tick is time
+    /// already borrowed, not a regression.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, ManualClock};
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Generator::builder(Layout::TWITTER).clock(&clock).borrow_ahead(2).build()?;
+    /// let ids: Vec<_> = (0..3 * 4096).map(|_| generator.try_mint()).collect::<Result<_, _>>()?;
+    /// let last = Layout::TWITTER.decode(ids[3 * 4096 - 1])?;
+    /// assert_eq!(last.timestamp_ms(), 1_700_000_000_002); // two ticks ahead of the clock
+    /// assert!(generator.try_mint().is_err()); // and no further
+    /// assert_eq!(generator.stats().max_ahead_ticks, 2);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn borrow_ahead(mut self, ticks: u64) -> Self {
+        self.borrow_ticks = ticks;
         self
     }
 
@@ -427,6 +531,8 @@ impl<C> GeneratorBuilder<C> {
             layout: self.layout,
             nodes: self.nodes,
             on_behind: self.on_behind,
+            sequence: self.sequence,
+            borrow_ticks: self.borrow_ticks,
             resume: self.resume,
             events: self.events,
             clock,
@@ -448,16 +554,25 @@ impl<C> GeneratorBuilder<C> {
                 layout: layout.name(),
             });
         }
+        let range = match &self.sequence {
+            Some(range) => layout.check_sequence_range(range)?,
+            None => 0..=layout.max_sequence(),
+        };
         let sequence = layout.sequence_field();
+        let seq_shift = sequence.shift();
         Ok(Plan {
             time_shift: layout.time_field().shift(),
             tick_mask,
-            seq_one: 1 << sequence.shift(),
+            seq_one: 1 << seq_shift,
+            seq_shift,
             seq_mask: sequence.mask(),
+            seq_first: range.start() << seq_shift,
+            seq_last: range.end() << seq_shift,
             node_bits,
             epoch_ms: layout.epoch_ms(),
             tick_ms: layout.tick_ms(),
             max_ticks: layout.max_ticks(),
+            borrow_ticks: self.borrow_ticks,
         })
     }
 
@@ -503,11 +618,14 @@ impl<C> GeneratorBuilder<C> {
         } else {
             0
         };
-        let sequence = if snapshot.last_tick == 0 {
-            plan.seq_mask
-        } else {
-            snapshot.sequence << plan.seq_one.trailing_zeros()
-        };
+        // A sequence below the range (the snapshot of a generator with another range) would
+        // continue below it, into a range another generator may own: count the tick as full.
+        let sequence =
+            if snapshot.last_tick == 0 || snapshot.sequence << plan.seq_shift < plan.seq_first {
+                plan.seq_mask
+            } else {
+                snapshot.sequence << plan.seq_shift
+            };
         let state = snapshot.last_tick << plan.time_shift | timeline_bit | sequence;
         let mut high_water = [0; 2];
         high_water[snapshot.timeline as usize] = snapshot.last_tick;
@@ -621,36 +739,138 @@ impl<C: Clock> Generator<C> {
         self.next_id(OnFull::Error)
     }
 
+    /// Mints up to `out.len()` IDs with one compare-and-swap and writes them to the front of
+    /// `out`, returning how many it wrote: all of them if the current tick's sequence range
+    /// has room, else what the tick has left (at least one, waiting for the next tick if this
+    /// one is full). Never allocates.
+    ///
+    /// The IDs written are consecutive in the sequence, strictly increasing, and as unique as
+    /// those of [`mint`](Self::mint); other threads minting meanwhile get IDs before or after
+    /// the whole run. An empty `out` mints nothing and returns 0.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint). Nothing is written on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+    /// let mut buffer = [Id::from_u64(0); 256];
+    /// let written = generator.mint_batch(&mut buffer)?;
+    /// assert!((1..=256).contains(&written));
+    /// assert!(buffer[..written].windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    #[inline]
+    pub fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        self.batch(out, OnFull::Wait)
+    }
+
+    /// [`mint_batch`](Self::mint_batch), failing with [`Error::SequenceExhausted`] instead of
+    /// waiting when the current tick is full (unless borrowing allows the next tick).
+    ///
+    /// # Errors
+    ///
+    /// As for [`try_mint`](Self::try_mint).
+    #[inline]
+    pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        self.batch(out, OnFull::Error)
+    }
+
+    /// Mints exactly `n` IDs, across as many ticks as they need, into a new `Vec`: one
+    /// compare-and-swap per tick's worth, waiting for the clock when a tick is full.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint). The IDs reserved before the error are dropped; they are
+    /// never handed out again.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).build()?;
+    /// let ids = generator.mint_many(10_000)?; // more than one tick holds
+    /// assert_eq!(ids.len(), 10_000);
+    /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
+        let mut ids = vec![Id::from_u64(0); n];
+        let mut filled = 0;
+        while filled < n {
+            filled += self.mint_batch(&mut ids[filled..])?;
+        }
+        Ok(ids)
+    }
+
+    #[inline(always)]
+    fn batch(&self, out: &mut [Id], on_full: OnFull) -> Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        let Run { first, count } = self.reserve(out.len() as u64, on_full)?;
+        // `count <= out.len()`, and no sequence step of the run carries out of the field.
+        let run = &mut out[..count as usize];
+        let mut id = first | self.plan.node_bits;
+        for slot in run {
+            *slot = Id::from_u64(id);
+            id = id.wrapping_add(self.plan.seq_one);
+        }
+        Ok(count as usize)
+    }
+
     #[inline(always)]
     fn next_id(&self, on_full: OnFull) -> Result<Id> {
-        // Acquire, then read the clock: a reading behind this state is a regression.
+        let run = self.reserve(1, on_full)?;
+        Ok(Id::from_u64(run.first | self.plan.node_bits))
+    }
+
+    /// Reserves a run of at most `want` (at least 1) consecutive states on one tick.
+    #[inline(always)]
+    fn reserve(&self, want: u64, on_full: OnFull) -> Result<Run> {
+        // Acquire, then read the clock: a reading behind this state is a regression (or,
+        // when borrowing, time already borrowed).
         let current = self.state.load(Ordering::Acquire);
         let now = self.ticks(self.clock.unix_ms())?;
         if now < current >> self.plan.time_shift {
-            return self.mint_behind(current, now, on_full);
+            return self.reserve_behind(current, now, want, on_full);
         }
-        self.advance(current, now, on_full)
+        self.advance(current, now, want, on_full)
     }
 
-    /// The CAS loop, from a state `current` and a clock reading `now` taken after it.
+    /// The CAS loop, from a state `current` and a clock reading `now` taken after it. A
+    /// reading at or behind the state's tick mints on the state's tick.
     #[inline(always)]
-    fn advance(&self, mut current: u64, mut now: u64, on_full: OnFull) -> Result<Id> {
+    fn advance(&self, mut current: u64, mut now: u64, want: u64, on_full: OnFull) -> Result<Run> {
         let plan = &self.plan;
         loop {
             let last = current >> plan.time_shift;
-            let next = if now > last {
-                // A new tick, on the state's timeline.
-                now << plan.time_shift | current & plan.tick_mask
-            } else if current & plan.seq_mask < plan.seq_mask {
+            let first = if now > last {
+                // A new tick, on the state's timeline, from the start of the range.
+                now << plan.time_shift | current & plan.tick_mask | plan.seq_first
+            } else if current & plan.seq_mask < plan.seq_last {
                 current + plan.seq_one
             } else {
                 match self.next_tick(last, on_full)? {
                     Some(later) => now = later,
                     // The clock went back while this thread waited: start over from the state.
-                    None => return self.restart(on_full),
+                    None => return self.restart(want, on_full),
                 }
                 continue;
             };
+            // A single mint (`want` is the constant 1 there) takes one value; a batch as many
+            // as it wants of what the tick's range has left.
+            let count = if want == 1 {
+                1
+            } else {
+                want.min(((plan.seq_last - (first & plan.seq_mask)) >> plan.seq_shift) + 1)
+            };
+            let next = first + ((count - 1) << plan.seq_shift);
             // AcqRel on success publishes the tick this thread read (see `# Orderings`);
             // Acquire on failure, as for the first load.
             match self.state.compare_exchange_weak(
@@ -659,7 +879,7 @@ impl<C: Clock> Generator<C> {
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
-                Ok(_) => return Ok(Id::from_u64(next | plan.node_bits)),
+                Ok(_) => return Ok(Run { first, count }),
                 Err(actual) => {
                     current = actual;
                     spin_loop();
@@ -702,17 +922,34 @@ impl<C: Clock> Generator<C> {
         }
     }
 
-    /// The clock reads `now`, behind the tick of the state `current` it was read after: apply
-    /// the [`ClockBehind`] policy and mint, or fail.
+    /// Whether a clock reading `now` is behind the tick `last` by more than borrowing
+    /// explains: a regression.
+    #[inline(always)]
+    fn is_behind(&self, last: u64, now: u64) -> bool {
+        now.saturating_add(self.plan.borrow_ticks) < last
+    }
+
+    /// The clock reads `now`, behind the tick of the state `current` it was read after: mint on
+    /// borrowed time, or apply the [`ClockBehind`] policy and mint, or fail.
     #[cold]
     #[inline(never)]
-    fn mint_behind(&self, mut current: u64, mut now: u64, on_full: OnFull) -> Result<Id> {
+    fn reserve_behind(
+        &self,
+        mut current: u64,
+        mut now: u64,
+        want: u64,
+        on_full: OnFull,
+    ) -> Result<Run> {
         let shift = self.plan.time_shift;
+        if !self.is_behind(current >> shift, now) {
+            // The state runs ahead of the clock on borrowed time: mint on its tick.
+            return self.advance(current, now, want, on_full);
+        }
         self.regression(current >> shift, now);
         if let ClockBehind::TickTock { .. } = self.on_behind {
-            while now < current >> shift {
+            while self.is_behind(current >> shift, now) {
                 match self.toggle(current, now) {
-                    Some(Ok(id)) => return Ok(id),
+                    Some(Ok(run)) => return Ok(run),
                     // The CAS lost: read the clock again after the state that won.
                     Some(Err(actual)) => {
                         current = actual;
@@ -722,18 +959,23 @@ impl<C: Clock> Generator<C> {
                     None => break,
                 }
             }
-            if now >= current >> shift {
-                return self.advance(current, now, on_full);
+            if !self.is_behind(current >> shift, now) {
+                return self.advance(current, now, want, on_full);
             }
         }
-        let now = self.clock_behind(current >> shift)?;
-        self.advance(self.state.load(Ordering::Acquire), now, on_full)
+        let now = self.clock_behind(self.earliest_tick(current >> shift))?;
+        self.advance(self.state.load(Ordering::Acquire), now, want, on_full)
+    }
+
+    /// The earliest tick the clock may read for the generator to mint after tick `last`.
+    fn earliest_tick(&self, last: u64) -> u64 {
+        last.saturating_sub(self.plan.borrow_ticks)
     }
 
     /// Moves from the state `current` to the other timeline at tick `now`, if that timeline
-    /// has not minted at or after `now`: `None` if it has, else the CAS's outcome (the ID, or
-    /// the state that won).
-    fn toggle(&self, current: u64, now: u64) -> Option<core::result::Result<Id, u64>> {
+    /// has not minted at or after `now`: `None` if it has, else the CAS's outcome (a run of one
+    /// state, or the state that won).
+    fn toggle(&self, current: u64, now: u64) -> Option<core::result::Result<Run, u64>> {
         let plan = &self.plan;
         let timeline = current & plan.tick_mask;
         let (this, other) = if timeline == 0 { (0, 1) } else { (1, 0) };
@@ -745,7 +987,7 @@ impl<C: Clock> Generator<C> {
         }
         // Raise this timeline's mark before the CAS that leaves it.
         this_mark.fetch_max(current >> plan.time_shift, Ordering::AcqRel);
-        let next = now << plan.time_shift | (timeline ^ plan.tick_mask);
+        let next = now << plan.time_shift | (timeline ^ plan.tick_mask) | plan.seq_first;
         // AcqRel on success: publishes the mark raised above with the new state.
         match self
             .state
@@ -753,37 +995,43 @@ impl<C: Clock> Generator<C> {
         {
             Ok(_) => {
                 self.cold.toggles.fetch_add(1, Ordering::Relaxed);
-                Some(Ok(Id::from_u64(next | plan.node_bits)))
+                Some(Ok(Run {
+                    first: next,
+                    count: 1,
+                }))
             }
             Err(actual) => Some(Err(actual)),
         }
     }
 
-    /// A mint from scratch, for a thread whose clock went back while it waited for a tick.
+    /// A reservation from scratch, for a thread whose clock went back while it waited for a
+    /// tick.
     #[cold]
     #[inline(never)]
-    fn restart(&self, on_full: OnFull) -> Result<Id> {
-        self.next_id(on_full)
+    fn restart(&self, want: u64, on_full: OnFull) -> Result<Run> {
+        self.reserve(want, on_full)
     }
 
-    /// The tick `last` is full: wait for a later tick and return it, or fail, as `on_full` says.
-    /// `None` when the clock goes back meanwhile under [`ClockBehind::TickTock`]: the caller
-    /// starts over, and the regression is handled like any other.
+    /// The tick `last` is full: return a later tick to mint in (borrowed, when borrowing allows
+    /// it, or waited for), or fail, as `on_full` says. `None` when the clock goes back
+    /// meanwhile under [`ClockBehind::TickTock`]: the caller starts over, and the regression is
+    /// handled like any other.
     #[cold]
     #[inline(never)]
     fn next_tick(&self, last: u64, on_full: OnFull) -> Result<Option<u64>> {
         self.cold.overflows.fetch_add(1, Ordering::Relaxed);
+        let borrow = self.plan.borrow_ticks;
         let backoff = Backoff::new();
         let mut counted = false;
         loop {
             let mut now = self.ticks(self.clock.unix_ms())?;
-            if now < last {
+            if self.is_behind(last, now) {
                 // The clock went back while this thread waited.
                 if let ClockBehind::TickTock { .. } = self.on_behind {
                     return Ok(None);
                 }
                 self.regression(last, now);
-                now = self.clock_behind(last)?;
+                now = self.clock_behind(self.earliest_tick(last))?;
             }
             if now > last {
                 return Ok(Some(now));
@@ -794,11 +1042,20 @@ impl<C: Clock> Generator<C> {
                     last_ms: self.layout.max_unix_ms(),
                 });
             }
+            // `now <= last`: the next tick is `last + 1 - now` ticks ahead of the clock.
+            let ahead = last + 1 - now;
+            if ahead <= borrow {
+                self.cold.borrows.fetch_add(1, Ordering::Relaxed);
+                self.cold
+                    .max_ahead_ticks
+                    .fetch_max(ahead, Ordering::Relaxed);
+                return Ok(Some(last + 1));
+            }
             if on_full == OnFull::Error {
                 return Err(Error::SequenceExhausted {
                     layout: self.layout.name(),
                     tick: last,
-                    retry_after: Duration::from_millis(self.plan.tick_ms),
+                    retry_after: Duration::from_millis((ahead - borrow) * self.plan.tick_ms),
                 });
             }
             if !counted {
@@ -899,6 +1156,8 @@ impl<C> Generator<C> {
                 waits: AtomicU64::new(0),
                 regressions: AtomicU64::new(0),
                 toggles: AtomicU64::new(0),
+                borrows: AtomicU64::new(0),
+                max_ahead_ticks: AtomicU64::new(0),
                 events,
                 overflow_event_tick: AtomicU64::new(0),
                 regression_event_tick: AtomicU64::new(0),
@@ -955,6 +1214,8 @@ impl<C> Generator<C> {
             waits: read(&self.cold.waits),
             regressions: read(&self.cold.regressions),
             toggles: read(&self.cold.toggles),
+            borrows: read(&self.cold.borrows),
+            max_ahead_ticks: read(&self.cold.max_ahead_ticks),
             events_dropped: read(&self.cold.events_dropped),
         }
     }
@@ -981,6 +1242,8 @@ impl<C> Generator<C> {
             timeline,
             other_timeline_tick: self.cold.high_water[1 - timeline as usize]
                 .load(Ordering::Acquire),
+            sequence_range: self.plan.seq_first >> self.plan.seq_shift
+                ..=self.plan.seq_last >> self.plan.seq_shift,
         }
     }
 }

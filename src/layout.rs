@@ -5,6 +5,7 @@
 //! [`LayoutBuilder::build`] with an [`Error`] at run time.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use crate::error::{Error, Result};
 use crate::id::{Id, Parts};
@@ -868,6 +869,26 @@ impl Layout {
                 names.join(", ")
             },
         }
+    }
+
+    /// Checks that `range` is a non-empty range of this layout's sequence values.
+    pub(crate) fn check_sequence_range(
+        &self,
+        range: &RangeInclusive<u64>,
+    ) -> Result<RangeInclusive<u64>> {
+        let problem = if range.start() > range.end() {
+            "is empty"
+        } else if *range.end() > self.max_sequence() {
+            "ends past the sequence field"
+        } else {
+            return Ok(*range.start()..=*range.end());
+        };
+        Err(Error::InvalidSequenceRange {
+            layout: self.name,
+            range: *range.start()..=*range.end(),
+            problem,
+            max: self.max_sequence(),
+        })
     }
 
     /// Builds the ID for a time, node values and sequence; the time is floored to its tick.

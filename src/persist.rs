@@ -172,6 +172,7 @@ impl HighWaterFile {
             } else {
                 0
             },
+            sequence_range: 0..=layout.max_sequence(),
         })
     }
 

@@ -6,6 +6,7 @@
 //! per process and reused, so reading snapshots repeatedly does not grow memory.
 
 use std::collections::HashSet;
+use std::ops::RangeInclusive;
 use std::sync::{Mutex, PoisonError};
 
 use serde::de::Error as _;
@@ -51,6 +52,9 @@ struct SnapshotDef {
     sequence: u64,
     timeline: u64,
     other_timeline_tick: u64,
+    /// Absent in snapshots written before generators had ranges: the whole field.
+    #[serde(default)]
+    sequence_range: Option<RangeInclusive<u64>>,
 }
 
 /// `name`, allocated once per process.
@@ -141,6 +145,7 @@ impl Serialize for Snapshot {
             sequence: self.sequence,
             timeline: self.timeline,
             other_timeline_tick: self.other_timeline_tick,
+            sequence_range: Some(self.sequence_range.clone()),
         }
         .serialize(serializer)
     }
@@ -169,6 +174,7 @@ impl<'de> Deserialize<'de> for Snapshot {
             sequence: def.sequence,
             timeline: def.timeline,
             other_timeline_tick: def.other_timeline_tick,
+            sequence_range: def.sequence_range.unwrap_or(0..=layout.max_sequence()),
         })
     }
 }
@@ -255,6 +261,7 @@ mod tests {
             sequence: 0,
             timeline: 0,
             other_timeline_tick: 0,
+            sequence_range: None,
         }
     }
 }

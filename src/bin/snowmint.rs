@@ -583,6 +583,8 @@ fn parse_snapshot(text: &str) -> Result<Snapshot, String> {
         sequence,
         timeline,
         other_timeline_tick,
+        // The command line mints with the whole sequence field.
+        sequence_range: 0..=layout.max_sequence(),
     })
 }
 
@@ -811,6 +813,7 @@ mod tests {
                 sequence: 7,
                 timeline: 0,
                 other_timeline_tick: 0,
+                sequence_range: 0..=4095,
             }
         );
         assert_eq!(format_snapshot(&snapshot), text);
@@ -829,6 +832,7 @@ mod tests {
                 sequence: layout.max_sequence(),
                 timeline: 0,
                 other_timeline_tick: 0,
+                sequence_range: 0..=layout.max_sequence(),
             };
             let text = format_snapshot(&snapshot);
             assert_eq!(parse_snapshot(&text), Ok(snapshot), "{text}");
