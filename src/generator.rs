@@ -539,6 +539,46 @@ impl<C> GeneratorBuilder<C> {
         }
     }
 
+    /// The layout being configured.
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The sequence range set, if any.
+    pub(crate) fn range(&self) -> Option<RangeInclusive<u64>> {
+        self.sequence.clone()
+    }
+
+    /// Whether the builder continues from a snapshot.
+    pub(crate) fn resumes(&self) -> bool {
+        self.resume.is_some()
+    }
+
+    /// Splits the builder into its configuration, on the default clock, and its clock.
+    pub(crate) fn take_clock(self) -> (GeneratorBuilder, C) {
+        let GeneratorBuilder {
+            layout,
+            nodes,
+            on_behind,
+            sequence,
+            borrow_ticks,
+            resume,
+            events,
+            clock,
+        } = self;
+        let builder = GeneratorBuilder {
+            layout,
+            nodes,
+            on_behind,
+            sequence,
+            borrow_ticks,
+            resume,
+            events,
+            clock: DefaultClock,
+        };
+        (builder, clock)
+    }
+
     /// Validates the configuration and pre-shifts the layout.
     fn plan(&self) -> Result<Plan> {
         let layout = &self.layout;

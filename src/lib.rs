@@ -57,6 +57,7 @@ mod layout;
 mod persist;
 #[cfg(feature = "serde")]
 mod serde_support;
+mod shard;
 mod sync;
 mod time;
 
@@ -68,6 +69,7 @@ pub use generator::{
 pub use id::{Id, Parts};
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES};
 pub use persist::{HighWaterFile, PersistentGenerator};
+pub use shard::{SequenceRanges, ShardedGenerator, Shards};
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]

@@ -40,3 +40,22 @@ impl Backoff {
         loom::thread::yield_now();
     }
 }
+
+/// A process-wide source of distinct numbers: the thread indexes of sharded generators.
+///
+/// Always `std`'s atomic, under loom too: it lives in a `static`, which loom's atomics cannot,
+/// and which number a thread draws decides only which shard it mints from, never whether an
+/// ID is unique.
+pub(crate) struct ThreadCounter(std::sync::atomic::AtomicUsize);
+
+impl ThreadCounter {
+    pub(crate) const fn new() -> Self {
+        ThreadCounter(std::sync::atomic::AtomicUsize::new(0))
+    }
+
+    /// A number no other call returns (until the counter wraps, after `usize::MAX` calls).
+    pub(crate) fn next(&self) -> usize {
+        // Relaxed: only the distinctness of the numbers matters; nothing is published.
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+}

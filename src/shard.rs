@@ -1,0 +1,439 @@
+//! Sharding: splitting one node ID's sequence between generators, and per-core shards.
+//!
+//! One generator is one cache line that every minting thread writes. Past a couple of busy
+//! cores that line, not the clock, bounds throughput. Two ways out keep IDs unique:
+//!
+//! - [`SequenceRanges`] splits a layout's sequence into disjoint ranges, one per generator
+//!   ([`GeneratorBuilder::sequence_range`]): generators with the same node fields and
+//!   disjoint ranges never mint the same ID (sno's `SequenceMin`/`SequenceMax`).
+//! - [`ShardedGenerator`] owns k generators, each on its own cache lines, either sharing the
+//!   node fields with disjoint ranges ([`Shards::SplitSequence`]) or each with its own value
+//!   of a node field ([`Shards::NodeBlock`]). A thread mints from the shard of its stable
+//!   per-thread index, so threads on different cores write different lines.
+
+use std::cell::Cell;
+use std::fmt;
+use std::ops::RangeInclusive;
+
+use crate::clock::{Clock, MonotonicClock};
+use crate::error::{Error, Result};
+use crate::generator::{DefaultClock, Generator, GeneratorBuilder, Stats};
+use crate::id::Id;
+use crate::layout::Layout;
+use crate::sync::{Arc, ThreadCounter};
+
+/// Disjoint, non-empty ranges of one layout's sequence values, one per generator that shares
+/// a node ID with the others.
+///
+/// [`split`](Self::split) cuts a range into k parts whose sizes differ by at most one;
+/// [`new`](Self::new) checks ranges chosen by hand. Either way every range is non-empty and
+/// inside the layout's sequence field, and no two overlap.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, SequenceRanges};
+///
+/// let ranges = SequenceRanges::split(&Layout::TWITTER, 3)?;
+/// assert_eq!(ranges.as_slice(), [0..=1365, 1366..=2730, 2731..=4095]);
+///
+/// // One generator per range, all with machine 7: their IDs never collide.
+/// let generators = ranges
+///     .iter()
+///     .map(|range| {
+///         Generator::builder(Layout::TWITTER).node("machine", 7).sequence_range(range.clone()).build()
+///     })
+///     .collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!(generators.len(), 3);
+///
+/// let err = SequenceRanges::new(&Layout::TWITTER, [0..=99, 50..=199]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "sequence ranges 0..=99 and 50..=199 for layout twitter overlap; expected disjoint ranges"
+/// );
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SequenceRanges {
+    ranges: Vec<RangeInclusive<u64>>,
+}
+
+impl SequenceRanges {
+    /// Splits the layout's whole sequence field into `parts` disjoint ranges, in order.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShards`] when `parts` is 0 or more than the field has values.
+    pub fn split(layout: &Layout, parts: usize) -> Result<SequenceRanges> {
+        Self::split_range(layout, 0..=layout.max_sequence(), parts)
+    }
+
+    /// Splits `range` of the layout's sequence values into `parts` disjoint ranges, in order;
+    /// the first `len % parts` ranges hold one value more than the others.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidSequenceRange`] for an empty range or one past the sequence field, and
+    /// [`Error::InvalidShards`] when `parts` is 0 or more than the range has values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, SequenceRanges};
+    ///
+    /// // This process owns the upper half of machine 3's sequence; split it between 2 shards.
+    /// let ranges = SequenceRanges::split_range(&Layout::TWITTER, 2048..=4095, 2)?;
+    /// assert_eq!(ranges.as_slice(), [2048..=3071, 3072..=4095]);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn split_range(
+        layout: &Layout,
+        range: RangeInclusive<u64>,
+        parts: usize,
+    ) -> Result<SequenceRanges> {
+        let range = layout.check_sequence_range(&range)?;
+        let (start, end) = (*range.start(), *range.end());
+        // At most 2^63 values: a sequence field is narrower than the whole ID.
+        let values = end - start + 1;
+        let Some(count) = u64::try_from(parts)
+            .ok()
+            .filter(|&n| (1..=values).contains(&n))
+        else {
+            return Err(Error::InvalidShards {
+                layout: layout.name(),
+                reason: format!(
+                    "cannot split the {values} sequence values {start}..={end} into {parts} \
+                     non-empty ranges; expected 1..={values} parts"
+                ),
+            });
+        };
+        let (size, extra) = (values / count, values % count);
+        let mut next = start;
+        let ranges = (0..count)
+            .map(|i| {
+                let len = size + u64::from(i < extra);
+                let part = next..=next + len - 1;
+                next += len;
+                part
+            })
+            .collect();
+        Ok(SequenceRanges { ranges })
+    }
+
+    /// Checks ranges chosen by hand: each non-empty and inside the layout's sequence field,
+    /// no two sharing a value. The order given is kept.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidSequenceRange`] for an empty range or one past the sequence field,
+    /// [`Error::SequenceRangesOverlap`] naming two ranges that share a value, and
+    /// [`Error::InvalidShards`] for no ranges at all.
+    pub fn new(
+        layout: &Layout,
+        ranges: impl IntoIterator<Item = RangeInclusive<u64>>,
+    ) -> Result<SequenceRanges> {
+        let ranges = ranges
+            .into_iter()
+            .map(|range| layout.check_sequence_range(&range))
+            .collect::<Result<Vec<_>>>()?;
+        if ranges.is_empty() {
+            return Err(Error::InvalidShards {
+                layout: layout.name(),
+                reason: "no sequence ranges were given; expected at least one".to_owned(),
+            });
+        }
+        let mut sorted: Vec<&RangeInclusive<u64>> = ranges.iter().collect();
+        sorted.sort_by_key(|range| range.start());
+        if let Some(pair) = sorted
+            .windows(2)
+            .find(|pair| pair[1].start() <= pair[0].end())
+        {
+            return Err(Error::SequenceRangesOverlap {
+                layout: layout.name(),
+                first: pair[0].clone(),
+                second: pair[1].clone(),
+            });
+        }
+        Ok(SequenceRanges { ranges })
+    }
+
+    /// The ranges, in order.
+    pub fn as_slice(&self) -> &[RangeInclusive<u64>] {
+        &self.ranges
+    }
+
+    /// An iterator over the ranges, in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, RangeInclusive<u64>> {
+        self.ranges.iter()
+    }
+
+    /// How many ranges there are (at least one).
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Always `false`: a set holds at least one range.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a SequenceRanges {
+    type Item = &'a RangeInclusive<u64>;
+    type IntoIter = std::slice::Iter<'a, RangeInclusive<u64>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// How a [`ShardedGenerator`] keeps its shards' IDs apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Shards<'a> {
+    /// This many shards, all with the builder's node fields, each with its own part of the
+    /// builder's sequence range (the whole field by default), as [`SequenceRanges::split_range`]
+    /// cuts it. Each shard then mints at most its part's share of a tick.
+    SplitSequence(usize),
+    /// One shard per value in `values` of the node field `field`, each with the builder's
+    /// whole sequence range: a block of node IDs granted to this process.
+    NodeBlock {
+        /// The node field the shards differ in (`machine`, `worker`, ...).
+        field: &'a str,
+        /// The values granted, one per shard.
+        values: RangeInclusive<u64>,
+    },
+}
+
+/// A generator made of k independent shards, each a [`Generator`] on its own cache lines; a
+/// thread mints from the shard of its stable per-thread index.
+///
+/// Threads on different cores then never write the same cache line, so minting scales with
+/// cores instead of bouncing one line between them. IDs are unique across shards: the shards
+/// split one node ID's sequence, or each has its own node ID ([`Shards`]).
+///
+/// # Ordering
+///
+/// - Each shard's IDs strictly increase, as a [`Generator`]'s do (under the `Wait` and
+///   `Error` [`ClockBehind`](crate::ClockBehind) policies), so each thread's do too.
+/// - Across shards, IDs are ordered by time to the tick: the shards share one clock, so an ID
+///   minted after another one returned (on any thread) carries a tick at least as late. Within
+///   a tick, the order across shards is by node ID or sequence range, not by minting time.
+///
+/// # Thread indexes
+///
+/// The first time a thread mints from any sharded generator it takes the next index from a
+/// process-wide counter, and keeps it: thread i mints from shard `i % k`. With as many busy
+/// threads as shards (say one per core) each has a shard to itself; more threads share shards
+/// and still get unique IDs, with the usual compare-and-swap between the sharers.
+/// [`shard`](Self::shard) reaches a shard by index, for thread-per-core runtimes that know
+/// their core.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, Shards};
+/// use std::collections::HashSet;
+/// use std::thread;
+///
+/// let generator = Generator::builder(Layout::TWITTER)
+///     .node("machine", 7)
+///     .build_sharded(Shards::SplitSequence(2))?;
+/// let ids: Vec<_> = thread::scope(|s| {
+///     let workers: Vec<_> = (0..2)
+///         .map(|_| s.spawn(|| (0..1000).map(|_| generator.mint().unwrap()).collect::<Vec<_>>()))
+///         .collect();
+///     workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+/// });
+/// assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 2000);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+pub struct ShardedGenerator<C = MonotonicClock> {
+    shards: Box<[Generator<Arc<C>>]>,
+}
+
+impl GeneratorBuilder<DefaultClock> {
+    /// Validates the configuration and builds a [`ShardedGenerator`] whose shards share one
+    /// new [`MonotonicClock`].
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`build`](Self::build) for any shard, and [`Error::InvalidShards`] for a
+    /// shard count of 0 or above the sequence range's size, an empty block of node values, or
+    /// a builder made by [`Generator::resume`] (resume each shard from its own snapshot).
+    pub fn build_sharded(self, shards: Shards<'_>) -> Result<ShardedGenerator<MonotonicClock>> {
+        self.clock(MonotonicClock::new()).build_sharded(shards)
+    }
+}
+
+impl<C: Clock> GeneratorBuilder<C> {
+    /// Validates the configuration and builds a [`ShardedGenerator`] whose shards share the
+    /// clock given.
+    ///
+    /// # Errors
+    ///
+    /// As for the default clock's `build_sharded`.
+    pub fn build_sharded(self, shards: Shards<'_>) -> Result<ShardedGenerator<C>> {
+        let layout = *self.layout();
+        let invalid = |reason: String| Error::InvalidShards {
+            layout: layout.name(),
+            reason,
+        };
+        if self.resumes() {
+            return Err(invalid(
+                "a sharded generator does not resume from one generator's snapshot; resume \
+                 each shard with Generator::resume and its own snapshot"
+                    .to_owned(),
+            ));
+        }
+        let (builder, clock) = self.take_clock();
+        let clock = Arc::new(clock);
+        let shard = |builder: GeneratorBuilder| builder.clock(Arc::clone(&clock)).build();
+        let shards = match shards {
+            Shards::SplitSequence(count) => {
+                let range = builder.range().unwrap_or(0..=layout.max_sequence());
+                SequenceRanges::split_range(&layout, range, count)?
+                    .iter()
+                    .map(|range| shard(builder.clone().sequence_range(range.clone())))
+                    .collect::<Result<Vec<_>>>()?
+            }
+            Shards::NodeBlock { field, values } => {
+                if values.start() > values.end() {
+                    return Err(invalid(format!(
+                        "the block of {field} values {values:?} is empty; expected at least one \
+                         value"
+                    )));
+                }
+                values
+                    .map(|value| shard(builder.clone().node(field, value)))
+                    .collect::<Result<Vec<_>>>()?
+            }
+        };
+        Ok(ShardedGenerator {
+            shards: shards.into_boxed_slice(),
+        })
+    }
+}
+
+impl<C: Clock> ShardedGenerator<C> {
+    /// Mints the next ID from the calling thread's shard, waiting for the next tick if that
+    /// shard's is full. See [`Generator::mint`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Generator::mint`].
+    #[inline]
+    pub fn mint(&self) -> Result<Id> {
+        self.local().mint()
+    }
+
+    /// Mints the next ID from the calling thread's shard, or fails if that shard's tick is
+    /// full. See [`Generator::try_mint`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Generator::try_mint`].
+    #[inline]
+    pub fn try_mint(&self) -> Result<Id> {
+        self.local().try_mint()
+    }
+
+    /// Mints up to `out.len()` IDs from the calling thread's shard with one compare-and-swap.
+    /// See [`Generator::mint_batch`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Generator::mint_batch`].
+    #[inline]
+    pub fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        self.local().mint_batch(out)
+    }
+
+    /// Mints exactly `n` IDs from the calling thread's shard into a new `Vec`. See
+    /// [`Generator::mint_many`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Generator::mint_many`].
+    pub fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
+        self.local().mint_many(n)
+    }
+}
+
+impl<C> ShardedGenerator<C> {
+    /// The calling thread's shard.
+    #[inline]
+    pub fn local(&self) -> &Generator<Arc<C>> {
+        let slot = thread_slot();
+        let len = self.shards.len();
+        // No division while there are no more threads than shards.
+        let index = if slot < len { slot } else { slot % len };
+        &self.shards[index]
+    }
+
+    /// The shard at `index`, if there is one.
+    pub fn shard(&self, index: usize) -> Option<&Generator<Arc<C>>> {
+        self.shards.get(index)
+    }
+
+    /// All the shards, in order.
+    pub fn shards(&self) -> &[Generator<Arc<C>>] {
+        &self.shards
+    }
+
+    /// How many shards there are (at least one).
+    pub fn len(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// Always `false`: a sharded generator has at least one shard.
+    pub fn is_empty(&self) -> bool {
+        self.shards.is_empty()
+    }
+
+    /// The shards' layout.
+    pub fn layout(&self) -> &Layout {
+        self.shards[0].layout()
+    }
+
+    /// The shards' counters, summed; `max_ahead_ticks` is the largest of theirs.
+    pub fn stats(&self) -> Stats {
+        self.shards
+            .iter()
+            .map(Generator::stats)
+            .fold(Stats::default(), |total, shard| Stats {
+                overflows: total.overflows + shard.overflows,
+                waits: total.waits + shard.waits,
+                regressions: total.regressions + shard.regressions,
+                toggles: total.toggles + shard.toggles,
+                borrows: total.borrows + shard.borrows,
+                max_ahead_ticks: total.max_ahead_ticks.max(shard.max_ahead_ticks),
+                events_dropped: total.events_dropped + shard.events_dropped,
+            })
+    }
+}
+
+impl<C> fmt::Debug for ShardedGenerator<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ShardedGenerator")
+            .field("shards", &self.shards)
+            .finish()
+    }
+}
+
+/// The calling thread's index among the threads that have minted from a sharded generator.
+#[inline]
+fn thread_slot() -> usize {
+    thread_local! {
+        static SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+    static NEXT: ThreadCounter = ThreadCounter::new();
+    SLOT.with(|slot| match slot.get() {
+        usize::MAX => {
+            let index = NEXT.next();
+            slot.set(index);
+            index
+        }
+        index => index,
+    })
+}
