@@ -162,6 +162,25 @@ fn mint_a_million_gives_a_million_increasing_current_twitter_ids() {
 }
 
 #[test]
+fn mint_count_fills_each_tick_in_one_batch() {
+    // Sonyflake holds 256 IDs per 10 ms tick: 600 IDs are two full ticks and 88 more, each
+    // tick's run reserved by one batch from sequence 0.
+    let ids = ids_of(&run(&["mint", "--layout", "sonyflake", "--count", "600"]));
+    assert_eq!(ids.len(), 600);
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    let parts: Vec<_> = ids
+        .iter()
+        .map(|&id| Layout::SONYFLAKE.decode(id).unwrap())
+        .collect();
+    let sequences: Vec<u64> = parts.iter().map(|p| p.sequence()).collect();
+    let expected: Vec<u64> = (0..256).chain(0..256).chain(0..88).collect();
+    assert_eq!(sequences, expected);
+    let ticks: Vec<u64> = parts.iter().map(|p| p.timestamp_ms()).collect();
+    assert!(ticks[0] < ticks[256] && ticks[256] < ticks[512]);
+    assert!(ticks[..256].iter().all(|&t| t == ticks[0]));
+}
+
+#[test]
 fn mint_defaults_to_one_id() {
     let ids = ids_of(&run(&["mint"]));
     assert_eq!(ids.len(), 1);

@@ -100,7 +100,8 @@ struct MintArgs {
     #[arg(long, value_name = "N")]
     generator: Option<u64>,
 
-    /// How many IDs to mint.
+    /// How many IDs to mint. They are minted in batches: one compare-and-swap reserves up to
+    /// a tick's worth.
     #[arg(long, value_name = "N", default_value_t = 1)]
     count: u64,
 
@@ -300,14 +301,25 @@ fn fresh(layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
         })
 }
 
-/// Mints `count` IDs onto stdout.
+/// The most IDs reserved by one batch: a whole tick of the twitter layout.
+const BATCH: usize = 4096;
+
+/// Mints `count` IDs onto stdout, in batches: one compare-and-swap reserves what is left of
+/// the current tick, up to [`BATCH`] IDs.
 fn mint_ids(generator: &Generator, count: u64) -> Result<(), Failure> {
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    for _ in 0..count {
-        match generator.mint() {
-            Ok(id) => writeln!(out, "{id}")?,
+    let mut batch = [Id::default(); BATCH];
+    let mut left = count;
+    while left > 0 {
+        let want = usize::try_from(left).map_or(BATCH, |left| left.min(BATCH));
+        let minted = match generator.mint_batch(&mut batch[..want]) {
+            Ok(minted) => minted,
             Err(error) => return fail_after_flush(&mut out, error),
+        };
+        for id in &batch[..minted] {
+            writeln!(out, "{id}")?;
         }
+        left -= minted as u64;
     }
     out.flush()?;
     Ok(())
