@@ -21,6 +21,11 @@
 //!   the last tick, the [`ClockBehind`] policy waits (bounded), fails, or (tick-tock) moves to
 //!   the other timeline; [`Generator::snapshot`] and [`Generator::resume`] carry the state
 //!   across restarts.
+//! - For throughput: [`Generator::mint_batch`] reserves many consecutive IDs with one
+//!   compare-and-swap; [`GeneratorBuilder::sequence_range`] and [`SequenceRanges`] let
+//!   generators share a node ID by splitting the sequence; a [`ShardedGenerator`] gives each
+//!   thread its own shard on its own cache line; [`GeneratorBuilder::borrow_ahead`] lets a
+//!   burst run a bounded number of ticks ahead of the clock instead of waiting.
 //! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
 //!
 //! # Feature flags
