@@ -510,6 +510,7 @@ fn resume_behind_the_snapshot() {
                 sequence: 1,
                 timeline: 0,
                 other_timeline_tick: 0,
+                sequence_range: 0..=layout.max_sequence(),
             }
         );
 
