@@ -437,3 +437,278 @@ fn thread_slot() -> usize {
         index => index,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ManualClock;
+
+    const TWITTER: Layout = Layout::TWITTER;
+
+    /// One time bit and 63 sequence bits: the widest sequence field a layout can have, so
+    /// `split` counts 2^63 values.
+    const WIDE: Layout = Layout::builder("wide", 64)
+        .time(1)
+        .sequence(63)
+        .build_const();
+
+    /// 5..=4, spelled so that it reads (and lints) as deliberately empty.
+    const EMPTY: RangeInclusive<u64> = RangeInclusive::new(5, 4);
+
+    fn size(range: &RangeInclusive<u64>) -> u64 {
+        range.end() - range.start() + 1
+    }
+
+    #[test]
+    fn an_empty_range_is_rejected_by_new_split_range_and_the_builder() {
+        let expected = Error::InvalidSequenceRange {
+            layout: "twitter",
+            range: EMPTY,
+            problem: "is empty",
+            max: 4095,
+        };
+        assert_eq!(
+            SequenceRanges::new(&TWITTER, [EMPTY]),
+            Err(expected.clone())
+        );
+        assert_eq!(
+            SequenceRanges::split_range(&TWITTER, EMPTY, 1),
+            Err(expected.clone())
+        );
+        let err = Generator::builder(TWITTER)
+            .sequence_range(EMPTY)
+            .clock(ManualClock::new(1_700_000_000_000))
+            .build()
+            .unwrap_err();
+        assert_eq!(err, expected);
+        assert_eq!(
+            err.to_string(),
+            "sequence range 5..=4 for layout twitter is empty; \
+             expected a non-empty range within 0..=4095"
+        );
+    }
+
+    #[test]
+    fn a_range_past_the_sequence_field_is_rejected_by_new_split_range_and_the_builder() {
+        let expected = Error::InvalidSequenceRange {
+            layout: "twitter",
+            range: 0..=4096,
+            problem: "ends past the sequence field",
+            max: 4095,
+        };
+        assert_eq!(
+            SequenceRanges::new(&TWITTER, [0..=99, 0..=4096]),
+            Err(expected.clone())
+        );
+        assert_eq!(
+            SequenceRanges::split_range(&TWITTER, 0..=4096, 2),
+            Err(expected.clone())
+        );
+        let err = Generator::builder(TWITTER)
+            .sequence_range(0..=4096)
+            .clock(ManualClock::new(1_700_000_000_000))
+            .build()
+            .unwrap_err();
+        assert_eq!(err, expected);
+        assert_eq!(
+            err.to_string(),
+            "sequence range 0..=4096 for layout twitter ends past the sequence field; \
+             expected a non-empty range within 0..=4095"
+        );
+        // The field's last value itself is inside.
+        assert!(SequenceRanges::new(&TWITTER, [4095..=4095]).is_ok());
+    }
+
+    #[test]
+    fn overlapping_ranges_are_rejected_naming_the_two_that_overlap() {
+        let err = SequenceRanges::new(&TWITTER, [0..=99, 100..=199, 150..=300]).unwrap_err();
+        assert_eq!(
+            err,
+            Error::SequenceRangesOverlap {
+                layout: "twitter",
+                first: 100..=199,
+                second: 150..=300,
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "sequence ranges 100..=199 and 150..=300 for layout twitter overlap; \
+             expected disjoint ranges"
+        );
+        // Given out of order: the overlap is found all the same, lower start first.
+        assert_eq!(
+            SequenceRanges::new(&TWITTER, [250..=260, 0..=99, 200..=300]),
+            Err(Error::SequenceRangesOverlap {
+                layout: "twitter",
+                first: 200..=300,
+                second: 250..=260,
+            })
+        );
+        // Sharing a single value, or being the same range, is overlapping.
+        assert_eq!(
+            SequenceRanges::new(&TWITTER, [0..=100, 100..=200]),
+            Err(Error::SequenceRangesOverlap {
+                layout: "twitter",
+                first: 0..=100,
+                second: 100..=200,
+            })
+        );
+        assert_eq!(
+            SequenceRanges::new(&TWITTER, [7..=7, 7..=7]),
+            Err(Error::SequenceRangesOverlap {
+                layout: "twitter",
+                first: 7..=7,
+                second: 7..=7,
+            })
+        );
+        // A range inside another one.
+        assert!(matches!(
+            SequenceRanges::new(&TWITTER, [0..=4095, 10..=20]),
+            Err(Error::SequenceRangesOverlap { .. })
+        ));
+    }
+
+    #[test]
+    fn adjacent_disjoint_ranges_are_accepted_in_the_order_given() {
+        let given = [100..=199, 0..=99, 200..=4095];
+        let ranges = SequenceRanges::new(&TWITTER, given.clone()).unwrap();
+        assert_eq!(ranges.as_slice(), given);
+        assert_eq!(ranges.len(), 3);
+        assert!(!ranges.is_empty());
+        assert_eq!(ranges.iter().cloned().collect::<Vec<_>>(), given);
+        assert_eq!((&ranges).into_iter().count(), 3);
+        // Gaps are allowed too: the ranges need not cover the field.
+        let sparse = SequenceRanges::new(&TWITTER, [4000..=4095, 0..=0]).unwrap();
+        assert_eq!(sparse.as_slice(), [4000..=4095, 0..=0]);
+    }
+
+    #[test]
+    fn no_ranges_at_all_is_invalid_shards() {
+        let err = SequenceRanges::new(&TWITTER, []).unwrap_err();
+        assert_eq!(
+            err,
+            Error::InvalidShards {
+                layout: "twitter",
+                reason: "no sequence ranges were given; expected at least one".to_owned(),
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "invalid shards for layout twitter: no sequence ranges were given; expected at least one"
+        );
+    }
+
+    #[test]
+    fn splitting_into_zero_parts_is_invalid_shards() {
+        let err = SequenceRanges::split(&TWITTER, 0).unwrap_err();
+        assert_eq!(
+            err,
+            Error::InvalidShards {
+                layout: "twitter",
+                reason: "cannot split the 4096 sequence values 0..=4095 into 0 non-empty ranges; \
+                         expected 1..=4096 parts"
+                    .to_owned(),
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "invalid shards for layout twitter: cannot split the 4096 sequence values 0..=4095 \
+             into 0 non-empty ranges; expected 1..=4096 parts"
+        );
+        assert!(matches!(
+            SequenceRanges::split_range(&TWITTER, 10..=19, 0),
+            Err(Error::InvalidShards {
+                layout: "twitter",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn splitting_into_more_parts_than_values_is_invalid_shards() {
+        assert_eq!(
+            SequenceRanges::split_range(&TWITTER, 10..=12, 4),
+            Err(Error::InvalidShards {
+                layout: "twitter",
+                reason: "cannot split the 3 sequence values 10..=12 into 4 non-empty ranges; \
+                         expected 1..=3 parts"
+                    .to_owned(),
+            })
+        );
+        assert!(matches!(
+            SequenceRanges::split(&TWITTER, 4097),
+            Err(Error::InvalidShards { .. })
+        ));
+        assert!(matches!(
+            SequenceRanges::split(&TWITTER, usize::MAX),
+            Err(Error::InvalidShards { .. })
+        ));
+        // As many parts as values: one value each.
+        let singles = SequenceRanges::split_range(&TWITTER, 10..=12, 3).unwrap();
+        assert_eq!(singles.as_slice(), [10..=10, 11..=11, 12..=12]);
+        assert_eq!(SequenceRanges::split(&TWITTER, 4096).unwrap().len(), 4096);
+    }
+
+    /// Checks that `ranges` are `parts` ranges that tile `whole` in order, with no gap or
+    /// overlap, whose sizes differ by at most one, the larger ones first.
+    fn assert_tiles(
+        layout: &Layout,
+        ranges: &SequenceRanges,
+        whole: &RangeInclusive<u64>,
+        parts: usize,
+    ) {
+        let context = format!("{whole:?} into {parts}: {:?}", ranges.as_slice());
+        assert_eq!(ranges.len(), parts, "{context}");
+        let slice = ranges.as_slice();
+        assert_eq!(slice[0].start(), whole.start(), "{context}");
+        assert_eq!(slice[parts - 1].end(), whole.end(), "{context}");
+        for pair in slice.windows(2) {
+            assert_eq!(*pair[1].start(), pair[0].end() + 1, "{context}");
+        }
+        let sizes: Vec<u64> = slice.iter().map(size).collect();
+        let (min, max) = (*sizes.iter().min().unwrap(), *sizes.iter().max().unwrap());
+        assert!(min >= 1 && max - min <= 1, "{context}");
+        // The first `len % parts` ranges hold the extra values.
+        let extra = (size(whole) % parts as u64) as usize;
+        assert!(sizes[..extra].iter().all(|&s| s == max), "{context}");
+        assert!(sizes[extra..].iter().all(|&s| s == min), "{context}");
+        // The ranges are accepted by `new` as they are.
+        assert_eq!(
+            SequenceRanges::new(layout, slice.iter().cloned()).as_ref(),
+            Ok(ranges),
+            "{context}"
+        );
+    }
+
+    #[test]
+    fn split_sizes_differ_by_at_most_one_and_tile_the_range_exactly() {
+        for parts in (1..=64).chain([100, 1000, 4095, 4096]) {
+            let ranges = SequenceRanges::split(&TWITTER, parts).unwrap();
+            assert_tiles(&TWITTER, &ranges, &(0..=4095), parts);
+        }
+        for (whole, parts) in [
+            (10..=20, 3),
+            (2048..=4095, 2),
+            (4095..=4095, 1),
+            (1..=4094, 7),
+            (100..=199, 100),
+        ] {
+            let ranges = SequenceRanges::split_range(&TWITTER, whole.clone(), parts).unwrap();
+            assert_tiles(&TWITTER, &ranges, &whole, parts);
+        }
+        assert_eq!(
+            SequenceRanges::split(&TWITTER, 3).unwrap().as_slice(),
+            [0..=1365, 1366..=2730, 2731..=4095]
+        );
+    }
+
+    #[test]
+    fn split_counts_a_63_bit_sequence_field_without_overflow() {
+        let max = WIDE.max_sequence();
+        assert_eq!(max, (1 << 63) - 1);
+        for parts in [1, 2, 3, 7, 64] {
+            let ranges = SequenceRanges::split(&WIDE, parts).unwrap();
+            assert_tiles(&WIDE, &ranges, &(0..=max), parts);
+        }
+    }
+}
