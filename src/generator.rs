@@ -1003,13 +1003,8 @@ impl<C: Clock> Generator<C> {
                 return self.advance(current, now, want, on_full);
             }
         }
-        let now = self.clock_behind(self.earliest_tick(current >> shift))?;
+        let now = self.clock_behind(current >> shift)?;
         self.advance(self.state.load(Ordering::Acquire), now, want, on_full)
-    }
-
-    /// The earliest tick the clock may read for the generator to mint after tick `last`.
-    fn earliest_tick(&self, last: u64) -> u64 {
-        last.saturating_sub(self.plan.borrow_ticks)
     }
 
     /// Moves from the state `current` to the other timeline at tick `now`, if that timeline
@@ -1071,7 +1066,7 @@ impl<C: Clock> Generator<C> {
                     return Ok(None);
                 }
                 self.regression(last, now);
-                now = self.clock_behind(self.earliest_tick(last))?;
+                now = self.clock_behind(last)?;
             }
             if now > last {
                 return Ok(Some(now));
@@ -1137,8 +1132,10 @@ impl<C: Clock> Generator<C> {
         }
     }
 
-    /// The clock reads behind the last minted tick `last`: wait until it reads at least `last`
-    /// and return that reading, or fail, as the [`ClockBehind`] policy's wait bound says.
+    /// The clock reads behind the last minted tick `last`, by more than borrowing explains:
+    /// wait until it reads at least `last` less the ticks borrowing allows and return that
+    /// reading, or fail, as the [`ClockBehind`] policy's wait bound says. How far behind is
+    /// measured from `last`, the last minted time.
     #[cold]
     #[inline(never)]
     fn clock_behind(&self, last: u64) -> Result<u64> {
@@ -1148,16 +1145,17 @@ impl<C: Clock> Generator<C> {
         };
         // The start of tick `last`; no overflow, since `last` is at most the layout's last tick.
         let last_ms = self.plan.epoch_ms + last * self.plan.tick_ms;
+        let earliest = last.saturating_sub(self.plan.borrow_ticks);
         let started = Instant::now();
         let backoff = Backoff::new();
         let mut counted = false;
         loop {
             let unix_ms = self.clock.unix_ms();
             let now = self.ticks(unix_ms)?;
-            if now >= last {
+            if now >= earliest {
                 return Ok(now);
             }
-            // `now < last`, so the reading is before tick `last` began.
+            // `now < earliest <= last`, so the reading is before tick `last` began.
             let behind_ms = last_ms - unix_ms;
             if behind_ms > max_wait_ms || started.elapsed() >= Duration::from_millis(max_wait_ms) {
                 return Err(Error::ClockBehind {

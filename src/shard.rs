@@ -20,7 +20,10 @@ use crate::error::{Error, Result};
 use crate::generator::{DefaultClock, Generator, GeneratorBuilder, Stats};
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::sync::{Arc, ThreadCounter};
+use crate::sync::ThreadCounter;
+// `std`'s `Arc` under loom too: the shards' shared clock is read-only to them, outside the
+// atomics that make IDs unique.
+use std::sync::Arc;
 
 /// Disjoint, non-empty ranges of one layout's sequence values, one per generator that shares
 /// a node ID with the others.
@@ -219,6 +222,8 @@ pub enum Shards<'a> {
 /// - Across shards, IDs are ordered by time to the tick: the shards share one clock, so an ID
 ///   minted after another one returned (on any thread) carries a tick at least as late. Within
 ///   a tick, the order across shards is by node ID or sequence range, not by minting time.
+///   With [`borrow_ahead(n)`](GeneratorBuilder::borrow_ahead), a shard that borrowed runs up to
+///   `n` ticks ahead of the others, so the order across shards holds to within `n` ticks.
 ///
 /// # Thread indexes
 ///

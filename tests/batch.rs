@@ -486,8 +486,6 @@ fn a_regression_beyond_the_borrow_window_applies_the_error_policy() {
 }
 
 #[test]
-#[ignore = "bug: with borrowing, Error::ClockBehind's behind_ms counts from the borrow window's \
-            start, not from the last minted timestamp its message names"]
 fn a_regression_beyond_the_borrow_window_reports_how_far_behind_the_last_minted_timestamp() {
     let (generator, clock) = manual(ClockBehind::Error, 2);
     fill(&generator, 2 * TICK + 1);
