@@ -1,25 +1,30 @@
 #!/usr/bin/env python3
-"""Writes the structured seeds of fuzz/seeds/layout_roundtrip/.
+"""Writes the structured seeds of fuzz/seeds/layout_roundtrip/ and fuzz/seeds/generator_clock/.
 
-libFuzzer hands layout_roundtrip raw bytes that `arbitrary` 1.x decodes into its `Input`;
-this encodes chosen inputs the same way, so the seeds start from realistic and extreme layouts
-instead of noise. Rerun after changing `Input` (python3 fuzz/make_seeds.py), and check a seed
-with `cargo fuzz fmt layout_roundtrip fuzz/seeds/layout_roundtrip/<file>`.
+libFuzzer hands these targets raw bytes that `arbitrary` 1.x decodes into their `Input`; this
+encodes chosen inputs the same way, so the seeds start from realistic and extreme cases instead
+of noise. Rerun after changing either `Input` (python3 fuzz/make_seeds.py), and check a seed
+with `cargo fuzz fmt --sanitizer none <target> fuzz/seeds/<target>/<file>`.
 
-The encoding (arbitrary 1.5): integers are little-endian bytes; an enum is a u32 `x` choosing
-variant `(x * count) >> 32`, then the variant's fields; a Vec that is not the last field is
-a sequence of (byte 1, element) ended by a byte 0 (the last field's Vec, the same without the
-final 0); structs are their fields in order.
+The encoding (arbitrary 1.5): integers are little-endian bytes; a bool is a byte (odd: true);
+an enum is a u32 `x` choosing variant `(x * count) >> 32`, then the variant's fields; an Option
+is a bool, then the value if true; a Vec that is not the last field is a sequence of (byte 1,
+element) ended by a byte 0 (the last field's Vec, the same without the final 0); structs are
+their fields in order.
 """
 
 import pathlib
 import struct
 
-OUT = pathlib.Path(__file__).resolve().parent / "seeds" / "layout_roundtrip"
+SEEDS_DIR = pathlib.Path(__file__).resolve().parent / "seeds"
 
 
 def u8(v):
     return struct.pack("<B", v)
+
+
+def u16(v):
+    return struct.pack("<H", v)
 
 
 def u32(v):
@@ -28,6 +33,14 @@ def u32(v):
 
 def u64(v):
     return struct.pack("<Q", v)
+
+
+def i32(v):
+    return struct.pack("<i", v)
+
+
+def boolean(b):
+    return u8(1 if b else 0)
 
 
 def variant(index, count, *fields):
@@ -39,6 +52,8 @@ def variant(index, count, *fields):
 def vec(items, last=False):
     return b"".join(b"\x01" + item for item in items) + (b"" if last else b"\x00")
 
+
+# ---- layout_roundtrip ----
 
 NAMES = ["machine", "worker", "process", "shard", "generator", "time", "sequence", "unused", ""]
 
@@ -241,11 +256,556 @@ SEEDS = {
 }
 
 
+# ---- generator_clock ----
+
+# enum Policy { Error, Wait, TickTock }
+POLICIES = ["Error", "Wait", "TickTock"]
+
+
+def policy(name):
+    return variant(POLICIES.index(name), 3)
+
+
+# enum RangeSpec { Default, Whole, Sub { start, len }, Single(u16), Top(u16), Empty(u16),
+#                  PastEnd { start, extra }, Raw { start: u64, end: u64 } }
+RANGE_DEFAULT = variant(0, 8)
+RANGE_WHOLE = variant(1, 8)
+
+
+def range_sub(start, length):
+    """`start..=start + length` (taken modulo the field)."""
+    return variant(2, 8, u16(start), u16(length))
+
+
+def range_single(v):
+    return variant(3, 8, u16(v))
+
+
+def range_top(n):
+    """The top `n + 1` values."""
+    return variant(4, 8, u16(n))
+
+
+def range_empty(n):
+    """`1 + n..=n` (n modulo max + 2)."""
+    return variant(5, 8, u16(n))
+
+
+def range_past_end(start, extra):
+    return variant(6, 8, u16(start), u16(extra))
+
+
+def range_raw(start, end):
+    return variant(7, 8, u64(start), u64(end))
+
+
+def borrow(ticks):
+    """The byte `borrow_ticks` maps to `ticks` (None: unbounded)."""
+    if ticks is None:
+        return u8(255)
+    if ticks == 0:
+        return u8(0)
+    if ticks <= 4:
+        return u8(128 + ticks - 1)
+    assert ticks <= 30
+    return u8(224 + ticks)
+
+
+def batch(n):
+    """The u16 `batch_len` maps to `n`."""
+    assert 0 <= n < 4_500
+    return u16(n if n < 12 else 0x8000 | n)
+
+
+# enum Far { BeforeEpoch(u16), EpochTick(u8), FirstTicks { ticks, ms }, LastTicks { back, ms },
+#            PastEnd(u16), Jump(i32), Raw(u64) }
+def before_epoch_ms(back):
+    return variant(0, 7, u16(back))
+
+
+def epoch_tick(ms):
+    return variant(1, 7, u8(ms))
+
+
+def first_ticks(ticks, ms=0):
+    return variant(2, 7, u8(ticks), u8(ms))
+
+
+def last_ticks(back, ms=0):
+    return variant(3, 7, u8(back), u8(ms))
+
+
+def past_end_ms(extra):
+    return variant(4, 7, u16(extra))
+
+
+def jump(ticks):
+    return variant(5, 7, i32(ticks))
+
+
+def raw_ms(unix_ms):
+    return variant(6, 7, u64(unix_ms))
+
+
+# enum Op { Step { ticks, ms }, NearLast { ticks, ms }, NearEdge { ticks, ms }, Far(Far), Mint,
+#           TryMint, Burst(u8), Fill, MintBatch(u16), TryMintBatch(u16), MintMany(u8),
+#           Resume(Resume { policy, borrow: u8, range: Option<NewRange { via_snapshot, spec }> }) }
+OPS = 12
+
+
+def step(ticks, ms=0):
+    """The clock `ticks % 7 - 3` ticks from the current one (3: stay in the tick)."""
+    return variant(0, OPS, u8(ticks), u8(ms))
+
+
+def near_last(ticks, ms=0):
+    """The clock `ticks % 7 - 3` ticks from the last minted one."""
+    return variant(1, OPS, u8(ticks), u8(ms))
+
+
+def near_edge(ticks, ms=0):
+    """The clock `ticks % 5 - 2` ticks from the last minted tick minus the borrow bound."""
+    return variant(2, OPS, u8(ticks), u8(ms))
+
+
+def far(f):
+    return variant(3, OPS, f)
+
+
+MINT = variant(4, OPS)
+TRY_MINT = variant(5, OPS)
+
+
+def burst(n):
+    """`n + 1` try_mints (n < 8)."""
+    return variant(6, OPS, u8(n))
+
+
+FILL = variant(7, OPS)
+
+
+def mint_batch(n):
+    return variant(8, OPS, batch(n))
+
+
+def try_mint_batch(n):
+    return variant(9, OPS, batch(n))
+
+
+def mint_many(n):
+    assert n < 64
+    return variant(10, OPS, u8(n))
+
+
+def resume(name, ticks=0, spec=None, via_snapshot=False):
+    new_range = b"\x00" if spec is None else b"\x01" + boolean(via_snapshot) + spec
+    return variant(11, OPS, policy(name), borrow(ticks), new_range)
+
+
+LAYOUTS = ["twitter", "tiny", "tt", "tiny-tt"]
+
+
+def gc_seed(*, layout, tick_4ms=False, node=0, pol, start, rng=RANGE_DEFAULT, ticks=0, ops):
+    return b"".join(
+        [
+            u8(LAYOUTS.index(layout)),
+            boolean(tick_4ms),
+            u16(node),
+            policy(pol),
+            u16(start),
+            rng,
+            borrow(ticks),
+            vec(ops, last=True),
+        ]
+    )
+
+
+GC_SEEDS = {
+    # Readings inside 4 ms ticks of the tiny layout (4 IDs per tick).
+    "tiny_4ms_in_tick": gc_seed(
+        layout="tiny",
+        tick_4ms=True,
+        pol="Wait",
+        start=3,
+        ops=[
+            MINT,
+            step(3, 3),
+            MINT,
+            step(3, 1),
+            TRY_MINT,
+            TRY_MINT,
+            TRY_MINT,
+            step(3, 2),
+            MINT,
+            step(2, 3),
+            TRY_MINT,
+            far(epoch_tick(3)),
+            TRY_MINT,
+            far(first_ticks(0, 2)),
+            MINT,
+            resume("TickTock"),
+            step(3, 3),
+            FILL,
+        ],
+    ),
+    # Every error of the tiny layout: full ticks, regressions, the epoch's tick, before the
+    # epoch, the layout's last tick full, past the end.
+    "tiny_error_edges": gc_seed(
+        layout="tiny",
+        node=1,
+        pol="Error",
+        start=100,
+        ops=[
+            TRY_MINT,
+            FILL,
+            MINT,
+            step(4),
+            MINT,
+            FILL,
+            near_last(2),
+            TRY_MINT,
+            near_last(3),
+            TRY_MINT,
+            far(epoch_tick(0)),
+            TRY_MINT,
+            far(before_epoch_ms(0)),
+            MINT,
+            far(first_ticks(0)),
+            MINT,
+            far(last_ticks(0)),
+            FILL,
+            far(past_end_ms(0)),
+            TRY_MINT,
+            resume("Wait"),
+            near_last(3),
+            TRY_MINT,
+            near_last(0),
+            MINT,
+            step(6),
+            MINT,
+            resume("Error"),
+            burst(5),
+        ],
+    ),
+    # Tick-tock toggles on the 16-bit tick-tock layout, and a second regression that waits.
+    "tiny_tt_toggles": gc_seed(
+        layout="tiny-tt",
+        pol="TickTock",
+        start=50,
+        ops=[
+            FILL,
+            step(2),
+            FILL,
+            step(2),
+            TRY_MINT,
+            step(5),
+            FILL,
+            step(1),
+            TRY_MINT,
+            resume("Wait"),
+            near_last(4),
+            MINT,
+            resume("TickTock"),
+            near_last(2),
+            MINT,
+            far(last_ticks(1)),
+            FILL,
+            step(4),
+            FILL,
+            step(4),
+            TRY_MINT,
+            far(last_ticks(3)),
+            TRY_MINT,
+            far(first_ticks(0)),
+            TRY_MINT,
+        ],
+    ),
+    # The 41-bit tick-tock layout with 4 ms ticks: toggles, resumes, big jumps.
+    "tt_ticktock_4ms": gc_seed(
+        layout="tt",
+        tick_4ms=True,
+        node=513,
+        pol="TickTock",
+        start=7,
+        ops=[
+            MINT,
+            step(6, 1),
+            MINT,
+            burst(2),
+            step(1, 3),
+            MINT,
+            TRY_MINT,
+            step(2),
+            MINT,
+            step(7),
+            MINT,
+            step(2, 2),
+            MINT,
+            resume("TickTock"),
+            step(0),
+            MINT,
+            resume("Error"),
+            step(4),
+            MINT,
+            resume("TickTock"),
+            far(jump(-1000)),
+            MINT,
+            far(jump(5000)),
+            TRY_MINT,
+            step(0),
+            TRY_MINT,
+        ],
+    ),
+    # Twitter under Wait: a day back and two forward, the README's example time, u64::MAX, 0.
+    "twitter_wait": gc_seed(
+        layout="twitter",
+        node=378,
+        pol="Wait",
+        start=0,
+        ops=[
+            MINT,
+            burst(7),
+            step(4),
+            MINT,
+            resume("TickTock"),
+            step(2),
+            TRY_MINT,
+            far(jump(-86_400_000)),
+            MINT,
+            far(jump(172_800_000)),
+            MINT,
+            far(raw_ms(1_656_432_460_105)),
+            MINT,
+            far(raw_ms(2**64 - 1)),
+            TRY_MINT,
+            far(raw_ms(0)),
+            TRY_MINT,
+            resume("Error"),
+            near_last(3),
+            MINT,
+        ],
+    ),
+    # Batches on the tiny layout confined to 1..=2 (two IDs per tick): empty buffers, buffers
+    # longer than the tick has left, a waiting batch on a full tick (made as try_mint_batch),
+    # mint_many across ticks that would wait (made as try_mint_batch calls), and of 0.
+    "tiny_range_batches": gc_seed(
+        layout="tiny",
+        node=1,
+        pol="Error",
+        start=20,
+        rng=range_sub(1, 1),
+        ops=[
+            mint_batch(0),
+            try_mint_batch(0),
+            try_mint_batch(5),
+            try_mint_batch(1),
+            mint_batch(3),
+            step(4),
+            MINT,
+            mint_batch(3),
+            step(4),
+            mint_batch(1),
+            mint_many(5),
+            step(4),
+            mint_many(0),
+            mint_many(2),
+            resume("Error"),
+            TRY_MINT,
+            step(4),
+            try_mint_batch(2),
+            resume("Wait", spec=range_single(3)),
+            step(4),
+            mint_batch(11),
+            far(before_epoch_ms(3)),
+            mint_batch(0),
+            mint_batch(4),
+            mint_many(3),
+        ],
+    ),
+    # Borrowing two ticks on the tiny layout: a fill runs two ticks ahead, then fails with a
+    # retry_after of one tick; readings around the borrowing edge (borrowed time, then a
+    # regression, measured from the last minted tick); mint_many running ahead.
+    "tiny_borrow_2": gc_seed(
+        layout="tiny",
+        pol="Wait",
+        start=300,
+        rng=RANGE_WHOLE,
+        ticks=2,
+        ops=[
+            FILL,
+            FILL,
+            FILL,
+            TRY_MINT,
+            step(4),
+            TRY_MINT,
+            step(4),
+            try_mint_batch(9),
+            near_edge(2),
+            TRY_MINT,
+            near_edge(1),
+            TRY_MINT,
+            near_edge(3),
+            mint_batch(9),
+            mint_many(6),
+            step(6),
+            mint_many(20),
+            mint_many(5),
+            near_edge(1),
+            MINT,
+            resume("Wait"),
+            TRY_MINT,
+            near_last(3),
+            TRY_MINT,
+            resume("Error", ticks=4),
+            FILL,
+            FILL,
+            near_edge(0),
+            try_mint_batch(3),
+            near_edge(1),
+            try_mint_batch(3),
+        ],
+    ),
+    # Tick-tock with batches on the 16-bit tick-tock layout confined to 4..=7, borrowing one
+    # tick: a regression toggles (a run of one), mint_many on the new timeline, resumes
+    # moving the range through the snapshot and through the builder (one invalid).
+    "tiny_tt_batches_toggle": gc_seed(
+        layout="tiny-tt",
+        pol="TickTock",
+        start=40,
+        rng=range_top(3),
+        ticks=1,
+        ops=[
+            try_mint_batch(8),
+            try_mint_batch(8),
+            try_mint_batch(8),
+            near_last(0),
+            mint_batch(6),
+            mint_many(9),
+            step(5),
+            mint_batch(6),
+            resume("TickTock", ticks=1, spec=range_sub(0, 3), via_snapshot=True),
+            try_mint_batch(8),
+            step(4),
+            try_mint_batch(2),
+            resume("TickTock", spec=range_past_end(2, 0)),
+            resume("TickTock", ticks=3, spec=range_single(6), via_snapshot=False),
+            FILL,
+            near_last(1),
+            mint_batch(4),
+            near_edge(0),
+            mint_many(4),
+        ],
+    ),
+    # Twitter with big batches and borrowing three ticks: whole ticks in one call, batches
+    # borrowing the next ticks, try_mint_batch failing once the borrow bound is reached,
+    # mint_many on a borrowed tick, a regression past the bound; about 20,000 IDs in all.
+    "twitter_big_batches": gc_seed(
+        layout="twitter",
+        node=7,
+        pol="Error",
+        start=5,
+        ticks=3,
+        ops=[
+            mint_batch(4499),
+            mint_batch(100),
+            try_mint_batch(4000),
+            try_mint_batch(4499),
+            try_mint_batch(1),
+            try_mint_batch(4499),
+            try_mint_batch(1),
+            step(4),
+            mint_many(63),
+            try_mint_batch(2),
+            near_edge(1),
+            try_mint_batch(7),
+            resume("Wait", ticks=0),
+            try_mint_batch(7),
+            near_last(4),
+            mint_batch(2000),
+            mint_batch(4095),
+        ],
+    ),
+    # Invalid ranges: an empty one with tick-tock asked on a layout without the bit (tick-tock
+    # is reported first), then ranges past the field, raw bounds, through the builder and the
+    # snapshot on resume.
+    "invalid_ranges": gc_seed(
+        layout="tiny",
+        pol="TickTock",
+        start=9,
+        rng=range_empty(1),
+        ops=[
+            MINT,
+            resume("Wait", spec=range_past_end(1, 7)),
+            MINT,
+            resume("TickTock", spec=range_raw(5, 2), via_snapshot=True),
+            MINT,
+            resume("Error", spec=range_raw(0, 2**64 - 1), via_snapshot=False),
+            resume("Error", spec=range_raw(2, 3), via_snapshot=True),
+            FILL,
+            resume("Error", spec=range_empty(5)),
+            TRY_MINT,
+        ],
+    ),
+    # The last ticks of the 16-bit tick-tock layout with one sequence value per tick and an
+    # unbounded borrow: mint_many borrows up to the layout's last tick, then fails with
+    # LayoutExhausted, dropping the IDs it reserved.
+    "layout_end_many": gc_seed(
+        layout="tiny-tt",
+        tick_4ms=True,
+        pol="Wait",
+        start=1,
+        rng=range_single(5),
+        ticks=None,
+        ops=[
+            mint_many(3),
+            far(last_ticks(2)),
+            mint_many(5),
+            TRY_MINT,
+            mint_batch(3),
+            far(first_ticks(1)),
+            TRY_MINT,
+            resume("TickTock", ticks=30),
+            far(first_ticks(3)),
+            mint_many(2),
+            far(last_ticks(3)),
+            mint_many(63),
+        ],
+    ),
+    # The 41-bit tick-tock layout resumed into a range above its last sequence: the tick
+    # counts as full (then borrowing or a try_ failure), and into a range below it.
+    "tt_resume_range_above": gc_seed(
+        layout="tt",
+        node=1023,
+        pol="Error",
+        start=70,
+        rng=range_sub(0, 99),
+        ops=[
+            mint_batch(50),
+            resume("Error", spec=range_sub(500, 499), via_snapshot=True),
+            TRY_MINT,
+            mint_batch(3),
+            resume("Wait", ticks=1, spec=range_sub(1000, 10)),
+            mint_batch(3),
+            mint_batch(20),
+            resume("TickTock", ticks=1, spec=range_sub(0, 5), via_snapshot=True),
+            try_mint_batch(3),
+            try_mint_batch(3),
+            step(1),
+            mint_batch(3),
+        ],
+    ),
+}
+
+TARGETS = {"layout_roundtrip": SEEDS, "generator_clock": GC_SEEDS}
+
+
 def main():
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name, data in SEEDS.items():
-        (OUT / name).write_bytes(data)
-        print(f"{OUT / name}: {len(data)} bytes")
+    for target, seeds in TARGETS.items():
+        out = SEEDS_DIR / target
+        out.mkdir(parents=True, exist_ok=True)
+        for name, data in seeds.items():
+            (out / name).write_bytes(data)
+            print(f"{out / name}: {len(data)} bytes")
 
 
 if __name__ == "__main__":

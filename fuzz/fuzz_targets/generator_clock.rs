@@ -1,28 +1,44 @@
 //! One generator on a `ManualClock`, single-threaded, through an arbitrary sequence of clock
-//! moves (small steps around the current tick, big jumps, values before the epoch, in the
-//! epoch's tick and past the layout's end), `mint`, `try_mint`, and restarts resumed from a
-//! snapshot, under the `Error`, `Wait { max_ms: 0 }` and `TickTock { max_ms: 0 }` policies.
+//! moves (small steps around the current tick, the last minted tick and the borrowing edge, big
+//! jumps, values before the epoch, in the epoch's tick and past the layout's end), `mint`,
+//! `try_mint`, `mint_batch` and `try_mint_batch` (buffers of any length, 0 included),
+//! `mint_many` (small `n`), and restarts resumed from a snapshot, under the `Error`,
+//! `Wait { max_ms: 0 }` and `TickTock { max_ms: 0 }` policies. Each generator has a sequence
+//! range (the whole field, a sub-range, one value, or an invalid one, which `build` must reject
+//! with `InvalidSequenceRange`) and a borrow bound (`borrow_ahead`: 0 half of the time, a few
+//! ticks, or unbounded); a resume keeps the range, or replaces it through the builder or the
+//! snapshot.
 //!
 //! Checked over the whole run, across every resume:
-//! - no ID is repeated;
+//! - no ID is repeated (counting the IDs a failed `mint_many` reserved and dropped);
 //! - on each timeline the IDs strictly increase; under `Error` and `Wait` every ID is greater
 //!   than every earlier ID of its generator and than the last ID before it was resumed (and
 //!   than every earlier ID of the run while no toggle has happened);
-//! - every ID decodes with the generator's nodes and carries the clock's current tick (one
-//!   thread: a mint never uses a tick the clock does not read);
+//! - every ID decodes with the generator's nodes and a sequence in its range, and carries a
+//!   tick from the clock's current tick to at most the borrow bound past it (exactly the
+//!   clock's tick without borrowing: one thread, so a mint never uses a tick the clock does not
+//!   read);
+//! - a batch is consecutive sequence values of one tick, fills the front of the buffer, leaves
+//!   the rest untouched and writes nothing on error; `mint_many(n)` returns exactly `n` IDs;
 //! - every error is the right kind for the situation seen in the snapshot taken just before
-//!   the call, with the right fields;
-//! - each outcome, snapshot and counter equals a one-thread model of the rules in
-//!   `generator.rs`; counters never decrease and toggles <= regressions.
+//!   the call, with the right fields (`retry_after` accounts for borrowing; `behind_ms` is
+//!   measured from the last minted tick, borrowing or not);
+//! - each outcome (the IDs themselves, counts, errors), build error, snapshot (the range
+//!   included) and counter (borrows and `max_ahead_ticks` included) equals a one-thread model
+//!   of the rules in `generator.rs`; counters never decrease, toggles <= regressions,
+//!   borrows <= overflows, `max_ahead_ticks` <= the borrow bound.
 //!
-//! `mint` never blocks here: with `max_ms: 0` a clock behind fails at once, and `mint` is only
-//! called when the snapshot shows that the clock's tick is not the last minted tick with its
-//! sequence exhausted (the one case where it would wait for a tick that never comes); otherwise
-//! the operation becomes a `try_mint`, which must then fail with `SequenceExhausted`.
+//! Nothing blocks here: with `max_ms: 0` a clock behind fails at once, and a waiting call
+//! (`mint`, `mint_batch`, `mint_many`) is only made when the model says it does not wait for a
+//! tick (a full tick the borrow bound does not let it leave, with a clock nobody advances);
+//! otherwise `mint` and `mint_batch` become `try_mint` and `try_mint_batch`, which must then
+//! fail with `SequenceExhausted`, and `mint_many` becomes the `try_mint_batch` calls it would
+//! have made.
 
 #![no_main]
 
 use std::collections::HashSet;
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use arbitrary::Arbitrary;
@@ -35,6 +51,9 @@ const RECENT_MS: u64 = 1_700_000_000_000;
 const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
 /// More mints than this in one input are skipped, to keep executions fast.
 const MAX_MINTS: usize = 20_000;
+/// What a batch buffer holds before the call: no generator here mints it (every layout has an
+/// unused top bit or is narrower than 64 bits).
+const UNWRITTEN: Id = Id::from_u64(u64::MAX);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Arbitrary)]
 enum Policy {
@@ -50,6 +69,77 @@ impl Policy {
             Policy::Wait => ClockBehind::Wait { max_ms: 0 },
             Policy::TickTock => ClockBehind::TickTock { max_ms: 0 },
         }
+    }
+}
+
+/// A sequence range for `GeneratorBuilder::sequence_range`; `max` is the layout's largest
+/// sequence. Five of the eight kinds are always valid.
+#[derive(Debug, Clone, Arbitrary)]
+enum RangeSpec {
+    /// No `sequence_range` call: the whole field.
+    Default,
+    /// `0..=max`, explicitly.
+    Whole,
+    /// From `start % (max + 1)`, `len` values more (within the field).
+    Sub { start: u16, len: u16 },
+    /// One value per tick: `v..=v`, `v = n % (max + 1)`.
+    Single(u16),
+    /// The top `1 + n % (max + 1)` values.
+    Top(u16),
+    /// Invalid: a start one past the end, `1 + n % (max + 2)` (up to past the field).
+    Empty(u16),
+    /// Invalid: from `start % (max + 2)` to `max + 1 + extra`.
+    PastEnd { start: u16, extra: u16 },
+    /// Any bounds (almost always invalid).
+    Raw { start: u64, end: u64 },
+}
+
+impl RangeSpec {
+    /// The range to give the builder, `None` for no call.
+    fn get(&self, layout: &Layout) -> Option<RangeInclusive<u64>> {
+        let max = layout.max_sequence();
+        Some(match *self {
+            RangeSpec::Default => return None,
+            RangeSpec::Whole => 0..=max,
+            RangeSpec::Sub { start, len } => {
+                let start = u64::from(start) % (max + 1);
+                start..=start + u64::from(len) % (max + 1 - start)
+            }
+            RangeSpec::Single(n) => {
+                let v = u64::from(n) % (max + 1);
+                v..=v
+            }
+            RangeSpec::Top(n) => max - u64::from(n) % (max + 1)..=max,
+            RangeSpec::Empty(n) => {
+                let start = 1 + u64::from(n) % (max + 2);
+                start..=start - 1
+            }
+            RangeSpec::PastEnd { start, extra } => {
+                u64::from(start) % (max + 2)..=max + 1 + u64::from(extra)
+            }
+            RangeSpec::Raw { start, end } => start..=end,
+        })
+    }
+}
+
+/// The borrow bound for a byte: 0 for half of the values, 1 to 4 ticks for most of the rest,
+/// up to 30, and (for 255) unbounded.
+fn borrow_ticks(b: u8) -> u64 {
+    match b {
+        0..=127 => 0,
+        128..=223 => 1 + u64::from(b % 4),
+        224..=254 => u64::from(b - 224),
+        255 => u64::MAX,
+    }
+}
+
+/// A batch buffer's length: 0 to 11 for half of the values, else up to 4,499 (more than a
+/// 12-bit sequence holds).
+fn batch_len(len: u16) -> usize {
+    if len & 0x8000 == 0 {
+        usize::from(len % 12)
+    } else {
+        usize::from(len & 0x7fff) % 4_500
     }
 }
 
@@ -72,6 +162,24 @@ enum Far {
     Raw(u64),
 }
 
+/// The new range of a resumed generator.
+#[derive(Debug, Arbitrary)]
+struct NewRange {
+    /// In the snapshot given to `Generator::resume`, instead of through `sequence_range`.
+    via_snapshot: bool,
+    spec: RangeSpec,
+}
+
+/// A restart: snapshot, then a generator resumed from it.
+#[derive(Debug, Arbitrary)]
+struct Resume {
+    policy: Policy,
+    /// Through `borrow_ticks`.
+    borrow: u8,
+    /// `None`: the snapshot's range.
+    range: Option<NewRange>,
+}
+
 #[derive(Debug, Arbitrary)]
 enum Op {
     /// The clock to the current tick plus `ticks % 7 - 3` ticks, `ms % tick_ms` into it.
@@ -84,6 +192,13 @@ enum Op {
         ticks: u8,
         ms: u8,
     },
+    /// The clock to the last minted tick minus the borrow bound plus `ticks % 5 - 2` ticks:
+    /// around the oldest reading that is borrowed time rather than a regression (and the one
+    /// after, the oldest from which a full tick can borrow the next).
+    NearEdge {
+        ticks: u8,
+        ms: u8,
+    },
     Far(Far),
     Mint,
     TryMint,
@@ -91,8 +206,13 @@ enum Op {
     Burst(u8),
     /// `try_mint` until it fails (at most a tick's worth of IDs plus one).
     Fill,
-    /// Snapshot, then replace the generator by one resumed from it under this policy.
-    Resume(Policy),
+    /// `mint_batch` into a buffer of `batch_len(len)` IDs.
+    MintBatch(u16),
+    /// `try_mint_batch` into a buffer of `batch_len(len)` IDs.
+    TryMintBatch(u16),
+    /// `mint_many(n % 64)`.
+    MintMany(u8),
+    Resume(Resume),
 }
 
 #[derive(Debug, Arbitrary)]
@@ -105,6 +225,9 @@ struct Input {
     policy: Policy,
     /// The first reading, in ticks from a base (the epoch's next tick, or 2023 for 41 bits).
     start: u16,
+    range: RangeSpec,
+    /// Through `borrow_ticks`.
+    borrow: u8,
     ops: Vec<Op>,
 }
 
@@ -162,35 +285,112 @@ fn small_offset(ticks: u8) -> i128 {
     i128::from(ticks % 7) - 3
 }
 
+/// The rule `build` checks a sequence range with: its bounds, or the error.
+fn check_range(layout: &Layout, range: &RangeInclusive<u64>) -> Result<(u64, u64), Error> {
+    let (start, end) = (*range.start(), *range.end());
+    let problem = if start > end {
+        "is empty"
+    } else if end > layout.max_sequence() {
+        "ends past the sequence field"
+    } else {
+        return Ok((start, end));
+    };
+    Err(Error::InvalidSequenceRange {
+        layout: layout.name(),
+        range: start..=end,
+        problem,
+        max: layout.max_sequence(),
+    })
+}
+
+/// What `build` does with a policy and a range: the range's bounds, or the first error of
+/// its checks (the tick-tock bit before the range).
+fn expected_build(
+    layout: &Layout,
+    policy: Policy,
+    range: &RangeInclusive<u64>,
+) -> Result<(u64, u64), Error> {
+    if policy == Policy::TickTock && layout.tick_tock_field().is_none() {
+        return Err(Error::TickTockUnsupported {
+            layout: layout.name(),
+        });
+    }
+    check_range(layout, range)
+}
+
+/// One ID, as the model sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Minted {
+    tick: u64,
+    timeline: u64,
+    sequence: u64,
+}
+
 /// What the model says a call does.
 #[derive(Debug, PartialEq)]
-enum Expect {
-    Mint {
-        tick: u64,
-        timeline: u64,
-        sequence: u64,
-    },
+enum Outcome {
+    /// The IDs returned, in order (one for `mint`).
+    Ids(Vec<Minted>),
     Fail(Error),
-    /// `mint` would wait for a later tick (never called).
+    /// A waiting call would wait for a later tick (never made).
     Blocks,
 }
 
-/// The generator's state and counters, following the rules of `generator.rs` for one thread.
+/// A call the generator answers with one reservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Call {
+    Mint,
+    TryMint,
+    MintBatch(usize),
+    TryMintBatch(usize),
+}
+
+impl Call {
+    /// The call that fails where this one waits for a full tick.
+    fn without_wait(self) -> Call {
+        match self {
+            Call::Mint | Call::TryMint => Call::TryMint,
+            Call::MintBatch(n) | Call::TryMintBatch(n) => Call::TryMintBatch(n),
+        }
+    }
+
+    fn waits(self) -> bool {
+        matches!(self, Call::Mint | Call::MintBatch(_))
+    }
+}
+
+/// The generator's configuration, state and counters, following the rules of `generator.rs`
+/// for one thread.
 #[derive(Debug, Clone)]
 struct Model {
+    layout: Layout,
+    policy: Policy,
+    /// The sequence range's bounds.
+    first: u64,
+    last: u64,
+    /// How many ticks ahead of the clock a full tick may move the state.
+    borrow: u64,
     tick: u64,
     timeline: u64,
-    /// The last sequence minted; `max_sequence` in the initial state (tick 0, "full").
+    /// The last sequence minted; `max_sequence` in the initial state (tick 0, "full"), and
+    /// after a resume into a range that starts above it.
     sequence: u64,
     high_water: [u64; 2],
     overflows: u64,
     regressions: u64,
     toggles: u64,
+    borrows: u64,
+    max_ahead: u64,
 }
 
 impl Model {
-    fn new(layout: &Layout) -> Self {
+    fn new(layout: &Layout, policy: Policy, (first, last): (u64, u64), borrow: u64) -> Self {
         Model {
+            layout: *layout,
+            policy,
+            first,
+            last,
+            borrow,
             tick: 0,
             timeline: 0,
             sequence: layout.max_sequence(),
@@ -198,27 +398,69 @@ impl Model {
             overflows: 0,
             regressions: 0,
             toggles: 0,
+            borrows: 0,
+            max_ahead: 0,
         }
     }
 
-    /// A generator resumed from the model's state: same state, fresh counters.
-    fn resumed(&self) -> Self {
+    /// A generator resumed from the model's state with a policy, range and borrow bound: same
+    /// state, fresh counters; a sequence below the new range counts the tick as full.
+    fn resumed(&self, policy: Policy, (first, last): (u64, u64), borrow: u64) -> Self {
         let mut high_water = self.high_water;
         high_water[self.timeline as usize] = self.tick;
+        let sequence = if self.tick == 0 || self.sequence < first {
+            self.layout.max_sequence()
+        } else {
+            self.sequence
+        };
         Model {
+            policy,
+            first,
+            last,
+            borrow,
+            sequence,
             high_water,
             overflows: 0,
             regressions: 0,
             toggles: 0,
-            ..*self
+            borrows: 0,
+            max_ahead: 0,
+            ..self.clone()
         }
     }
 
-    fn step(&mut self, layout: &Layout, policy: Policy, unix_ms: u64, try_mint: bool) -> Expect {
+    fn call(&mut self, unix_ms: u64, call: Call) -> Outcome {
+        match call {
+            Call::Mint => self.reserve(unix_ms, 1, true),
+            Call::TryMint => self.reserve(unix_ms, 1, false),
+            // An empty buffer: nothing minted, the clock not even read.
+            Call::MintBatch(0) | Call::TryMintBatch(0) => Outcome::Ids(Vec::new()),
+            Call::MintBatch(n) => self.reserve(unix_ms, n as u64, true),
+            Call::TryMintBatch(n) => self.reserve(unix_ms, n as u64, false),
+        }
+    }
+
+    /// `mint_many(n)`: one reservation of what is still missing at a time. With a failure,
+    /// the IDs reserved before it (which the caller never sees).
+    fn many(&mut self, unix_ms: u64, n: usize) -> (Outcome, Vec<Minted>) {
+        let mut ids = Vec::new();
+        while ids.len() < n {
+            match self.reserve(unix_ms, (n - ids.len()) as u64, true) {
+                Outcome::Ids(run) => ids.extend(run),
+                failed => return (failed, ids),
+            }
+        }
+        (Outcome::Ids(ids), Vec::new())
+    }
+
+    /// One reservation of at most `want` (at least 1) consecutive values, with the clock at
+    /// `unix_ms`; `wait`: the call would wait for a full tick to pass.
+    fn reserve(&mut self, unix_ms: u64, want: u64, wait: bool) -> Outcome {
+        let layout = self.layout;
         let name = layout.name();
         let (epoch_ms, tick_ms) = (layout.epoch_ms(), layout.tick_ms());
         if unix_ms < epoch_ms {
-            return Expect::Fail(Error::BeforeEpoch {
+            return Outcome::Fail(Error::BeforeEpoch {
                 layout: name,
                 unix_ms,
                 epoch_ms,
@@ -226,65 +468,95 @@ impl Model {
         }
         let now = (unix_ms - epoch_ms) / tick_ms;
         if now == 0 {
-            return Expect::Fail(Error::EpochTick {
+            return Outcome::Fail(Error::EpochTick {
                 layout: name,
                 unix_ms,
                 first_ms: epoch_ms + tick_ms,
             });
         }
         if now > layout.max_ticks() {
-            return Expect::Fail(Error::TimeOverflow {
+            return Outcome::Fail(Error::TimeOverflow {
                 layout: name,
                 unix_ms,
                 max_unix_ms: layout.max_unix_ms(),
             });
         }
-        if now < self.tick {
+        // Behind the state's tick by more than the borrow bound: a regression. Behind by at
+        // most the bound: time already borrowed, minted on the state's tick below.
+        if now.saturating_add(self.borrow) < self.tick {
             self.regressions += 1;
             let other = 1 - self.timeline;
-            if policy == Policy::TickTock && now > self.high_water[other as usize] {
+            if self.policy == Policy::TickTock && now > self.high_water[other as usize] {
                 let this = &mut self.high_water[self.timeline as usize];
                 *this = (*this).max(self.tick);
-                (self.tick, self.timeline, self.sequence) = (now, other, 0);
+                (self.tick, self.timeline, self.sequence) = (now, other, self.first);
                 self.toggles += 1;
-                return self.minted();
+                // A toggle reserves one value, whatever the batch wants (`toggle` returns a run
+                // of one), although the new tick's range has room: fewer than `mint_batch`'s
+                // docs promise ("all of them if the current tick's sequence range has room").
+                return self.ids(self.first, 1);
             }
-            return Expect::Fail(Error::ClockBehind {
+            // How far behind is measured from the last minted tick, borrowing or not.
+            return Outcome::Fail(Error::ClockBehind {
                 layout: name,
                 behind_ms: epoch_ms + self.tick * tick_ms - unix_ms,
                 max_wait_ms: 0,
             });
         }
-        if now > self.tick {
-            (self.tick, self.sequence) = (now, 0);
-        } else if self.sequence < layout.max_sequence() {
-            self.sequence += 1;
+        let (tick, first) = if now > self.tick {
+            (now, self.first)
+        } else if self.sequence < self.last {
+            (self.tick, self.sequence + 1)
         } else {
             self.overflows += 1;
-            if now == layout.max_ticks() {
-                return Expect::Fail(Error::LayoutExhausted {
+            if self.tick == layout.max_ticks() {
+                return Outcome::Fail(Error::LayoutExhausted {
                     layout: name,
                     last_ms: layout.max_unix_ms(),
                 });
             }
-            if !try_mint {
-                return Expect::Blocks;
+            // The next tick is `ahead` ticks ahead of the clock.
+            let ahead = self.tick + 1 - now;
+            if ahead <= self.borrow {
+                self.borrows += 1;
+                self.max_ahead = self.max_ahead.max(ahead);
+                (self.tick + 1, self.first)
+            } else if wait {
+                return Outcome::Blocks;
+            } else {
+                return Outcome::Fail(Error::SequenceExhausted {
+                    layout: name,
+                    tick: self.tick,
+                    retry_after: Duration::from_millis((ahead - self.borrow) * tick_ms),
+                });
             }
-            return Expect::Fail(Error::SequenceExhausted {
-                layout: name,
-                tick: now,
-                retry_after: Duration::from_millis(tick_ms),
-            });
-        }
-        self.minted()
+        };
+        let count = want.min(self.last - first + 1);
+        (self.tick, self.sequence) = (tick, first + count - 1);
+        self.ids(first, count)
     }
 
-    fn minted(&self) -> Expect {
-        Expect::Mint {
-            tick: self.tick,
-            timeline: self.timeline,
-            sequence: self.sequence,
-        }
+    /// The run of `count` values from `first` on the state's tick and timeline.
+    fn ids(&self, first: u64, count: u64) -> Outcome {
+        Outcome::Ids(
+            (first..first + count)
+                .map(|sequence| Minted {
+                    tick: self.tick,
+                    timeline: self.timeline,
+                    sequence,
+                })
+                .collect(),
+        )
+    }
+
+    fn stats(&self) -> Stats {
+        let mut stats = Stats::default();
+        stats.overflows = self.overflows;
+        stats.regressions = self.regressions;
+        stats.toggles = self.toggles;
+        stats.borrows = self.borrows;
+        stats.max_ahead_ticks = self.max_ahead;
+        stats
     }
 }
 
@@ -294,7 +566,6 @@ struct Run {
     clock: ManualClock,
     unix_ms: u64,
     generator: Generator<ManualClock>,
-    policy: Policy,
     model: Model,
     stats: Stats,
     /// Every ID minted in the run.
@@ -307,6 +578,8 @@ struct Run {
     /// The greatest ID of the run, and whether any generator has toggled yet.
     max: Option<u64>,
     toggled: bool,
+    /// Whether the state is the last ID minted (not a tick counted as full by a resume).
+    state_minted: bool,
 }
 
 fuzz_target!(|input: Input| run(input));
@@ -317,7 +590,6 @@ fn run(input: Input) {
         .node_fields()
         .map(|f| (f.name(), u64::from(input.node) & f.max()))
         .collect();
-    let has_tick_tock = layout.tick_tock_field().is_some();
     // The first reading: from the epoch's next tick for the tiny layouts, from 2023 for the
     // 41-bit ones; `start` ticks on (past the end for most of the tiny layouts' range).
     let base = if layout.max_ticks() > 1 << 20 {
@@ -327,17 +599,44 @@ fn run(input: Input) {
     };
     let unix_ms = at(&layout, base + i128::from(input.start % 10_000), 0);
     let clock = ManualClock::new(unix_ms);
-    let policy = supported(&layout, input.policy);
-    let mut builder = Generator::builder(layout)
-        .clock(clock.clone())
-        .on_clock_behind(policy.get());
-    for &(name, value) in &nodes {
-        builder = builder.node(name, value);
+    let borrow = borrow_ticks(input.borrow);
+    let whole = 0..=layout.max_sequence();
+    let range = input.range.get(&layout);
+
+    // As asked; then the policy the layout supports; then the whole field if the range is
+    // invalid. Each attempt fails exactly as the model of `build` says.
+    let supported_policy = supported(&layout, input.policy);
+    let attempts = [
+        (input.policy, range.clone()),
+        (supported_policy, range.clone()),
+        (supported_policy, None),
+    ];
+    let mut built = None;
+    for (policy, range) in attempts {
+        let expected = expected_build(&layout, policy, range.as_ref().unwrap_or(&whole));
+        let mut builder = Generator::builder(layout)
+            .clock(clock.clone())
+            .on_clock_behind(policy.get())
+            .borrow_ahead(borrow);
+        for &(name, value) in &nodes {
+            builder = builder.node(name, value);
+        }
+        if let Some(range) = &range {
+            builder = builder.sequence_range(range.clone());
+        }
+        match (builder.build(), expected) {
+            (Ok(generator), Ok(bounds)) => {
+                built = Some((generator, Model::new(&layout, policy, bounds, borrow)));
+                break;
+            }
+            (Err(err), Err(expected)) => assert_eq!(err, expected, "{policy:?}, {range:?}"),
+            (got, expected) => panic!(
+                "build under {policy:?} with range {range:?}: {:?}, expected {expected:?}",
+                got.map(|_| ())
+            ),
+        }
     }
-    let generator = builder.build().expect("valid generator");
-    if !has_tick_tock && input.policy == Policy::TickTock {
-        expect_tick_tock_unsupported(&layout, &nodes, &clock);
-    }
+    let (generator, model) = built.expect("the last attempt is valid");
 
     let mut run = Run {
         layout,
@@ -345,14 +644,14 @@ fn run(input: Input) {
         clock,
         unix_ms,
         generator,
-        policy,
-        model: Model::new(&layout),
+        model,
         stats: Stats::default(),
         seen: HashSet::new(),
         last_on: [None, None],
         floor: None,
         max: None,
         toggled: false,
+        state_minted: true,
     };
     run.check_state();
     for op in &input.ops {
@@ -368,26 +667,6 @@ fn supported(layout: &Layout, policy: Policy) -> Policy {
     } else {
         policy
     }
-}
-
-fn expect_tick_tock_unsupported(
-    layout: &Layout,
-    nodes: &[(&'static str, u64)],
-    clock: &ManualClock,
-) {
-    let mut builder = Generator::builder(*layout)
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::TickTock { max_ms: 0 });
-    for &(name, value) in nodes {
-        builder = builder.node(name, value);
-    }
-    let err = builder.build().expect_err("tick-tock needs the bit");
-    assert_eq!(
-        err,
-        Error::TickTockUnsupported {
-            layout: layout.name()
-        }
-    );
 }
 
 impl Run {
@@ -406,6 +685,11 @@ impl Run {
             }
             Op::NearLast { ticks, ms } => {
                 let tick = i128::from(self.model.tick) + small_offset(ticks);
+                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+            }
+            Op::NearEdge { ticks, ms } => {
+                let edge = i128::from(self.model.tick) - i128::from(self.model.borrow);
+                let tick = edge + i128::from(ticks % 5) - 2;
                 self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
             }
             Op::Far(ref far) => {
@@ -436,135 +720,273 @@ impl Run {
                 self.set_clock(unix_ms);
             }
             Op::Mint => {
-                self.mint(false);
+                self.call(Call::Mint);
             }
             Op::TryMint => {
-                self.mint(true);
+                self.call(Call::TryMint);
             }
             Op::Burst(n) => {
                 for _ in 0..=n % 8 {
-                    self.mint(true);
+                    self.call(Call::TryMint);
                 }
             }
             Op::Fill => {
                 for _ in 0..=layout.max_sequence() + 1 {
-                    if !self.mint(true) {
+                    if self.call(Call::TryMint).is_none() {
                         break;
                     }
                 }
             }
-            Op::Resume(policy) => self.resume(policy),
+            Op::MintBatch(len) => {
+                self.call(Call::MintBatch(batch_len(len)));
+            }
+            Op::TryMintBatch(len) => {
+                self.call(Call::TryMintBatch(batch_len(len)));
+            }
+            Op::MintMany(n) => self.many(usize::from(n % 64)),
+            Op::Resume(ref resume) => self.resume(resume),
         }
     }
 
-    /// One `mint` (when it cannot block) or `try_mint`; whether it minted.
-    fn mint(&mut self, try_mint: bool) -> bool {
+    /// One call, made as the model predicts it (a waiting call that would wait becomes its
+    /// `try_` form); how many IDs it returned, `None` on error or when skipped.
+    fn call(&mut self, call: Call) -> Option<usize> {
         if self.seen.len() >= MAX_MINTS {
-            return false;
+            return None;
         }
-        let layout = self.layout;
         let before = self.generator.snapshot();
-        // `mint` waits for a later tick exactly when the clock reads the last minted tick and
-        // its sequence is exhausted; nobody advances this clock, so use `try_mint` then.
-        let full = before.last_tick != 0
-            && before.last_tick < layout.max_ticks()
-            && mint_tick(&layout, self.unix_ms) == Some(before.last_tick)
-            && before.sequence == layout.max_sequence();
-        let try_mint = try_mint || full;
-        let expected = self
-            .model
-            .step(&layout, self.policy, self.unix_ms, try_mint);
-        let result = if try_mint {
-            self.generator.try_mint()
-        } else {
-            self.generator.mint()
-        };
-        let call = if try_mint { "try_mint" } else { "mint" };
-        match result {
-            Ok(id) => {
-                self.check_id(id, &before);
-                let parts = layout.decode(id).expect("minted ids decode");
-                let got = Expect::Mint {
-                    tick: parts.ticks(),
-                    timeline: parts.timeline().unwrap_or(0),
-                    sequence: parts.sequence(),
+        let mut model = self.model.clone();
+        let mut call = call;
+        let mut expected = model.call(self.unix_ms, call);
+        if expected == Outcome::Blocks {
+            call = call.without_wait();
+            model = self.model.clone();
+            expected = model.call(self.unix_ms, call);
+            assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
+        }
+        let result = match call {
+            Call::Mint => self.generator.mint().map(|id| vec![id]),
+            Call::TryMint => self.generator.try_mint().map(|id| vec![id]),
+            Call::MintBatch(len) | Call::TryMintBatch(len) => {
+                let mut buffer = vec![UNWRITTEN; len];
+                let result = if call.waits() {
+                    self.generator.mint_batch(&mut buffer)
+                } else {
+                    self.generator.try_mint_batch(&mut buffer)
                 };
+                let written = *result.as_ref().unwrap_or(&0);
+                assert!(
+                    written <= len && (written > 0 || len == 0 || result.is_err()),
+                    "{call:?} wrote {written} IDs ({result:?})"
+                );
+                assert!(
+                    buffer[written..].iter().all(|&id| id == UNWRITTEN),
+                    "{call:?} returned {result:?} but wrote past the IDs it returned"
+                );
+                result.map(|_| buffer[..written].to_vec())
+            }
+        };
+        self.model = model;
+        match result {
+            Ok(ids) => {
+                for &id in &ids {
+                    self.check_id(id, &before);
+                }
+                self.check_run(&ids);
+                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
                 assert_eq!(
                     got, expected,
-                    "{call} at {} ms minted {id:?}; state before {before:?}",
+                    "{call:?} at {} ms returned {ids:?}; state before {before:?}",
                     self.unix_ms
                 );
-                true
+                Some(ids.len())
             }
             Err(err) => {
-                self.check_error(&err, &before, try_mint);
+                self.check_error(&err, &before, !call.waits());
                 assert_eq!(
-                    Expect::Fail(err.clone()),
+                    Outcome::Fail(err.clone()),
                     expected,
-                    "{call} at {} ms failed; state before {before:?}",
+                    "{call:?} at {} ms failed; state before {before:?}",
                     self.unix_ms
                 );
                 let _ = err.to_string();
-                false
+                None
             }
+        }
+    }
+
+    /// `mint_many(n)`, or the `try_mint_batch` calls it would make when it would wait.
+    fn many(&mut self, n: usize) {
+        if self.seen.len() >= MAX_MINTS {
+            return;
+        }
+        let before = self.generator.snapshot();
+        let mut model = self.model.clone();
+        let (expected, dropped) = model.many(self.unix_ms, n);
+        if expected == Outcome::Blocks {
+            let mut filled = 0;
+            while filled < n {
+                match self.call(Call::TryMintBatch(n - filled)) {
+                    Some(count) => filled += count,
+                    None => break,
+                }
+            }
+            assert!(
+                filled < n || self.seen.len() >= MAX_MINTS,
+                "mint_many({n}) would wait, yet try_mint_batch filled it"
+            );
+            return;
+        }
+        let result = self.generator.mint_many(n);
+        self.model = model;
+        match result {
+            Ok(ids) => {
+                assert_eq!(ids.len(), n, "mint_many({n}) returned {ids:?}");
+                for &id in &ids {
+                    self.check_id(id, &before);
+                }
+                // One run per tick (a toggle's run of one aside): check each tick's part.
+                for run in ids.chunk_by(|a, b| self.minted(*a).tick == self.minted(*b).tick) {
+                    self.check_run(run);
+                }
+                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
+                assert_eq!(
+                    got, expected,
+                    "mint_many({n}) at {} ms returned {ids:?}; state before {before:?}",
+                    self.unix_ms
+                );
+            }
+            Err(err) => {
+                // The IDs reserved before the error are dropped, but used up: record them.
+                let failed_from = if dropped.is_empty() {
+                    before.clone()
+                } else {
+                    self.generator.snapshot()
+                };
+                for &minted in &dropped {
+                    let id = self
+                        .layout
+                        .compose_on_timeline(
+                            self.layout.epoch_ms() + minted.tick * self.layout.tick_ms(),
+                            minted.timeline,
+                            &self.nodes,
+                            minted.sequence,
+                        )
+                        .expect("the model's IDs fit the layout");
+                    self.record(id.to_u64(), minted.timeline, &before);
+                }
+                self.check_error(&err, &failed_from, false);
+                assert_eq!(
+                    Outcome::Fail(err.clone()),
+                    expected,
+                    "mint_many({n}) at {} ms failed; state before {before:?}",
+                    self.unix_ms
+                );
+            }
+        }
+    }
+
+    fn minted(&self, id: Id) -> Minted {
+        let parts = self.layout.decode(id).expect("minted ids decode");
+        Minted {
+            tick: parts.ticks(),
+            timeline: parts.timeline().unwrap_or(0),
+            sequence: parts.sequence(),
+        }
+    }
+
+    /// The IDs of one reservation are consecutive values of one tick and timeline.
+    fn check_run(&self, ids: &[Id]) {
+        for pair in ids.windows(2) {
+            let (a, b) = (self.minted(pair[0]), self.minted(pair[1]));
+            assert!(
+                b.tick == a.tick && b.timeline == a.timeline && b.sequence == a.sequence + 1,
+                "{:?} then {:?} in one run",
+                pair[0],
+                pair[1]
+            );
         }
     }
 
     /// The checks on a minted ID that do not use the model.
     fn check_id(&mut self, id: Id, before: &Snapshot) {
         let layout = self.layout;
-        let raw = id.to_u64();
-        assert!(
-            self.seen.insert(raw),
-            "{id:?} minted twice (at {} ms, state before {before:?})",
-            self.unix_ms
-        );
         let parts = layout.decode(id).expect("minted ids decode");
         assert_eq!(parts.nodes().collect::<Vec<_>>(), self.nodes, "{id:?}");
         assert_eq!(self.generator.decode(id).map(|p| p.id()), Ok(id));
-        // One thread: the ID carries the tick the clock reads now, which the generator mints in.
-        assert_eq!(
-            Some(parts.ticks()),
-            mint_tick(&layout, self.unix_ms),
-            "{id:?} at clock {} ms (state before {before:?})",
+        assert!(
+            self.model.first <= parts.sequence() && parts.sequence() <= self.model.last,
+            "{id:?}: sequence {} outside the range {}..={}",
+            parts.sequence(),
+            self.model.first,
+            self.model.last
+        );
+        // One thread: the ID carries the tick the clock reads now, which the generator mints
+        // in, or a later one at most the borrow bound ahead.
+        let now = mint_tick(&layout, self.unix_ms);
+        assert!(
+            now.is_some_and(|now| now <= parts.ticks() && parts.ticks() - now <= self.model.borrow),
+            "{id:?} at clock {} ms, borrow bound {} (state before {before:?})",
+            self.unix_ms,
+            self.model.borrow
+        );
+        self.record(id.to_u64(), parts.timeline().unwrap_or(0), before);
+    }
+
+    /// The run-wide bookkeeping of an ID used up: no repeat, and the orders.
+    fn record(&mut self, raw: u64, timeline: u64, before: &Snapshot) {
+        assert!(
+            self.seen.insert(raw),
+            "{raw} minted twice (at {} ms, state before {before:?})",
             self.unix_ms
         );
-        let timeline = parts.timeline().unwrap_or(0);
         if let Some(last) = self.last_on[timeline as usize] {
             assert!(
                 raw > last,
-                "{id:?} on timeline {timeline} not above the timeline's last id {last} (state before {before:?})"
+                "{raw} on timeline {timeline} not above the timeline's last id {last} (state before {before:?})"
             );
         }
         self.last_on[timeline as usize] = Some(raw);
+        self.state_minted = true;
         if timeline != before.timeline {
-            assert_eq!(self.policy, Policy::TickTock, "{id:?} changed timeline");
+            assert_eq!(
+                self.model.policy,
+                Policy::TickTock,
+                "{raw} changed timeline"
+            );
             self.toggled = true;
         }
-        if self.policy != Policy::TickTock {
+        if self.model.policy != Policy::TickTock {
             if let Some(floor) = self.floor {
                 assert!(
                     raw > floor,
-                    "{id:?} not above {floor}, an earlier id of this generator or the last before it was resumed ({:?})",
-                    self.policy
+                    "{raw} not above {floor}, an earlier id of this generator or the last before it was resumed ({:?})",
+                    self.model.policy
                 );
             }
             self.floor = Some(raw);
             if !self.toggled
                 && let Some(max) = self.max
             {
-                assert!(raw > max, "{id:?} not above the earlier id {max}");
+                assert!(raw > max, "{raw} not above the earlier id {max}");
             }
         }
         self.max = self.max.max(Some(raw));
     }
 
     /// An error is the kind the situation before the call calls for.
-    fn check_error(&self, err: &Error, before: &Snapshot, try_mint: bool) {
+    fn check_error(&self, err: &Error, before: &Snapshot, try_call: bool) {
         let layout = self.layout;
         let (epoch_ms, tick_ms) = (layout.epoch_ms(), layout.tick_ms());
         let unix_ms = self.unix_ms;
         let tick = tick_of(&layout, unix_ms);
+        let borrow = i128::from(self.model.borrow);
+        let last = i128::from(before.last_tick);
+        // The clock reads the last minted tick, or time borrowed for it; the tick is full.
+        let on_full_tick = before.last_tick != 0
+            && tick <= last
+            && tick + borrow >= last
+            && before.sequence >= *before.sequence_range.end();
         match *err {
             Error::BeforeEpoch {
                 unix_ms: u,
@@ -596,73 +1018,126 @@ impl Run {
                 tick: full,
                 retry_after,
                 ..
-            } => assert!(
-                try_mint
-                    && before.last_tick != 0
-                    && full == before.last_tick
-                    && tick == i128::from(full)
-                    && before.sequence == layout.max_sequence()
-                    && full < layout.max_ticks()
-                    && retry_after == Duration::from_millis(tick_ms),
-                "{err:?} from a {} call, state before {before:?}, clock {unix_ms} ms",
-                if try_mint { "try_mint" } else { "mint" }
-            ),
+            } => {
+                // The clock must reach the tick from which the next one is within the bound.
+                let wait_ticks = last + 1 - tick - borrow;
+                assert!(
+                    try_call
+                        && on_full_tick
+                        && full == before.last_tick
+                        && full < layout.max_ticks()
+                        && wait_ticks > 0
+                        && retry_after.as_millis() == (wait_ticks * i128::from(tick_ms)) as u128,
+                    "{err:?} from a {} call, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms",
+                    if try_call { "try_" } else { "waiting" }
+                )
+            }
             Error::LayoutExhausted { last_ms, .. } => assert!(
                 before.last_tick == layout.max_ticks()
-                    && tick == i128::from(layout.max_ticks())
-                    && before.sequence == layout.max_sequence()
+                    && on_full_tick
                     && last_ms == layout.max_unix_ms(),
-                "{err:?}, state before {before:?}, clock {unix_ms} ms"
+                "{err:?}, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms"
             ),
             Error::ClockBehind {
                 behind_ms,
                 max_wait_ms,
                 ..
             } => {
-                let behind = mint_tick(&layout, unix_ms).is_some_and(|now| now < before.last_tick);
+                let behind =
+                    mint_tick(&layout, unix_ms).is_some_and(|now| i128::from(now) + borrow < last);
                 // Tick-tock fails only when the other timeline has minted at or after `now`.
-                let blocked = self.policy != Policy::TickTock
+                let blocked = self.model.policy != Policy::TickTock
                     || mint_tick(&layout, unix_ms)
                         .is_some_and(|now| now <= before.other_timeline_tick);
+                // Measured from the last minted time, also when borrowing.
                 assert!(
                     behind
                         && blocked
                         && max_wait_ms == 0
                         && behind_ms == before.last_unix_ms() - unix_ms,
-                    "{err:?} under {:?}, state before {before:?}, clock {unix_ms} ms",
-                    self.policy
+                    "{err:?} under {:?}, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms",
+                    self.model.policy
                 );
             }
             _ => panic!("unexpected error {err:?}"),
         }
     }
 
-    fn resume(&mut self, policy: Policy) {
+    fn resume(&mut self, resume: &Resume) {
         let snapshot = self.generator.snapshot();
         let _ = format!("{:?}", self.generator);
-        if policy == Policy::TickTock && self.layout.tick_tock_field().is_none() {
-            let err = Generator::resume(&snapshot)
+        let borrow = borrow_ticks(resume.borrow);
+        let new_range = resume
+            .range
+            .as_ref()
+            .and_then(|r| Some((r.via_snapshot, r.spec.get(&self.layout)?)));
+        // As asked; then the policy the layout supports; then the snapshot's range if the new
+        // one is invalid. Each attempt fails exactly as the model of `build` says.
+        let policy = supported(&self.layout, resume.policy);
+        let attempts = [
+            (resume.policy, new_range.clone()),
+            (policy, new_range.clone()),
+            (policy, None),
+        ];
+        for (policy, new_range) in attempts {
+            let mut from = snapshot.clone();
+            if let Some((true, range)) = &new_range {
+                from.sequence_range = range.clone();
+            }
+            let mut builder = Generator::resume(&from);
+            if let Some((false, range)) = &new_range {
+                builder = builder.sequence_range(range.clone());
+            }
+            let range = new_range.map_or(from.sequence_range.clone(), |(_, range)| range);
+            let expected = expected_build(&self.layout, policy, &range);
+            let built = builder
                 .clock(self.clock.clone())
-                .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
-                .build()
-                .expect_err("tick-tock needs the bit");
-            assert!(matches!(err, Error::TickTockUnsupported { .. }), "{err:?}");
+                .on_clock_behind(policy.get())
+                .borrow_ahead(borrow)
+                .build();
+            match (built, expected) {
+                (Ok(generator), Ok(bounds)) => {
+                    self.resumed(generator, &snapshot, policy, bounds, borrow);
+                    return;
+                }
+                (Err(err), Err(expected)) => {
+                    assert_eq!(
+                        err, expected,
+                        "resume under {policy:?} with range {range:?}"
+                    )
+                }
+                (got, expected) => panic!(
+                    "resume from {snapshot:?} under {policy:?} with range {range:?}: {:?}, expected {expected:?}",
+                    got.map(|_| ())
+                ),
+            }
         }
-        let policy = supported(&self.layout, policy);
-        let node_bits = self.generator.node_bits();
-        self.generator = Generator::resume(&snapshot)
-            .clock(self.clock.clone())
-            .on_clock_behind(policy.get())
-            .build()
-            .unwrap_or_else(|e| panic!("resume from {snapshot:?} failed: {e}"));
-        assert_eq!(self.generator.node_bits(), node_bits);
+        panic!("resuming with the snapshot's range and a supported policy failed");
+    }
+
+    fn resumed(
+        &mut self,
+        generator: Generator<ManualClock>,
+        snapshot: &Snapshot,
+        policy: Policy,
+        bounds: (u64, u64),
+        borrow: u64,
+    ) {
+        assert_eq!(generator.node_bits(), self.generator.node_bits());
+        self.generator = generator;
+        self.model = self.model.resumed(policy, bounds, borrow);
+        let mut expected = snapshot.clone();
+        expected.sequence_range = bounds.0..=bounds.1;
+        if self.model.tick != 0 && self.model.sequence != snapshot.sequence {
+            // A sequence below the new range: the tick is full.
+            expected.sequence = self.layout.max_sequence();
+            self.state_minted = false;
+        }
         assert_eq!(
             self.generator.snapshot(),
-            snapshot,
-            "resume changed the state"
+            expected,
+            "resume changed the state (range {bounds:?})"
         );
-        self.policy = policy;
-        self.model = self.model.resumed();
         self.stats = Stats::default();
         // The new generator continues from the last ID minted (the state's, with the nodes).
         self.floor = (snapshot.last_tick != 0).then(|| {
@@ -681,9 +1156,10 @@ impl Run {
             sequence: if model.tick == 0 { 0 } else { model.sequence },
             timeline: model.timeline,
             other_timeline_tick: model.high_water[1 - model.timeline as usize],
+            sequence_range: model.first..=model.last,
         };
         assert_eq!(snapshot, expected, "snapshot (left) differs from the model");
-        if snapshot.last_tick != 0 {
+        if snapshot.last_tick != 0 && self.state_minted {
             // The state is the last ID minted, without its nodes.
             let last = self.last_on[snapshot.timeline as usize].expect("minted");
             let state = self.layout.compose_on_timeline(
@@ -705,21 +1181,20 @@ impl Run {
             stats.overflows >= old.overflows
                 && stats.waits >= old.waits
                 && stats.regressions >= old.regressions
-                && stats.toggles >= old.toggles,
+                && stats.toggles >= old.toggles
+                && stats.borrows >= old.borrows
+                && stats.max_ahead_ticks >= old.max_ahead_ticks,
             "counters went down: {old:?} -> {stats:?}"
         );
-        assert!(stats.toggles <= stats.regressions, "{stats:?}");
-        let modelled = (model.overflows, 0, model.regressions, model.toggles);
-        assert_eq!(
-            (
-                stats.overflows,
-                stats.waits,
-                stats.regressions,
-                stats.toggles
-            ),
-            modelled,
-            "stats {stats:?} differ from the model's (overflows, waits, regressions, toggles)"
+        assert!(
+            stats.toggles <= stats.regressions
+                && stats.borrows <= stats.overflows
+                && stats.max_ahead_ticks <= model.borrow
+                && (stats.borrows == 0) == (stats.max_ahead_ticks == 0),
+            "{stats:?}, borrow bound {}",
+            model.borrow
         );
+        assert_eq!(stats, model.stats(), "stats (left) differ from the model's");
         self.stats = stats;
     }
 }
