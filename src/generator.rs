@@ -988,7 +988,7 @@ impl<C: Clock> Generator<C> {
         self.regression(current >> shift, now);
         if let ClockBehind::TickTock { .. } = self.on_behind {
             while self.is_behind(current >> shift, now) {
-                match self.toggle(current, now) {
+                match self.toggle(current, now, want) {
                     Some(Ok(run)) => return Ok(run),
                     // The CAS lost: read the clock again after the state that won.
                     Some(Err(actual)) => {
@@ -1008,9 +1008,14 @@ impl<C: Clock> Generator<C> {
     }
 
     /// Moves from the state `current` to the other timeline at tick `now`, if that timeline
-    /// has not minted at or after `now`: `None` if it has, else the CAS's outcome (a run of one
-    /// state, or the state that won).
-    fn toggle(&self, current: u64, now: u64) -> Option<core::result::Result<Run, u64>> {
+    /// has not minted at or after `now`: `None` if it has, else the CAS's outcome (a run of up
+    /// to `want` states from the start of the range, or the state that won).
+    fn toggle(
+        &self,
+        current: u64,
+        now: u64,
+        want: u64,
+    ) -> Option<core::result::Result<Run, u64>> {
         let plan = &self.plan;
         let timeline = current & plan.tick_mask;
         let (this, other) = if timeline == 0 { (0, 1) } else { (1, 0) };
@@ -1022,7 +1027,9 @@ impl<C: Clock> Generator<C> {
         }
         // Raise this timeline's mark before the CAS that leaves it.
         this_mark.fetch_max(current >> plan.time_shift, Ordering::AcqRel);
-        let next = now << plan.time_shift | (timeline ^ plan.tick_mask) | plan.seq_first;
+        let first = now << plan.time_shift | (timeline ^ plan.tick_mask) | plan.seq_first;
+        let count = want.min(((plan.seq_last - plan.seq_first) >> plan.seq_shift) + 1);
+        let next = first + ((count - 1) << plan.seq_shift);
         // AcqRel on success: publishes the mark raised above with the new state.
         match self
             .state
@@ -1030,10 +1037,7 @@ impl<C: Clock> Generator<C> {
         {
             Ok(_) => {
                 self.cold.toggles.fetch_add(1, Ordering::Relaxed);
-                Some(Ok(Run {
-                    first: next,
-                    count: 1,
-                }))
+                Some(Ok(Run { first, count }))
             }
             Err(actual) => Some(Err(actual)),
         }

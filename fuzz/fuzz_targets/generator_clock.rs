@@ -489,12 +489,11 @@ impl Model {
             if self.policy == Policy::TickTock && now > self.high_water[other as usize] {
                 let this = &mut self.high_water[self.timeline as usize];
                 *this = (*this).max(self.tick);
-                (self.tick, self.timeline, self.sequence) = (now, other, self.first);
+                // A toggle reserves as much of the new tick's range as the batch wants.
+                let count = want.min(self.last - self.first + 1);
+                (self.tick, self.timeline, self.sequence) = (now, other, self.first + count - 1);
                 self.toggles += 1;
-                // A toggle reserves one value, whatever the batch wants (`toggle` returns a run
-                // of one), although the new tick's range has room: fewer than `mint_batch`'s
-                // docs promise ("all of them if the current tick's sequence range has room").
-                return self.ids(self.first, 1);
+                return self.ids(self.first, count);
             }
             // How far behind is measured from the last minted tick, borrowing or not.
             return Outcome::Fail(Error::ClockBehind {
@@ -845,7 +844,7 @@ impl Run {
                 for &id in &ids {
                     self.check_id(id, &before);
                 }
-                // One run per tick (a toggle's run of one aside): check each tick's part.
+                // One run per tick: check each tick's part.
                 for run in ids.chunk_by(|a, b| self.minted(*a).tick == self.minted(*b).tick) {
                     self.check_run(run);
                 }
