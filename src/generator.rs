@@ -1010,12 +1010,7 @@ impl<C: Clock> Generator<C> {
     /// Moves from the state `current` to the other timeline at tick `now`, if that timeline
     /// has not minted at or after `now`: `None` if it has, else the CAS's outcome (a run of up
     /// to `want` states from the start of the range, or the state that won).
-    fn toggle(
-        &self,
-        current: u64,
-        now: u64,
-        want: u64,
-    ) -> Option<core::result::Result<Run, u64>> {
+    fn toggle(&self, current: u64, now: u64, want: u64) -> Option<core::result::Result<Run, u64>> {
         let plan = &self.plan;
         let timeline = current & plan.tick_mask;
         let (this, other) = if timeline == 0 { (0, 1) } else { (1, 0) };
