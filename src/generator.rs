@@ -527,16 +527,7 @@ impl<C> GeneratorBuilder<C> {
 
     /// Uses `clock` instead of a [`MonotonicClock`].
     pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<D> {
-        GeneratorBuilder {
-            layout: self.layout,
-            nodes: self.nodes,
-            on_behind: self.on_behind,
-            sequence: self.sequence,
-            borrow_ticks: self.borrow_ticks,
-            resume: self.resume,
-            events: self.events,
-            clock,
-        }
+        self.swap_clock(clock).0
     }
 
     /// The layout being configured.
@@ -556,27 +547,22 @@ impl<C> GeneratorBuilder<C> {
 
     /// Splits the builder into its configuration, on the default clock, and its clock.
     pub(crate) fn take_clock(self) -> (GeneratorBuilder, C) {
-        let GeneratorBuilder {
-            layout,
-            nodes,
-            on_behind,
-            sequence,
-            borrow_ticks,
-            resume,
-            events,
-            clock,
-        } = self;
+        self.swap_clock(DefaultClock)
+    }
+
+    /// The same configuration on `clock`, and the clock it replaces.
+    fn swap_clock<D>(self, clock: D) -> (GeneratorBuilder<D>, C) {
         let builder = GeneratorBuilder {
-            layout,
-            nodes,
-            on_behind,
-            sequence,
-            borrow_ticks,
-            resume,
-            events,
-            clock: DefaultClock,
+            layout: self.layout,
+            nodes: self.nodes,
+            on_behind: self.on_behind,
+            sequence: self.sequence,
+            borrow_ticks: self.borrow_ticks,
+            resume: self.resume,
+            events: self.events,
+            clock,
         };
-        (builder, clock)
+        (builder, self.clock)
     }
 
     /// Validates the configuration and pre-shifts the layout.
