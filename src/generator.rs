@@ -180,6 +180,24 @@ struct Run {
     count: u64,
 }
 
+impl Plan {
+    /// The run of up to `want` states from `first` (as many as its tick's range has left), and
+    /// its last state: the one a CAS installs to reserve the run. For a single mint (`want`
+    /// the constant 1 after inlining) this folds to `first` itself.
+    #[inline(always)]
+    fn run(&self, first: u64, want: u64) -> (Run, u64) {
+        let count = if want == 1 {
+            1
+        } else {
+            want.min(((self.seq_last - (first & self.seq_mask)) >> self.seq_shift) + 1)
+        };
+        (
+            Run { first, count },
+            first + ((count - 1) << self.seq_shift),
+        )
+    }
+}
+
 /// A notification of a stall or a regression, sent by a generator built with
 /// [`GeneratorBuilder::notify`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -889,14 +907,7 @@ impl<C: Clock> Generator<C> {
                 }
                 continue;
             };
-            // A single mint (`want` is the constant 1 there) takes one value; a batch as many
-            // as it wants of what the tick's range has left.
-            let count = if want == 1 {
-                1
-            } else {
-                want.min(((plan.seq_last - (first & plan.seq_mask)) >> plan.seq_shift) + 1)
-            };
-            let next = first + ((count - 1) << plan.seq_shift);
+            let (run, next) = plan.run(first, want);
             // AcqRel on success publishes the tick this thread read (see `# Orderings`);
             // Acquire on failure, as for the first load.
             match self.state.compare_exchange_weak(
@@ -905,7 +916,7 @@ impl<C: Clock> Generator<C> {
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
-                Ok(_) => return Ok(Run { first, count }),
+                Ok(_) => return Ok(run),
                 Err(actual) => {
                     current = actual;
                     spin_loop();
@@ -1009,8 +1020,7 @@ impl<C: Clock> Generator<C> {
         // Raise this timeline's mark before the CAS that leaves it.
         this_mark.fetch_max(current >> plan.time_shift, Ordering::AcqRel);
         let first = now << plan.time_shift | (timeline ^ plan.tick_mask) | plan.seq_first;
-        let count = want.min(((plan.seq_last - plan.seq_first) >> plan.seq_shift) + 1);
-        let next = first + ((count - 1) << plan.seq_shift);
+        let (run, next) = plan.run(first, want);
         // AcqRel on success: publishes the mark raised above with the new state.
         match self
             .state
@@ -1018,7 +1028,7 @@ impl<C: Clock> Generator<C> {
         {
             Ok(_) => {
                 self.cold.toggles.fetch_add(1, Ordering::Relaxed);
-                Some(Ok(Run { first, count }))
+                Some(Ok(run))
             }
             Err(actual) => Some(Err(actual)),
         }
