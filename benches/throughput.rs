@@ -66,7 +66,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterio
 use ferroid::generator::AtomicSnowflakeGenerator;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowflake_me::Snowflake;
-use snowmint::{Generator, Id, Layout, ShardedGenerator, Shards, Stats};
+use snowmint::{CachedClock, Clock, Generator, Id, Layout, ShardedGenerator, Shards, Stats};
 
 /// The epoch all contenders count from: Twitter's, in Unix milliseconds.
 const EPOCH_MS: u64 = 1_288_834_974_657;
@@ -116,6 +116,26 @@ fn snowmint_sharded(shards: usize) -> ShardedGenerator {
         .expect("valid 41/0/22 layout and shard count")
 }
 
+/// snowmint's shared generator on a [`CachedClock`]: one load per clock reading, as ferroid's.
+fn snowmint_shared_cached(clock: &CachedClock) -> Generator<CachedClock> {
+    Generator::builder(HOT)
+        .clock(clock.clone())
+        .build()
+        .expect("valid 41/0/22 layout")
+}
+
+/// snowmint's sharded generator on a [`CachedClock`].
+fn snowmint_sharded_cached(clock: &CachedClock, shards: usize) -> ShardedGenerator<CachedClock> {
+    Generator::builder(HOT)
+        .clock(clock.clone())
+        .build_sharded(Shards::SplitSequence(shards))
+        .expect("valid 41/0/22 layout and shard count")
+}
+
+fn cached_clock() -> CachedClock {
+    CachedClock::monotonic().expect("start the cached clock's thread")
+}
+
 fn ferroid_shared() -> Ferroid {
     // Machine ID 0 (the field has no bits), the clock on the layout's epoch, as ferroid's
     // README builds its generators.
@@ -135,11 +155,11 @@ fn snowflake_me_shared() -> Snowflake {
         .expect("valid 41/0/0/22 snowflake_me configuration")
 }
 
-fn mint_snowmint(generator: &Generator) -> u64 {
+fn mint_snowmint<C: Clock>(generator: &Generator<C>) -> u64 {
     generator.mint().expect("snowmint mint").to_u64()
 }
 
-fn mint_sharded(generator: &ShardedGenerator) -> u64 {
+fn mint_sharded<C: Clock>(generator: &ShardedGenerator<C>) -> u64 {
     generator.mint().expect("snowmint sharded mint").to_u64()
 }
 
@@ -312,7 +332,11 @@ fn check_threads(contender: &str, threads: usize, mint: impl Fn() -> u64 + Sync)
 
 /// Checks the sharded generator's IDs, and that each thread minted from its own shard: the
 /// bench spawns its threads the same way, so their thread indexes are consecutive too.
-fn check_sharded(generator: &ShardedGenerator, threads: usize) {
+fn check_sharded<C: Clock + Sync + Send>(
+    contender: &str,
+    generator: &ShardedGenerator<C>,
+    threads: usize,
+) {
     let results = on_threads(threads, || {
         let ids: Vec<u64> = (0..CHECK_PER_THREAD)
             .map(|_| mint_sharded(generator))
@@ -323,15 +347,11 @@ fn check_sharded(generator: &ShardedGenerator, threads: usize) {
     assert_eq!(
         shards.len(),
         threads,
-        "snowmint sharded: {threads} threads minted from only {} shards",
+        "{contender}: {threads} threads minted from only {} shards",
         shards.len()
     );
     let per_thread: Vec<Vec<u64>> = results.into_iter().map(|(_, _, (_, ids))| ids).collect();
-    check(
-        "snowmint sharded",
-        &format!("{threads} threads"),
-        &per_thread,
-    );
+    check(contender, &format!("{threads} threads"), &per_thread);
 }
 
 /// Mints whole batches through `fill` (about `CHECK_BATCHED` IDs) and checks them as one
@@ -357,11 +377,14 @@ fn threads_available() -> usize {
 /// Scenario 2: one shared generator per contender, 1 and 2 threads, ns/ID.
 fn hot_path(c: &mut Criterion) {
     let snowmint = snowmint_shared();
+    let clock = cached_clock();
+    let cached = snowmint_shared_cached(&clock);
     let ferroid = ferroid_shared();
     let snowflake_me = snowflake_me_shared();
 
     for threads in [1, 2] {
         check_threads("snowmint", threads, || mint_snowmint(&snowmint));
+        check_threads("snowmint-cached", threads, || mint_snowmint(&cached));
         check_threads("ferroid", threads, || mint_ferroid(&ferroid));
         check_threads("snowflake_me", threads, || mint_snowflake_me(&snowflake_me));
     }
@@ -379,6 +402,11 @@ fn hot_path(c: &mut Criterion) {
             &format!("{name}/snowmint"),
             || snowmint.stats(),
             || bench_threads(&mut group, "snowmint", threads, || mint_snowmint(&snowmint)),
+        );
+        noting_full_ticks(
+            &format!("{name}/snowmint-cached"),
+            || cached.stats(),
+            || bench_threads(&mut group, "snowmint-cached", threads, || mint_snowmint(&cached)),
         );
         bench_threads(&mut group, "ferroid", threads, || mint_ferroid(&ferroid));
         if threads > 1 {
@@ -399,11 +427,14 @@ fn hot_path(c: &mut Criterion) {
 fn sharded(c: &mut Criterion) {
     let threads = threads_available();
     let sharded = snowmint_sharded(threads);
+    let clock = cached_clock();
+    let sharded_cached = snowmint_sharded_cached(&clock, threads);
     let snowmint = snowmint_shared();
     let ferroid = ferroid_shared();
     let snowflake_me = snowflake_me_shared();
 
-    check_sharded(&sharded, threads);
+    check_sharded("snowmint sharded", &sharded, threads);
+    check_sharded("snowmint sharded-cached", &sharded_cached, threads);
     check_threads("snowmint shared", threads, || mint_snowmint(&snowmint));
     check_threads("ferroid", threads, || mint_ferroid(&ferroid));
     check_threads("ferroid-spin", threads, || mint_ferroid_spin(&ferroid));
@@ -417,6 +448,15 @@ fn sharded(c: &mut Criterion) {
         || {
             bench_threads(&mut group, "snowmint-sharded", threads, || {
                 mint_sharded(&sharded)
+            })
+        },
+    );
+    noting_full_ticks(
+        &format!("s3-sharded/{threads}-threads/snowmint-sharded-cached"),
+        || sharded_cached.stats(),
+        || {
+            bench_threads(&mut group, "snowmint-sharded-cached", threads, || {
+                mint_sharded(&sharded_cached)
             })
         },
     );

@@ -64,9 +64,17 @@
 //! regression, never a stale cache line. A hardware counter is outside the memory model: the
 //! default clock's readings are monotonic across cores, but an unfenced counter read may
 //! execute a few nanoseconds before the load that precedes it, so right at a tick boundary a
-//! reading could land one tick behind a state another core just installed. The default
-//! [`ClockBehind::Wait`] absorbs that in nanoseconds; uniqueness never depends on it. On
-//! x86-64 these orderings cost nothing over `Relaxed`.
+//! reading could land one tick behind a state another core just installed. So a reading
+//! behind the state is never counted as a regression at once: the generator reads again with
+//! [`Clock::unix_ms_precise`] (a second counter read for the default clock, the source for a
+//! [`CachedClock`](crate::CachedClock)) and applies its [`ClockBehind`] policy only if that
+//! reading is behind too. Uniqueness never depends on any of this: it rests on the state word
+//! alone, whatever the clock reads. On x86-64 these orderings cost nothing over `Relaxed`.
+//!
+//! The precise reading is also the one a full tick waits on: a thread that finds its tick
+//! full reads `unix_ms_precise` before it waits or borrows, so a cached reading that lags
+//! (its refresh thread starved of a core) never holds a generator on a tick the source has
+//! left, and never costs capacity.
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -978,8 +986,14 @@ impl<C: Clock> Generator<C> {
         on_full: OnFull,
     ) -> Result<Run> {
         let shift = self.plan.time_shift;
+        if self.is_behind(current >> shift, now) {
+            // A clock that serves a cached reading may lag: only its precise reading can tell
+            // a regression.
+            now = self.ticks(self.clock.unix_ms_precise())?;
+        }
         if !self.is_behind(current >> shift, now) {
-            // The state runs ahead of the clock on borrowed time: mint on its tick.
+            // The state runs ahead of the clock on borrowed time (or of a lagging reading):
+            // mint on its tick.
             return self.advance(current, now, want, on_full);
         }
         self.regression(current >> shift, now);
@@ -990,7 +1004,7 @@ impl<C: Clock> Generator<C> {
                     // The CAS lost: read the clock again after the state that won.
                     Some(Err(actual)) => {
                         current = actual;
-                        now = self.ticks(self.clock.unix_ms())?;
+                        now = self.ticks(self.clock.unix_ms_precise())?;
                     }
                     // The other timeline has minted at or after `now`: wait as `Wait` does.
                     None => break,
@@ -1054,7 +1068,8 @@ impl<C: Clock> Generator<C> {
         let backoff = Backoff::new();
         let mut counted = false;
         loop {
-            let mut now = self.ticks(self.clock.unix_ms())?;
+            // Precise: a lagging reading would wait for a tick that has already begun.
+            let mut now = self.ticks(self.clock.unix_ms_precise())?;
             if self.is_behind(last, now) {
                 // The clock went back while this thread waited.
                 if let ClockBehind::TickTock { .. } = self.on_behind {
@@ -1145,7 +1160,7 @@ impl<C: Clock> Generator<C> {
         let backoff = Backoff::new();
         let mut counted = false;
         loop {
-            let unix_ms = self.clock.unix_ms();
+            let unix_ms = self.clock.unix_ms_precise();
             let now = self.ticks(unix_ms)?;
             if now >= earliest {
                 return Ok(now);

@@ -14,8 +14,9 @@
 //!   the modification order of that one word (see the generator module's `# Orderings`).
 //! - A [`Clock`] gives Unix milliseconds. The default [`MonotonicClock`] reads quanta's
 //!   monotonic counter plus an offset to the wall clock, re-checked once a second off the
-//!   reading path: timestamps are wall time at the cost of a counter read. [`ManualClock`] is
-//!   for tests.
+//!   reading path: timestamps are wall time at the cost of a counter read. [`CachedClock`]
+//!   serves a reading a background thread refreshes (one load per mint) and reads its source
+//!   precisely where a stale reading would cost capacity. [`ManualClock`] is for tests.
 //! - When a tick's sequence is exhausted, [`Generator::mint`] waits for the next tick and
 //!   [`Generator::try_mint`] returns [`Error::SequenceExhausted`]. When a clock reads behind
 //!   the last tick, the [`ClockBehind`] policy waits (bounded), fails, or (tick-tock) moves to
@@ -66,6 +67,8 @@ mod shard;
 mod sync;
 mod time;
 
+#[cfg(not(loom))]
+pub use clock::CachedClock;
 pub use clock::{Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack};
 pub use error::{Error, ParseIdReason, Result};
 pub use generator::{

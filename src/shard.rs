@@ -255,6 +255,8 @@ pub enum Shards<'a> {
 /// ```
 pub struct ShardedGenerator<C = MonotonicClock> {
     shards: Box<[Generator<Arc<C>>]>,
+    /// Reduces thread slots past the shard count without a division.
+    wrap: SlotWrap,
 }
 
 impl GeneratorBuilder<DefaultClock> {
@@ -315,6 +317,7 @@ impl<C: Clock> GeneratorBuilder<C> {
             }
         };
         Ok(ShardedGenerator {
+            wrap: SlotWrap::new(shards.len()),
             shards: shards.into_boxed_slice(),
         })
     }
@@ -370,9 +373,11 @@ impl<C> ShardedGenerator<C> {
     #[inline]
     pub fn local(&self) -> &Generator<Arc<C>> {
         let slot = thread_slot();
-        let len = self.shards.len();
-        // No division while there are no more threads than shards.
-        let index = if slot < len { slot } else { slot % len };
+        let index = if slot < self.shards.len() {
+            slot
+        } else {
+            self.wrap.reduce(slot)
+        };
         &self.shards[index]
     }
 
@@ -426,6 +431,42 @@ impl<C> fmt::Debug for ShardedGenerator<C> {
     }
 }
 
+/// `slot % shards` without a division, for the threads whose slot is past the shard count
+/// (thread indexes are never reused, so with threads that come and go, that is most of them):
+/// a 64-bit division costs as much as the rest of a mint.
+///
+/// Lemire's remainder by multiplication, on the low 32 bits of the slot: with
+/// `multiplier = ⌊(2^64 − 1) / d⌋ + 1` (wrapping to 0 for `d == 1`), `a % d` is the high word
+/// of `(multiplier * a mod 2^64) * d` for every 32-bit `a` and `d`. Past 2^32 shards, a plain
+/// remainder.
+#[derive(Debug, Clone, Copy)]
+struct SlotWrap {
+    shards: u64,
+    multiplier: u64,
+}
+
+impl SlotWrap {
+    fn new(shards: usize) -> Self {
+        let shards = shards as u64;
+        SlotWrap {
+            shards,
+            multiplier: (u64::MAX / shards).wrapping_add(1),
+        }
+    }
+
+    /// An index below the shard count, the same for the same slot.
+    #[inline]
+    fn reduce(self, slot: usize) -> usize {
+        if self.shards > u64::from(u32::MAX) {
+            return (slot as u64 % self.shards) as usize;
+        }
+        // The low 32 bits: a thread's slot, truncated, is still stable.
+        let low = u64::from(slot as u32);
+        let fraction = self.multiplier.wrapping_mul(low);
+        ((u128::from(fraction) * u128::from(self.shards)) >> 64) as usize
+    }
+}
+
 /// The calling thread's index among the threads that have minted from a sharded generator.
 #[inline]
 fn thread_slot() -> usize {
@@ -447,6 +488,30 @@ fn thread_slot() -> usize {
 mod tests {
     use super::*;
     use crate::ManualClock;
+
+    #[test]
+    fn slot_wrap_is_the_remainder() {
+        for shards in [1usize, 2, 3, 5, 7, 8, 64, 1000, 65_537, u32::MAX as usize] {
+            let wrap = SlotWrap::new(shards);
+            let slots = (0..2_000).chain([
+                u32::MAX as usize - 1,
+                u32::MAX as usize,
+                123_456_789,
+                4_000_000_000,
+            ]);
+            for slot in slots {
+                assert_eq!(
+                    wrap.reduce(slot),
+                    (slot as u32 as usize) % shards,
+                    "slot {slot} over {shards} shards"
+                );
+            }
+        }
+        #[cfg(target_pointer_width = "64")]
+        let huge = SlotWrap::new(u32::MAX as usize + 10);
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(huge.reduce(u32::MAX as usize + 12), 2);
+    }
 
     const TWITTER: Layout = Layout::TWITTER;
 

@@ -3,11 +3,17 @@
 //! [`Clock`] is one method: the current time in Unix milliseconds. The default,
 //! [`MonotonicClock`], reads quanta's monotonic counter plus an offset to the wall clock that
 //! it re-checks off the reading path; what it does when the wall clock goes back is its
-//! [`WallClockBack`] mode. [`ManualClock`] is set by hand, for tests and simulations.
+//! [`WallClockBack`] mode. [`CachedClock`] wraps a clock and serves a reading a background
+//! thread refreshes, for hot paths where even a counter read costs too much. [`ManualClock`] is
+//! set by hand, for tests and simulations.
 
+#[cfg(not(loom))]
+mod cached;
 mod manual;
 mod monotonic;
 
+#[cfg(not(loom))]
+pub use cached::CachedClock;
 pub use manual::ManualClock;
 pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 
@@ -41,6 +47,19 @@ pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 pub trait Clock {
     /// The current time in milliseconds since the Unix epoch.
     fn unix_ms(&self) -> u64;
+
+    /// The current time as fresh as this clock can read it, for the places where a stale
+    /// reading would cost: a generator reads it when its tick is full (a stale reading would
+    /// wait for a tick that has already begun) and before it treats a reading behind its last
+    /// tick as a regression (a stale reading is not one). Every other mint reads
+    /// [`unix_ms`](Clock::unix_ms).
+    ///
+    /// The default is `unix_ms`. A clock whose `unix_ms` may lag, like [`CachedClock`],
+    /// overrides it with a read of its source; it must never read behind what `unix_ms` read
+    /// before it, unless the time really went back.
+    fn unix_ms_precise(&self) -> u64 {
+        self.unix_ms()
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
@@ -48,11 +67,21 @@ impl<C: Clock + ?Sized> Clock for &C {
     fn unix_ms(&self) -> u64 {
         (**self).unix_ms()
     }
+
+    #[inline]
+    fn unix_ms_precise(&self) -> u64 {
+        (**self).unix_ms_precise()
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
     #[inline]
     fn unix_ms(&self) -> u64 {
         (**self).unix_ms()
+    }
+
+    #[inline]
+    fn unix_ms_precise(&self) -> u64 {
+        (**self).unix_ms_precise()
     }
 }
