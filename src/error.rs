@@ -261,11 +261,13 @@ pub enum Error {
         first_ms: u64,
     },
 
-    /// A string is not a decimal ID.
-    #[error("invalid id {input:?}: {reason}")]
+    /// A string is not an ID in the text form it was read as.
+    #[error("invalid {encoding} id {input:?}: {reason}")]
     ParseId {
         /// The string given (its first 64 characters and an ellipsis, when longer).
         input: String,
+        /// The text form it was read as: `decimal`, `base36`, `base32`, `base62`, `hex`, `sno`.
+        encoding: &'static str,
         /// What is wrong with it.
         reason: ParseIdReason,
     },
@@ -296,24 +298,40 @@ pub enum Error {
     },
 }
 
-/// Why a string is not a decimal ID.
+/// Why a string is not an ID in a text form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ParseIdReason {
     /// The string is empty.
-    #[error("empty string, expected decimal digits")]
-    Empty,
-    /// A character is not a decimal digit.
-    #[error("{found:?} at position {position} is not a decimal digit")]
+    #[error("empty string, expected {expected}")]
+    Empty {
+        /// What the form expects, e.g. "1 to 20 decimal digits".
+        expected: &'static str,
+    },
+    /// A character is not a digit of the form.
+    #[error("{found:?} at position {position} is not {expected}")]
     InvalidDigit {
         /// The character found.
         found: char,
         /// Its byte offset in the string.
         position: usize,
+        /// What the form expects there, e.g. "a decimal digit".
+        expected: &'static str,
     },
-    /// The number is larger than `u64::MAX`.
-    #[error("larger than 18446744073709551615")]
-    Overflow,
+    /// The string has more or fewer characters than the form allows.
+    #[error("{length} characters, expected {expected}")]
+    WrongLength {
+        /// The number of characters found.
+        length: usize,
+        /// What the form expects, e.g. "exactly 13".
+        expected: &'static str,
+    },
+    /// The value is larger than the largest ID of the form.
+    #[error("larger than the largest id, {max}")]
+    Overflow {
+        /// The largest value, written in the form.
+        max: &'static str,
+    },
 }
 
 /// `Result` with snowmint's [`Error`] as the default error type.

@@ -130,20 +130,31 @@ impl FromStr for Id {
     fn from_str(s: &str) -> Result<Id> {
         let fail = |reason| Error::ParseId {
             input: shorten(s),
+            encoding: "decimal",
             reason,
         };
         if s.is_empty() {
-            return Err(fail(ParseIdReason::Empty));
+            return Err(fail(ParseIdReason::Empty {
+                expected: "1 to 20 decimal digits",
+            }));
         }
         let mut value: u64 = 0;
         for (position, found) in s.char_indices() {
-            let digit = found
-                .to_digit(10)
-                .ok_or_else(|| fail(ParseIdReason::InvalidDigit { found, position }))?;
+            let digit = found.to_digit(10).ok_or_else(|| {
+                fail(ParseIdReason::InvalidDigit {
+                    found,
+                    position,
+                    expected: "a decimal digit",
+                })
+            })?;
             value = value
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(u64::from(digit)))
-                .ok_or_else(|| fail(ParseIdReason::Overflow))?;
+                .ok_or_else(|| {
+                    fail(ParseIdReason::Overflow {
+                        max: "18446744073709551615",
+                    })
+                })?;
         }
         Ok(Id(value))
     }
@@ -283,19 +294,19 @@ mod tests {
         let err = "12a4".parse::<Id>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid id \"12a4\": 'a' at position 2 is not a decimal digit"
+            "invalid decimal id \"12a4\": 'a' at position 2 is not a decimal digit"
         );
         assert!(matches!(
             "".parse::<Id>(),
             Err(Error::ParseId {
-                reason: ParseIdReason::Empty,
+                reason: ParseIdReason::Empty { .. },
                 ..
             })
         ));
         assert!(matches!(
             "18446744073709551616".parse::<Id>(),
             Err(Error::ParseId {
-                reason: ParseIdReason::Overflow,
+                reason: ParseIdReason::Overflow { .. },
                 ..
             })
         ));

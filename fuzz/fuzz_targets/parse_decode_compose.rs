@@ -92,7 +92,12 @@ fn check_parse(s: &str, parsed: &Result<Id, Error>) {
             assert_eq!(canonical, expected, "canonical form of {s:?}");
             assert_eq!(format!("{id:?}"), format!("Id({canonical})"));
         }
-        Err(Error::ParseId { input, reason }) => {
+        Err(Error::ParseId {
+            input,
+            encoding,
+            reason,
+        }) => {
+            assert_eq!(*encoding, "decimal");
             assert_eq!(reference, None, "rejected {s:?}: {reason:?}");
             // The input itself, or its first 64 characters and an ellipsis.
             let first_64: String = s.chars().take(64).collect();
@@ -105,8 +110,10 @@ fn check_parse(s: &str, parsed: &Result<Id, Error>) {
             let digits_end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
             let prefix = &s[..digits_end];
             match *reason {
-                ParseIdReason::Empty => assert!(s.is_empty()),
-                ParseIdReason::InvalidDigit { found, position } => {
+                ParseIdReason::Empty { .. } => assert!(s.is_empty()),
+                ParseIdReason::InvalidDigit {
+                    found, position, ..
+                } => {
                     assert_eq!(position, digits_end, "position in {s:?}");
                     assert_eq!(s[position..].chars().next(), Some(found));
                     assert!(
@@ -115,7 +122,7 @@ fn check_parse(s: &str, parsed: &Result<Id, Error>) {
                             .map_or(true, |v| v <= u128::from(u64::MAX))
                     );
                 }
-                ParseIdReason::Overflow => {
+                ParseIdReason::Overflow { .. } => {
                     // Overflow is reported as soon as the value passes u64::MAX, before any
                     // later non-digit, so the digit prefix alone is too large.
                     assert!(!prefix.is_empty());
