@@ -87,7 +87,7 @@ use crate::clock::{Clock, MonotonicClock};
 use crate::error::{Error, Result};
 use crate::id::{Id, Parts};
 use crate::layout::Layout;
-use crate::sync::{AtomicU64, Backoff, Ordering, spin_loop};
+use crate::sync::{AtomicU64, Backoff, Ordering};
 
 /// What a generator does when its clock reads behind the last tick it minted.
 ///
@@ -860,6 +860,17 @@ impl<C: Clock> Generator<C> {
         Ok(ids)
     }
 
+    /// Reserves up to `want` (at least 1) consecutive states of one tick with one CAS, as
+    /// [`mint_batch`](Self::mint_batch) does (`wait`) or [`try_mint_batch`](Self::try_mint_batch)
+    /// does: the first state, without node bits, and how many. For ID types built from the
+    /// state word (sno IDs), so they need no buffer of [`Id`]s.
+    #[inline]
+    pub(crate) fn reserve_states(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
+        let on_full = if wait { OnFull::Wait } else { OnFull::Error };
+        let Run { first, count } = self.reserve(want.max(1), on_full)?;
+        Ok((first, count))
+    }
+
     #[inline(always)]
     fn batch(&self, out: &mut [Id], on_full: OnFull) -> Result<usize> {
         if out.is_empty() {
@@ -900,6 +911,7 @@ impl<C: Clock> Generator<C> {
     #[inline(always)]
     fn advance(&self, mut current: u64, mut now: u64, want: u64, on_full: OnFull) -> Result<Run> {
         let plan = &self.plan;
+        let backoff = Backoff::new();
         loop {
             let last = current >> plan.time_shift;
             let first = if now > last {
@@ -927,7 +939,10 @@ impl<C: Clock> Generator<C> {
                 Ok(_) => return Ok(run),
                 Err(actual) => {
                     current = actual;
-                    spin_loop();
+                    // Back off, doubling the pause with each lost CAS: threads that retry at
+                    // once only bounce the line between their cores, while a thread that
+                    // pauses lets the winner mint its next IDs from its own cache.
+                    backoff.spin();
                 }
             }
         }

@@ -6,24 +6,21 @@
 
 #[cfg(loom)]
 pub(crate) use loom::{
-    hint::spin_loop,
     sync::Arc,
     sync::atomic::{AtomicU64, Ordering},
 };
 
 #[cfg(not(loom))]
-pub(crate) use core::{
-    hint::spin_loop,
-    sync::atomic::{AtomicU64, Ordering},
-};
+pub(crate) use core::sync::atomic::{AtomicU64, Ordering};
 #[cfg(not(loom))]
 pub(crate) use std::sync::Arc;
 
-/// Exponential backoff for the waits of the cold paths (sequence overflow, clock behind).
+/// Exponential backoff: `spin` after a lost compare-and-swap, `snooze` in the waits of the cold
+/// paths (sequence overflow, clock behind).
 ///
-/// Outside loom this is crossbeam's [`Backoff`](crossbeam_utils::Backoff): a few rounds of
-/// `spin_loop`, then `yield_now`. Under loom every step yields to the model's scheduler, so a
-/// waiting thread lets the thread it waits for run.
+/// Outside loom this is crossbeam's [`Backoff`](crossbeam_utils::Backoff): `spin` doubles its
+/// run of `spin_loop` hints up to 64; `snooze` does the same, then yields. Under loom every
+/// step yields to the model's scheduler, so a waiting thread lets the thread it waits for run.
 #[cfg(not(loom))]
 pub(crate) use crossbeam_utils::Backoff;
 
@@ -38,6 +35,10 @@ impl Backoff {
 
     pub(crate) fn snooze(&self) {
         loom::thread::yield_now();
+    }
+
+    pub(crate) fn spin(&self) {
+        loom::hint::spin_loop();
     }
 }
 
