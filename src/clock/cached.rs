@@ -62,7 +62,7 @@ use crate::sync::{AtomicU64, Ordering};
 ///
 /// let clock = CachedClock::monotonic()?;
 /// let generator = Generator::builder(Layout::TWITTER)
-///     .node("worker", 1)
+///     .node("machine", 1)
 ///     .clock(clock.clone())
 ///     .build()?;
 /// let id = generator.mint()?;
@@ -250,7 +250,11 @@ mod tests {
         let source = ManualClock::new(5_000);
         let clock = CachedClock::with_refresh(source.clone(), Duration::from_micros(50)).unwrap();
         source.set(4_000);
-        assert_eq!(clock.unix_ms_precise(), 4_000, "precise reads the source as it is");
+        assert_eq!(
+            clock.unix_ms_precise(),
+            4_000,
+            "precise reads the source as it is"
+        );
         thread::sleep(Duration::from_millis(5));
         assert_eq!(clock.unix_ms(), 5_000, "the cached reading held");
         source.set(6_000);
