@@ -261,6 +261,15 @@ pub enum Error {
         first_ms: u64,
     },
 
+    /// No text form of IDs has this name.
+    #[error("unknown encoding {name:?}, expected one of {expected}")]
+    UnknownEncoding {
+        /// The name given.
+        name: String,
+        /// The encoding names, comma separated.
+        expected: &'static str,
+    },
+
     /// A string is not an ID in the text form it was read as.
     #[error("invalid {encoding} id {input:?}: {reason}")]
     ParseId {

@@ -903,6 +903,43 @@ impl<C: Clock> Generator<C> {
         if now < current >> self.plan.time_shift {
             return self.reserve_behind(current, now, want, on_full);
         }
+        // The common case straight through, with nothing to keep across a call: a tick with
+        // room and an uncontended CAS. A full tick or a lost CAS continues in the loop, out of
+        // line.
+        let Some(first) = self.first_after(current, now) else {
+            return self.advance_slow(current, now, want, on_full);
+        };
+        let (run, next) = self.plan.run(first, want);
+        // Orderings as in `advance`.
+        match self
+            .state
+            .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Ok(run),
+            Err(actual) => self.advance_slow(actual, now, want, on_full),
+        }
+    }
+
+    /// The first state a reservation from `current` takes at a clock reading `now` at or past
+    /// the state's tick: on a later tick from the start of the range, or the next on the same
+    /// tick; `None` if the state's tick is full.
+    #[inline(always)]
+    fn first_after(&self, current: u64, now: u64) -> Option<u64> {
+        let plan = &self.plan;
+        if now > current >> plan.time_shift {
+            // A new tick, on the state's timeline, from the start of the range.
+            Some(now << plan.time_shift | current & plan.tick_mask | plan.seq_first)
+        } else if current & plan.seq_mask < plan.seq_last {
+            Some(current + plan.seq_one)
+        } else {
+            None
+        }
+    }
+
+    /// [`advance`](Self::advance), out of line: for a full tick or a lost CAS.
+    #[cold]
+    #[inline(never)]
+    fn advance_slow(&self, current: u64, now: u64, want: u64, on_full: OnFull) -> Result<Run> {
         self.advance(current, now, want, on_full)
     }
 
@@ -913,14 +950,8 @@ impl<C: Clock> Generator<C> {
         let plan = &self.plan;
         let backoff = Backoff::new();
         loop {
-            let last = current >> plan.time_shift;
-            let first = if now > last {
-                // A new tick, on the state's timeline, from the start of the range.
-                now << plan.time_shift | current & plan.tick_mask | plan.seq_first
-            } else if current & plan.seq_mask < plan.seq_last {
-                current + plan.seq_one
-            } else {
-                match self.next_tick(last, on_full)? {
+            let Some(first) = self.first_after(current, now) else {
+                match self.next_tick(current >> plan.time_shift, on_full)? {
                     Some(later) => now = later,
                     // The clock went back while this thread waited: start over from the state.
                     None => return self.restart(want, on_full),

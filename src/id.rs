@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::encoding::{EncodedId, Encoding};
 use crate::error::{Error, ParseIdReason, Result};
 use crate::layout::Layout;
 use crate::time::Rfc3339;
@@ -71,6 +72,42 @@ impl Id {
         } else {
             Ok(self.0 as i64)
         }
+    }
+
+    /// The ID in a text form, as a stack value that displays as the text; the same as
+    /// [`Encoding::encode`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Encoding, Id};
+    ///
+    /// let id = Id::from_u64(1_541_815_603_606_036_480);
+    /// assert_eq!(id.encode(Encoding::Base62).as_str(), "1ptWyK4WgZU");
+    /// assert_eq!(format!("{}", id.encode(Encoding::Decimal)), id.to_string());
+    /// ```
+    pub fn encode(self, encoding: Encoding) -> EncodedId {
+        encoding.encode(self)
+    }
+
+    /// Reads an ID written in a text form; the same as [`Encoding::decode`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ParseId`] naming the form and what is wrong: the bad character and its
+    /// position, the length, or an overflow.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Encoding, Id};
+    ///
+    /// assert_eq!(Id::parse_as("1565a11f6217a000", Encoding::Hex)?.to_u64(), 1_541_815_603_606_036_480);
+    /// assert!(Id::parse_as("1565a11f6217a00g", Encoding::Hex).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn parse_as(s: &str, encoding: Encoding) -> Result<Id> {
+        encoding.decode(s)
     }
 
     /// Decodes the ID under `layout`; the same as [`Layout::decode`].
@@ -161,7 +198,7 @@ impl FromStr for Id {
 }
 
 /// `s`, or its first 64 characters and an ellipsis.
-fn shorten(s: &str) -> String {
+pub(crate) fn shorten(s: &str) -> String {
     match s.char_indices().nth(64) {
         Some((end, _)) => format!("{}…", &s[..end]),
         None => s.to_owned(),

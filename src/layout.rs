@@ -17,6 +17,10 @@ pub const MAX_FIELDS: usize = 8;
 pub const PRESET_NAMES: &str =
     "twitter, discord, instagram, mastodon, sonyflake, nanoflake, snowflake-si, osmium";
 
+/// `Number.MAX_SAFE_INTEGER`, 2^53 − 1: the largest integer below which every integer is
+/// exactly a JavaScript number (an IEEE 754 double).
+pub const JS_MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
 /// What a field of a layout holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FieldKind {
@@ -767,6 +771,110 @@ impl Layout {
             .filter(|f| f.kind != FieldKind::Unused)
             .fold(0, |mask, f| mask | f.mask());
         !used
+    }
+
+    /// The largest ID the layout holds: every bit of its time, tick-tock, node and sequence
+    /// fields set (the last tick, the largest node values and sequence).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.max_id().to_u64(), i64::MAX as u64); // all but the sign bit
+    /// assert_eq!(Layout::SNOWFLAKE_SI.max_id().to_u64(), (1 << 53) - 1);
+    /// let last = Layout::SNOWFLAKE_SI.compose(Layout::SNOWFLAKE_SI.max_unix_ms(), &[("machine", 31)], 255)?;
+    /// assert_eq!(last, Layout::SNOWFLAKE_SI.max_id());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn max_id(&self) -> Id {
+        Id::from_u64(!self.zero_mask())
+    }
+
+    /// Whether every ID of this layout is at most 2^53 − 1 (`Number.MAX_SAFE_INTEGER`), so a
+    /// JavaScript number or a JSON parser that reads numbers as doubles holds it exactly.
+    ///
+    /// True when the layout's [`max_id`](Self::max_id) is at most 2^53 − 1: its used bits all
+    /// lie in the low 53. Of the presets only `snowflake-si` is: the others pass 2^53 − 1 once
+    /// their time field reaches 2^(53 − its shift) ticks (for `twitter`, 2^31 ms: 25 days after
+    /// its epoch), so send their IDs to JavaScript as strings (the `serde` feature's default).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert!(Layout::SNOWFLAKE_SI.is_js_safe());
+    /// assert!(!Layout::TWITTER.is_js_safe());
+    /// let small = Layout::builder("small", 64).unused(11).time(41).sequence(12).build()?;
+    /// assert!(small.is_js_safe());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn is_js_safe(&self) -> bool {
+        self.max_id().to_u64() <= JS_MAX_SAFE_INTEGER
+    }
+
+    /// The smallest ID that can carry the time `unix_ms`: its tick, every lower field zero.
+    ///
+    /// For pagination: the IDs minted in `[t0, t1)` are those with
+    /// `min_id_at(t0) <= id < min_id_at(t1)`, with times rounded down to their ticks (a
+    /// `sonyflake` time inside a 10 ms tick stands for the whole tick). In a layout with a
+    /// tick-tock bit the bound covers both timelines, which sort below the time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BeforeEpoch`] or [`Error::TimeOverflow`] when the time is outside the layout
+    /// (for a range that runs to the layout's end, use `id <= max_id()` instead).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let t = 1_656_432_460_105;
+    /// let tweet = Layout::TWITTER.parse("1541815603606036480")?; // minted at t
+    /// let (from, to) = (Layout::TWITTER.min_id_at(t)?, Layout::TWITTER.min_id_at(t + 1)?);
+    /// assert!(from <= tweet && tweet < to);
+    /// let parts = Layout::TWITTER.decode(from)?;
+    /// assert_eq!((parts.timestamp_ms(), parts.node("machine"), parts.sequence()), (t, Some(0), 0));
+    ///
+    /// // Sonyflake's ticks are 10 ms: every time inside one gives the same bound.
+    /// let epoch = Layout::SONYFLAKE.epoch_ms();
+    /// assert_eq!(Layout::SONYFLAKE.min_id_at(epoch + 20)?, Layout::SONYFLAKE.min_id_at(epoch + 29)?);
+    /// assert!(Layout::TWITTER.min_id_at(0).is_err()); // before the epoch
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn min_id_at(&self, unix_ms: u64) -> Result<Id> {
+        let ticks = self.ticks_at(unix_ms)?;
+        Ok(Id::from_u64(ticks << self.time_field().shift()))
+    }
+
+    /// The largest ID that can carry the time `unix_ms`: its tick, every used bit below the
+    /// time field set (both timelines, the largest nodes and sequence).
+    ///
+    /// `min_id_at(t)..=max_id_at(t)` holds every ID of `t`'s tick, and nothing else.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BeforeEpoch`] or [`Error::TimeOverflow`] when the time is outside the layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let t = 1_656_432_460_105;
+    /// let max = Layout::TWITTER.max_id_at(t)?;
+    /// let parts = Layout::TWITTER.decode(max)?;
+    /// assert_eq!(parts.timestamp_ms(), t);
+    /// assert_eq!((parts.node("machine"), parts.sequence()), (Some(1023), 4095));
+    /// assert_eq!(max.to_u64() + 1, Layout::TWITTER.min_id_at(t + 1)?.to_u64());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn max_id_at(&self, unix_ms: u64) -> Result<Id> {
+        let min = self.min_id_at(unix_ms)?.to_u64();
+        let below_time = low_bits(self.time_field().shift());
+        Ok(Id::from_u64(min | self.max_id().to_u64() & below_time))
     }
 
     /// The time `id` carries, in Unix milliseconds (the start of its tick), without checking

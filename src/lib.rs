@@ -33,7 +33,8 @@
 //!
 //! - `cli`: the `snowmint` command-line tool (pulls `clap`). Off by default: the library
 //!   depends on `quanta`, `crossbeam-utils` and `thiserror` only.
-//! - `serde`: `Serialize` and `Deserialize` for [`Layout`] and [`Snapshot`] (pulls `serde`).
+//! - `serde`: `Serialize` and `Deserialize` for [`Id`] (a decimal string by default, a number
+//!   per field with `serde_id::number`), [`Layout`] and [`Snapshot`] (pulls `serde`).
 //!
 //! # Examples
 //!
@@ -56,6 +57,7 @@
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 
 mod clock;
+mod encoding;
 mod error;
 mod generator;
 mod id;
@@ -70,13 +72,18 @@ mod time;
 #[cfg(not(loom))]
 pub use clock::CachedClock;
 pub use clock::{Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack};
+pub use encoding::{EncodedId, Encoding};
 pub use error::{Error, ParseIdReason, Result};
 pub use generator::{
     ClockBehind, DefaultClock, Event, Generator, GeneratorBuilder, Snapshot, Stats,
 };
 pub use id::{Id, Parts};
-pub use layout::{Field, FieldKind, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES};
+pub use layout::{
+    Field, FieldKind, JS_MAX_SAFE_INTEGER, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES,
+};
 pub use persist::{HighWaterFile, PersistentGenerator};
+#[cfg(feature = "serde")]
+pub use serde_support::serde_id;
 pub use shard::{SequenceRanges, ShardedGenerator, Shards};
 
 /// The README's Rust examples, run as doctests.
