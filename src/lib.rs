@@ -28,6 +28,9 @@
 //!   thread its own shard on its own cache line; [`GeneratorBuilder::borrow_ahead`] lets a
 //!   burst run a bounded number of ticks ahead of the clock instead of waiting.
 //! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
+//! - A [`SnoId`] is sno's 10-byte ID (time, tick-tock bit, metabyte, partition, sequence) with
+//!   its 16-character text form (also its serde form); a [`SnoGenerator`] mints it on the same
+//!   one-word hot path, the partition fixed and the metabyte given per mint.
 //!
 //! # Feature flags
 //!
@@ -66,6 +69,7 @@ mod persist;
 #[cfg(feature = "serde")]
 mod serde_support;
 mod shard;
+mod sno;
 mod sync;
 mod time;
 
@@ -85,6 +89,7 @@ pub use persist::{HighWaterFile, PersistentGenerator};
 #[cfg(feature = "serde")]
 pub use serde_support::serde_id;
 pub use shard::{SequenceRanges, ShardedGenerator, Shards};
+pub use sno::{SnoGenerator, SnoGeneratorBuilder, SnoId, SnoSnapshot};
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]
