@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the structured seeds of fuzz/seeds/layout_roundtrip/ and fuzz/seeds/generator_clock/.
+"""Writes the seeds of fuzz/seeds/layout_roundtrip/, fuzz/seeds/generator_clock/ and
+fuzz/seeds/sno_text/.
 
 libFuzzer hands these targets raw bytes that `arbitrary` 1.x decodes into their `Input`; this
 encodes chosen inputs the same way, so the seeds start from realistic and extreme cases instead
@@ -796,7 +797,25 @@ GC_SEEDS = {
     ),
 }
 
-TARGETS = {"layout_roundtrip": SEEDS, "generator_clock": GC_SEEDS}
+# sno_text takes raw bytes: text for the parser, and the first 20 bytes as two 10-byte IDs.
+SNO_SEEDS = {
+    "zero": b"2222222222222222",
+    "max": b"xxxxxxxxxxxxxxxx",
+    "doc_example": b"aaaaaaaa55aaaaaa",  # the document's example: the metabyte in chars 8-9
+    "uppercase": b"AAAAAAAA55AAAAAA",
+    "too_short": b"222222222222222",
+    "too_long": b"22222222222222222",
+    "bad_digit_1": b"2222222222222221",
+    "bad_digit_y": b"y222222222222222",
+    "multibyte_16_chars": "222222222222222\u00e9".encode(),
+    "multibyte_15_chars": "22222222222222\u00e9".encode(),
+    "invalid_utf8": b"22222222\xff2222222",
+    "empty": b"",
+    "two_ids_tick_flip": bytes([0, 0, 0, 0, 1, 7, 0x41, 0x0A, 0, 42, 0, 0, 0, 0, 0, 7, 0x41, 0x0A, 0, 43]),
+    "two_ids_extremes": bytes([0xFF] * 10 + [0] * 10),
+}
+
+TARGETS = {"layout_roundtrip": SEEDS, "generator_clock": GC_SEEDS, "sno_text": SNO_SEEDS}
 
 
 def main():
