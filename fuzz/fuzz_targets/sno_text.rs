@@ -22,7 +22,11 @@ fuzz_target!(|data: &[u8]| {
     check_id(a);
     check_id(b);
     let (ta, tb) = (a.to_string(), b.to_string());
-    assert_eq!(a.cmp(&b), ta.cmp(&tb), "text order differs from id order: {ta} {tb}");
+    assert_eq!(
+        a.cmp(&b),
+        ta.cmp(&tb),
+        "text order differs from id order: {ta} {tb}"
+    );
     assert_eq!(a.cmp(&b), a.as_bytes().cmp(b.as_bytes()));
     assert_eq!(a == b, ta == tb);
 });
@@ -78,7 +82,10 @@ fn check_rejection(s: &str, err: Error) {
         panic!("{s:?}: expected ParseId, got {err:?}");
     };
     assert_eq!(encoding, "sno");
-    assert!(s.starts_with(input.trim_end_matches('…')), "{s:?}: input {input:?}");
+    assert!(
+        s.starts_with(input.trim_end_matches('…')),
+        "{s:?}: input {input:?}"
+    );
     let length = s.chars().count();
     match reason {
         ParseIdReason::Empty { .. } => assert!(s.is_empty(), "{s:?}"),
