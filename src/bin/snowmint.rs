@@ -4,6 +4,9 @@
 //! snowmint mint --layout discord --worker 3 --process 4 --count 5
 //! snowmint mint --count 3 | snowmint inspect --json
 //! snowmint mint --machine 5 --count 1000 --snapshot machine5.snap --on-clock-behind error
+//! snowmint mint --format base62 --count 2 | snowmint convert --from base62 --to hex
+//! snowmint inspect --layout sno 6ac1ekc2c22222t2
+//! snowmint bounds --layout discord 2024-05-01T00:00:00Z
 //! ```
 //!
 //! Errors print one line, `snowmint: <message>`, on stderr and exit with status 1 (usage
@@ -33,7 +36,8 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use snowmint::{
-    ClockBehind, Generator, GeneratorBuilder, Id, Layout, PRESET_NAMES, Parts, Snapshot,
+    ClockBehind, Encoding, Generator, GeneratorBuilder, Id, Layout, PRESET_NAMES, Parts, Snapshot,
+    SnoId,
 };
 
 /// Mint Snowflake-style 64-bit IDs, and decode them.
@@ -46,11 +50,25 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Mint IDs and print them in decimal, one per line.
+    /// Mint IDs and print them, one per line (in decimal unless --format says otherwise).
     #[command(after_long_help = SNAPSHOT_FORMAT)]
     Mint(MintArgs),
     /// Decode IDs given as arguments, or read from stdin one per line.
     Inspect(InspectArgs),
+    /// Rewrite IDs from one text form to another: arguments, or stdin one per line.
+    Convert(ConvertArgs),
+    /// The smallest and the largest ID a layout can mint at a time, for paging by ID: the IDs
+    /// minted in [t0, t1) are those with lower(t0) <= id < lower(t1).
+    Bounds(BoundsArgs),
+}
+
+/// The names of the text forms, for `--format`, `--from` and `--to`.
+const FORMS: &str = "decimal, base36, base32 (Crockford), base62, hex";
+
+/// Parses a text form's name for clap, with the library's message on error.
+fn parse_encoding(name: &str) -> Result<Encoding, String> {
+    name.parse()
+        .map_err(|error: snowmint::Error| error.to_string())
 }
 
 /// The layout options shared by both subcommands.
@@ -104,6 +122,10 @@ struct MintArgs {
     /// a tick's worth.
     #[arg(long, value_name = "N", default_value_t = 1)]
     count: u64,
+
+    #[arg(long, value_name = "FORM", default_value = "decimal", value_parser = parse_encoding,
+          help = format!("The text form of the IDs printed: {FORMS}"))]
+    format: Encoding,
 
     /// What to do when the clock reads behind the last minted time (after resuming a
     /// snapshot saved on a host whose clock was ahead, say).
@@ -188,9 +210,49 @@ struct InspectArgs {
     #[arg(long)]
     json: bool,
 
-    /// Decimal IDs to decode; with none, IDs are read from stdin, one per line.
+    #[arg(long, value_name = "FORM", value_parser = parse_encoding,
+          help = format!("The text form of the IDs read: {FORMS} [default: decimal]; with \
+                          --layout sno, IDs are sno's 16-character text and --format does not \
+                          apply"))]
+    format: Option<Encoding>,
+
+    /// IDs to decode; with none, IDs are read from stdin, one per line.
     #[arg(value_name = "ID", allow_negative_numbers = true)]
     ids: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+struct ConvertArgs {
+    #[arg(long, value_name = "FORM", default_value = "decimal", value_parser = parse_encoding,
+          help = format!("The text form of the IDs read: {FORMS}"))]
+    from: Encoding,
+
+    #[arg(long, value_name = "FORM", value_parser = parse_encoding,
+          help = format!("The text form to write: {FORMS}"))]
+    to: Encoding,
+
+    /// IDs to convert; with none, IDs are read from stdin, one per line.
+    #[arg(value_name = "ID", allow_negative_numbers = true)]
+    ids: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+struct BoundsArgs {
+    #[command(flatten)]
+    layout: LayoutArgs,
+
+    #[arg(long, value_name = "FORM", default_value = "decimal", value_parser = parse_encoding,
+          help = format!("The text form of the bounds printed: {FORMS}"))]
+    format: Encoding,
+
+    /// Print one JSON object: the layout, the time in Unix milliseconds, and the bounds as
+    /// strings.
+    #[arg(long)]
+    json: bool,
+
+    /// An RFC 3339 time, e.g. 2024-05-01T12:00:00Z or 2024-05-01T14:00:00.250+02:00.
+    #[arg(value_name = "TIME")]
+    time: String,
 }
 
 /// Why a command stopped.
@@ -203,6 +265,9 @@ enum Failure {
     /// The snapshot file named cannot be read, does not parse, does not fit the command line,
     /// or cannot be saved: what and why.
     Snapshot { path: PathBuf, problem: String },
+    /// A command-line value the library does not check (a time, a flag that does not apply):
+    /// what and why.
+    Input(String),
 }
 
 impl Failure {
@@ -234,6 +299,7 @@ impl fmt::Display for Failure {
             Failure::Snapshot { path, problem } => {
                 write!(f, "snapshot {}: {problem}", path.display())
             }
+            Failure::Input(problem) => f.write_str(problem),
         }
     }
 }
@@ -243,6 +309,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Mint(args) => mint(&args),
         Command::Inspect(args) => inspect(&args),
+        Command::Convert(args) => convert(&args),
+        Command::Bounds(args) => bounds(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -261,7 +329,7 @@ fn mint(args: &MintArgs) -> Result<(), Failure> {
     let policy = args.policy();
     let Some(path) = &args.snapshot else {
         let generator = fresh(layout, &nodes).on_clock_behind(policy).build()?;
-        return mint_ids(&generator, args.count);
+        return mint_ids(&generator, args.count, args.format);
     };
 
     let builder = match load_snapshot(path)? {
@@ -280,7 +348,7 @@ fn mint(args: &MintArgs) -> Result<(), Failure> {
         })?;
     // Opened before minting, so an unwritable directory fails before any ID is printed.
     let pending = PendingSave::create(path)?;
-    let minted = mint_ids(&generator, args.count);
+    let minted = mint_ids(&generator, args.count, args.format);
     // Saved whatever happened: IDs may have been printed before an error or a closed stdout.
     match (minted, pending.commit(&generator.snapshot())) {
         (minted, Ok(())) => minted,
@@ -304,9 +372,9 @@ fn fresh(layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
 /// The most IDs reserved by one batch: a whole tick of the twitter layout.
 const BATCH: usize = 4096;
 
-/// Mints `count` IDs onto stdout, in batches: one compare-and-swap reserves what is left of
-/// the current tick, up to [`BATCH`] IDs.
-fn mint_ids(generator: &Generator, count: u64) -> Result<(), Failure> {
+/// Mints `count` IDs onto stdout in `format`, in batches: one compare-and-swap reserves what
+/// is left of the current tick, up to [`BATCH`] IDs.
+fn mint_ids(generator: &Generator, count: u64, format: Encoding) -> Result<(), Failure> {
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let mut batch = [Id::default(); BATCH];
     let mut left = count;
@@ -316,8 +384,8 @@ fn mint_ids(generator: &Generator, count: u64) -> Result<(), Failure> {
             Ok(minted) => minted,
             Err(error) => return fail_after_flush(&mut out, error),
         };
-        for id in &batch[..minted] {
-            writeln!(out, "{id}")?;
+        for &id in &batch[..minted] {
+            writeln!(out, "{}", format.encode(id))?;
         }
         left -= minted as u64;
     }
@@ -374,9 +442,108 @@ fn check_fits(
 }
 
 fn inspect(args: &InspectArgs) -> Result<(), Failure> {
+    if args.layout.layout == "sno" {
+        return inspect_sno(args);
+    }
     let layout = args.layout.layout()?;
+    let format = args.format.unwrap_or_default();
+    for_each_id(&args.ids, |out, text| {
+        let parts = match format.decode(text).and_then(|id| layout.decode(id)) {
+            Ok(parts) => parts,
+            Err(error) => return Ok(Err(error)),
+        };
+        if args.json {
+            write_json(out, &parts)?;
+        } else {
+            writeln!(out, "{parts}")?;
+        }
+        Ok(Ok(()))
+    })
+}
+
+/// `inspect --layout sno`: sno's 16-character IDs, every component.
+fn inspect_sno(args: &InspectArgs) -> Result<(), Failure> {
+    if let Some(format) = args.format {
+        return Err(Failure::Input(format!(
+            "--format {format} does not apply to --layout sno: sno ids have one text form, 16 \
+             characters of 23456789abcdefghijklmnopqrstuvwx"
+        )));
+    }
+    if let Some(epoch_ms) = args.layout.epoch_ms {
+        return Err(Failure::Input(format!(
+            "layout sno has the fixed epoch {} ms (2010-01-01T00:00:00Z) and does not take \
+             --epoch-ms {epoch_ms}",
+            SnoId::EPOCH_MS
+        )));
+    }
+    for_each_id(&args.ids, |out, text| {
+        let id = match text.parse::<SnoId>() {
+            Ok(id) => id,
+            Err(error) => return Ok(Err(error)),
+        };
+        let (tick, meta, partition, sequence) =
+            (id.tick(), id.meta(), id.partition(), id.sequence());
+        if args.json {
+            writeln!(
+                out,
+                "{{\"id\":\"{id}\",\"layout\":\"sno\",\"timestamp_ms\":{},\"time\":\"{}\",\
+                 \"tick\":{tick},\"meta\":{meta},\"partition\":{partition},\
+                 \"sequence\":{sequence}}}",
+                id.timestamp_ms(),
+                id.time_rfc3339(),
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{id} (sno {} tick={tick} meta={meta} partition={partition} sequence={sequence})",
+                id.time_rfc3339(),
+            )?;
+        }
+        Ok(Ok(()))
+    })
+}
+
+fn convert(args: &ConvertArgs) -> Result<(), Failure> {
+    for_each_id(&args.ids, |out, text| {
+        let id = match args.from.decode(text) {
+            Ok(id) => id,
+            Err(error) => return Ok(Err(error)),
+        };
+        writeln!(out, "{}", args.to.encode(id))?;
+        Ok(Ok(()))
+    })
+}
+
+fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
+    let layout = args.layout.layout()?;
+    let unix_ms = parse_rfc3339(&args.time)
+        .map_err(|problem| Failure::Input(format!("invalid time {:?}: {problem}", args.time)))?;
+    let lower = args.format.encode(layout.min_id_at(unix_ms)?);
+    let upper = args.format.encode(layout.max_id_at(unix_ms)?);
+    let mut out = io::stdout().lock();
+    if args.json {
+        write!(out, "{{\"layout\":")?;
+        write_json_string(&mut out, layout.name())?;
+        writeln!(
+            out,
+            ",\"timestamp_ms\":{unix_ms},\"lower\":\"{lower}\",\"upper\":\"{upper}\"}}"
+        )?;
+    } else {
+        writeln!(out, "lower {lower}\nupper {upper}")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Runs `handle` on each ID: the arguments, or with none the non-blank lines of stdin
+/// (trimmed), flushing when no more input is waiting. `handle`'s outer error is output
+/// failing, its inner one a bad ID, which stops the run after what was printed is flushed.
+fn for_each_id(
+    ids: &[String],
+    mut handle: impl FnMut(&mut dyn Write, &str) -> io::Result<Result<(), snowmint::Error>>,
+) -> Result<(), Failure> {
     let mut out = BufWriter::new(io::stdout().lock());
-    if args.ids.is_empty() {
+    if ids.is_empty() {
         let mut input = BufReader::new(io::stdin().lock());
         let mut line = Vec::new();
         loop {
@@ -387,7 +554,7 @@ fn inspect(args: &InspectArgs) -> Result<(), Failure> {
             let text = String::from_utf8_lossy(&line);
             let text = text.trim();
             if !text.is_empty() {
-                if let Err(error) = inspect_one(&mut out, &layout, text, args.json)? {
+                if let Err(error) = handle(&mut out, text)? {
                     return fail_after_flush(&mut out, error);
                 }
             }
@@ -397,8 +564,8 @@ fn inspect(args: &InspectArgs) -> Result<(), Failure> {
             }
         }
     } else {
-        for text in &args.ids {
-            if let Err(error) = inspect_one(&mut out, &layout, text, args.json)? {
+        for text in ids {
+            if let Err(error) = handle(&mut out, text)? {
                 return fail_after_flush(&mut out, error);
             }
         }
@@ -407,23 +574,123 @@ fn inspect(args: &InspectArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Decodes one ID and prints it; the outer error is output failing, the inner one a bad ID.
-fn inspect_one(
-    out: &mut impl Write,
-    layout: &Layout,
-    text: &str,
-    json: bool,
-) -> io::Result<Result<(), snowmint::Error>> {
-    let parts = match text.parse::<Id>().and_then(|id| layout.decode(id)) {
-        Ok(parts) => parts,
-        Err(error) => return Ok(Err(error)),
+/// Unix milliseconds from an RFC 3339 time, `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, with
+/// the `t`, `z` and space separators RFC 3339 allows. A fraction finer than a millisecond is
+/// truncated to the millisecond it falls in. Times before 1970 and leap seconds (`:60`, which
+/// Unix time does not count) are errors.
+fn parse_rfc3339(text: &str) -> Result<u64, String> {
+    const EXPECTED: &str = "expected YYYY-MM-DDTHH:MM:SS[.fraction] and Z or an offset like +02:00";
+    let b = text.as_bytes();
+    let digits = |at: usize, len: usize, what: &str| -> Result<u64, String> {
+        match b.get(at..at + len) {
+            Some(part) if part.iter().all(u8::is_ascii_digit) => {
+                Ok(part.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
+            }
+            _ => Err(format!(
+                "{what} at position {at} is not {len} digits; {EXPECTED}"
+            )),
+        }
     };
-    if json {
-        write_json(out, &parts)?;
-    } else {
-        writeln!(out, "{parts}")?;
+    let separator = |at: usize, allowed: &[u8], what: &str| -> Result<(), String> {
+        match b.get(at) {
+            Some(c) if allowed.contains(c) => Ok(()),
+            _ => Err(format!("expected {what} at position {at}; {EXPECTED}")),
+        }
+    };
+    let year = digits(0, 4, "the year")?;
+    separator(4, b"-", "'-'")?;
+    let month = digits(5, 2, "the month")?;
+    separator(7, b"-", "'-'")?;
+    let day = digits(8, 2, "the day")?;
+    separator(10, b"Tt ", "'T'")?;
+    let hour = digits(11, 2, "the hour")?;
+    separator(13, b":", "':'")?;
+    let minute = digits(14, 2, "the minute")?;
+    separator(16, b":", "':'")?;
+    let second = digits(17, 2, "the second")?;
+    let mut at = 19;
+    let mut ms = 0;
+    if b.get(at) == Some(&b'.') {
+        at += 1;
+        let start = at;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            if at - start < 3 {
+                ms = ms * 10 + u64::from(b[at] - b'0');
+            }
+            at += 1;
+        }
+        if at == start {
+            return Err(format!(
+                "no digit after '.' at position {start}; {EXPECTED}"
+            ));
+        }
+        for _ in (at - start)..3 {
+            ms *= 10;
+        }
     }
-    Ok(Ok(()))
+    let offset_minutes = match b.get(at) {
+        Some(b'Z' | b'z') if at + 1 == b.len() => 0,
+        Some(&sign @ (b'+' | b'-')) if at + 6 == b.len() => {
+            let hours = digits(at + 1, 2, "the offset's hours")?;
+            separator(at + 3, b":", "':' in the offset")?;
+            let minutes = digits(at + 4, 2, "the offset's minutes")?;
+            if hours > 23 || minutes > 59 {
+                return Err(format!(
+                    "offset {} is out of range (-23:59..=+23:59)",
+                    &text[at..]
+                ));
+            }
+            let offset = (hours * 60 + minutes) as i64;
+            if sign == b'-' { -offset } else { offset }
+        }
+        _ => {
+            return Err(format!(
+                "expected Z or an offset like +02:00 at position {at}, then the end; {EXPECTED}"
+            ));
+        }
+    };
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        _ => return Err(format!("month {month:02} is out of range (01..=12)")),
+    };
+    if day == 0 || day > days_in_month {
+        return Err(format!(
+            "day {day:02} is out of range for {year:04}-{month:02} (01..={days_in_month})"
+        ));
+    }
+    if hour > 23 || minute > 59 {
+        return Err(format!(
+            "{hour:02}:{minute:02} is not a time of day (00:00..=23:59)"
+        ));
+    }
+    if second == 60 {
+        return Err(
+            "second 60 is a leap second, which Unix time does not count; use :59.999".to_owned(),
+        );
+    }
+    if second > 59 {
+        return Err(format!("second {second:02} is out of range (00..=59)"));
+    }
+    let seconds = days_from_civil(year, month, day) * 86_400
+        + (hour * 3600 + minute * 60 + second) as i64
+        - offset_minutes * 60;
+    let unix_ms = seconds * 1000 + ms as i64;
+    u64::try_from(unix_ms)
+        .map_err(|_| "before 1970-01-01T00:00:00Z, where Unix time starts".to_owned())
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: u64, month: u64, day: u64) -> i64 {
+    let (month, day) = (month as i64, day as i64);
+    let year = year as i64 - i64::from(month <= 2);
+    let era = year.div_euclid(400);
+    let yoe = year - era * 400;
+    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// Flushes what was printed before `error`, then reports it.
@@ -438,7 +705,7 @@ fn fail_after_flush(out: &mut impl Write, error: snowmint::Error) -> Result<(), 
 /// `{"id":"…","layout":"…","timestamp_ms":…,"time":"…",["tick":0|1,]<node fields>,"sequence":…}`
 ///
 /// `tick` (the timeline) is there exactly when the layout has a tick-tock bit.
-fn write_json(out: &mut impl Write, parts: &Parts<'_>) -> io::Result<()> {
+fn write_json(out: &mut dyn Write, parts: &Parts<'_>) -> io::Result<()> {
     write!(out, "{{\"id\":\"{}\",\"layout\":", parts.id())?;
     write_json_string(out, parts.layout().name())?;
     write!(
@@ -459,7 +726,7 @@ fn write_json(out: &mut impl Write, parts: &Parts<'_>) -> io::Result<()> {
 }
 
 /// A JSON string literal. Preset names are plain ASCII; escaping keeps any other name valid.
-fn write_json_string(out: &mut impl Write, s: &str) -> io::Result<()> {
+fn write_json_string(out: &mut dyn Write, s: &str) -> io::Result<()> {
     out.write_all(b"\"")?;
     for c in s.chars() {
         match c {
