@@ -242,13 +242,28 @@ fn on_threads<T: Send>(threads: usize, work: impl Fn() -> T + Sync) -> Vec<(Inst
 /// The wall time in which `threads` threads, started together, each called `mint` `iters`
 /// times: from the first thread's start to the last thread's end.
 fn timed_on_threads(threads: usize, iters: u64, mint: impl Fn() -> u64 + Sync) -> Duration {
+    timed_on_threads_with(threads, iters, || (), |()| mint())
+}
+
+/// As [`timed_on_threads`], with a value each thread makes once (untimed) and mints through.
+fn timed_on_threads_with<T>(
+    threads: usize,
+    iters: u64,
+    setup: impl Fn() -> T + Sync,
+    mint: impl Fn(&T) -> u64 + Sync,
+) -> Duration {
+    let barrier = Barrier::new(threads);
     let spans = on_threads(threads, || {
+        let local = setup();
+        barrier.wait();
+        let start = Instant::now();
         for _ in 0..iters {
-            black_box(mint());
+            black_box(mint(&local));
         }
+        (start, Instant::now())
     });
-    let start = spans.iter().map(|span| span.0).min().expect("one thread");
-    let end = spans.iter().map(|span| span.1).max().expect("one thread");
+    let start = spans.iter().map(|span| span.2.0).min().expect("one thread");
+    let end = spans.iter().map(|span| span.2.1).max().expect("one thread");
     end - start
 }
 
@@ -261,6 +276,19 @@ fn bench_threads(
 ) {
     group.bench_function(name, |b| {
         b.iter_custom(|iters| timed_on_threads(threads, iters, &mint))
+    });
+}
+
+/// As [`bench_threads`], with a value each thread makes once, untimed, and mints through.
+fn bench_threads_with<T>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    threads: usize,
+    setup: impl Fn() -> T + Sync,
+    mint: impl Fn(&T) -> u64 + Sync,
+) {
+    group.bench_function(name, |b| {
+        b.iter_custom(|iters| timed_on_threads_with(threads, iters, &setup, &mint))
     });
 }
 
@@ -406,7 +434,11 @@ fn hot_path(c: &mut Criterion) {
         noting_full_ticks(
             &format!("{name}/snowmint-cached"),
             || cached.stats(),
-            || bench_threads(&mut group, "snowmint-cached", threads, || mint_snowmint(&cached)),
+            || {
+                bench_threads(&mut group, "snowmint-cached", threads, || {
+                    mint_snowmint(&cached)
+                })
+            },
         );
         bench_threads(&mut group, "ferroid", threads, || mint_ferroid(&ferroid));
         if threads > 1 {
@@ -458,6 +490,20 @@ fn sharded(c: &mut Criterion) {
             bench_threads(&mut group, "snowmint-sharded-cached", threads, || {
                 mint_sharded(&sharded_cached)
             })
+        },
+    );
+    noting_full_ticks(
+        &format!("s3-sharded/{threads}-threads/snowmint-sharded-cached-local"),
+        || sharded_cached.stats(),
+        || {
+            // A thread that mints in a loop looks its shard up once (`local`).
+            bench_threads_with(
+                &mut group,
+                "snowmint-sharded-cached-local",
+                threads,
+                || sharded_cached.local(),
+                |shard| mint_snowmint(shard),
+            )
         },
     );
     noting_full_ticks(
