@@ -11,7 +11,10 @@
 //! | `s3-sharded/N-threads` | 3 | N = `available_parallelism()` threads: snowmint's `ShardedGenerator` (one shard per thread) against one shared generator of each peer (and snowmint's own shared one); aggregate IDs/s |
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer of 64 or 4096 IDs: snowmint `mint_batch` against snowflake_me `next_ids_into`, and snowmint and ferroid one ID at a time as a baseline; IDs per ns |
 //!
-//! Contenders: `snowmint` ([`Generator`], [`ShardedGenerator`]); `ferroid` 2.0
+//! Contenders: `snowmint` ([`Generator`], [`ShardedGenerator`], on the default clock, and
+//! `-cached` on a [`CachedClock`]: one load per reading, as ferroid's clock; `-local` looks
+//! each thread's shard up once with `ShardedGenerator::local`, as a thread minting in a loop
+//! would); `ferroid` 2.0
 //! (`AtomicSnowflakeGenerator` with ferroid's `MonotonicClock`, as its README sets it up;
 //! `ferroid` backs off with `thread::yield_now` as ferroid's docs examples do, `ferroid-spin`
 //! with `spin_loop` as ferroid's own benches do: they differ only when a CAS is lost, so only
@@ -19,10 +22,11 @@
 //! default features).
 //!
 //! Two things to keep in mind when comparing: ferroid's clock is one load of an atomic that a
-//! background thread updates every millisecond, while snowmint reads a hardware counter and
-//! snowflake_me the system clock on every mint (scenario 6, timestamp accuracy, measures what
-//! the ticker costs); and a ferroid thread that loses a CAS yields the CPU, so two ferroid
-//! threads mostly take turns on the shared word rather than fight over it.
+//! background thread updates every millisecond, as is snowmint's `CachedClock` (every 250 µs,
+//! with precise reads when a tick fills), while snowmint's default clock reads a hardware
+//! counter and snowflake_me the system clock on every mint; and a ferroid thread that loses a
+//! CAS yields the CPU, so two ferroid threads mostly take turns on the shared word, while
+//! snowmint backs off with a doubling spin.
 //!
 //! Targets (from the issue): in `s3-sharded`, snowmint sharded's aggregate IDs/s at least 2x
 //! ferroid shared's; in `s4-batch/4096`, snowmint `mint_batch`'s ns/ID at most snowflake_me
