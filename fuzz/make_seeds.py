@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the seeds of fuzz/seeds/layout_roundtrip/, fuzz/seeds/generator_clock/ and
-fuzz/seeds/sno_text/.
+"""Writes the seeds of fuzz/seeds/layout_roundtrip/, fuzz/seeds/generator_clock/,
+fuzz/seeds/sno_text/ and fuzz/seeds/decode_text/.
 
 libFuzzer hands these targets raw bytes that `arbitrary` 1.x decodes into their `Input`; this
 encodes chosen inputs the same way, so the seeds start from realistic and extreme cases instead
@@ -815,7 +815,39 @@ SNO_SEEDS = {
     "two_ids_extremes": bytes([0xFF] * 10 + [0] * 10),
 }
 
-TARGETS = {"layout_roundtrip": SEEDS, "generator_clock": GC_SEEDS, "sno_text": SNO_SEEDS}
+# decode_text takes raw bytes: text for every decoder, and the first 16 bytes as two u64 IDs.
+DT_SEEDS = {
+    "zero_decimal": b"0",
+    "max_decimal": b"18446744073709551615",
+    "over_decimal": b"18446744073709551616",
+    "tweet_decimal": b"1541815603606036480",
+    "max_base36": b"3w5e11264sgsf",
+    "over_base36": b"3w5e11264sgsg",
+    "nanoflake_max_base36": b"1y2p0ij32e8e7",
+    "tweet_base36_upper": b"BPPC0M3JU134",
+    "max_base32": b"FZZZZZZZZZZZZ",
+    "over_base32": b"G000000000000",
+    "base32_aliases": b"IASDl3XH1F8oO",
+    "base32_hyphen": b"1ASD-13XH1F80",
+    "base32_u": b"000000000000U",
+    "max_base62": b"LygHa16AHYF",
+    "over_base62": b"LygHa16AHYG",
+    "tweet_base62": b"1ptWyK4WgZU",
+    "max_hex": b"ffffffffffffffff",
+    "hex_upper_prefix": b"0x1565A11F6217A0",
+    "multibyte_11_chars": "0000000000\u00e9".encode(),
+    "invalid_utf8": b"0000000\xff00000",
+    "empty": b"",
+    "two_ids_js_limit": (2**53 - 1).to_bytes(8, "little") + (2**53).to_bytes(8, "little"),
+    "two_ids_extremes": bytes([0xFF] * 8 + [0] * 8),
+}
+
+TARGETS = {
+    "layout_roundtrip": SEEDS,
+    "generator_clock": GC_SEEDS,
+    "sno_text": SNO_SEEDS,
+    "decode_text": DT_SEEDS,
+}
 
 
 def main():

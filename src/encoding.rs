@@ -199,9 +199,9 @@ impl Encoding {
     ///
     /// [`Error::ParseId`] with this form's name and the reason: [`ParseIdReason::Empty`],
     /// [`ParseIdReason::WrongLength`] (checked before the characters, so an ID in another form
-    /// is usually reported by its length), [`ParseIdReason::InvalidDigit`] for the first
-    /// character that is not a digit of the form, or [`ParseIdReason::Overflow`] above
-    /// `u64::MAX`.
+    /// is usually reported by its length), then, reading left to right, the first of
+    /// [`ParseIdReason::InvalidDigit`] for a character that is not a digit of the form and
+    /// [`ParseIdReason::Overflow`] at the digit that takes the value past `u64::MAX`.
     ///
     /// # Examples
     ///
