@@ -1183,4 +1183,188 @@ mod tests {
         let spaced = good.replace("last_tick 123", "  last_tick\t123  ") + "\n \n";
         assert_eq!(parse_snapshot(&spaced), parse_snapshot(&good));
     }
+
+    #[test]
+    fn parse_rfc3339_reads_known_instants() {
+        let cases = [
+            ("1970-01-01T00:00:00Z", 0),
+            ("1970-01-01T00:00:00.001Z", 1),
+            ("2000-02-29T00:00:00Z", 951_782_400_000),
+            ("2000-03-01T00:00:00Z", 951_868_800_000),
+            ("2010-11-04T01:42:54.657Z", 1_288_834_974_657),
+            ("2022-06-28T16:07:40.105Z", 1_656_432_460_105),
+            ("2024-02-29T23:59:59.999Z", 1_709_251_199_999),
+            ("9999-12-31T23:59:59.999Z", 253_402_300_799_999),
+        ];
+        for (text, unix_ms) in cases {
+            assert_eq!(parse_rfc3339(text), Ok(unix_ms), "{text}");
+        }
+    }
+
+    #[test]
+    fn parse_rfc3339_applies_offsets_across_day_and_year_boundaries() {
+        let new_year_2024 = 1_704_067_200_000;
+        let cases = [
+            ("2024-01-01T00:00:00Z", new_year_2024),
+            ("2024-01-01T00:00:00+00:00", new_year_2024),
+            ("2024-01-01T00:00:00-00:00", new_year_2024),
+            ("2023-12-31T18:30:00-05:30", new_year_2024),
+            ("2023-12-31T18:29:59.999-05:30", new_year_2024 - 1),
+            ("2024-01-01T14:00:00+14:00", new_year_2024),
+            ("2024-01-01T13:59:59.999+14:00", new_year_2024 - 1),
+            ("2024-01-01T23:59:00+23:59", new_year_2024),
+            ("2023-12-31T00:01:00-23:59", new_year_2024),
+            // The Unix epoch from either side.
+            ("1970-01-01T14:00:00+14:00", 0),
+            ("1969-12-31T18:30:00-05:30", 0),
+            ("1969-12-31T18:30:00.001-05:30", 1),
+        ];
+        for (text, unix_ms) in cases {
+            assert_eq!(parse_rfc3339(text), Ok(unix_ms), "{text}");
+        }
+    }
+
+    #[test]
+    fn parse_rfc3339_takes_lowercase_t_and_z_and_a_space_separator() {
+        let unix_ms = 1_288_834_974_657;
+        for text in [
+            "2010-11-04T01:42:54.657Z",
+            "2010-11-04t01:42:54.657z",
+            "2010-11-04t01:42:54.657Z",
+            "2010-11-04T01:42:54.657z",
+            "2010-11-04 01:42:54.657Z",
+            "2010-11-04 01:42:54.657z",
+            "2010-11-04 03:42:54.657+02:00",
+        ] {
+            assert_eq!(parse_rfc3339(text), Ok(unix_ms), "{text}");
+        }
+    }
+
+    #[test]
+    fn parse_rfc3339_truncates_a_fraction_to_its_millisecond() {
+        let second = 1_288_834_974_000;
+        for (fraction, ms) in [
+            ("", 0),
+            (".5", 500),
+            (".05", 50),
+            (".005", 5),
+            (".0005", 0),
+            (".123456789", 123),
+            (".999999999999999999999999", 999),
+        ] {
+            let text = format!("2010-11-04T01:42:54{fraction}Z");
+            assert_eq!(parse_rfc3339(&text), Ok(second + ms), "{text}");
+        }
+    }
+
+    #[test]
+    fn parse_rfc3339_errors_say_what_is_wrong() {
+        let cases = [
+            (
+                "2023-02-29T00:00:00Z",
+                "day 29 is out of range for 2023-02 (01..=28)",
+            ),
+            (
+                "1900-02-29T00:00:00Z",
+                "day 29 is out of range for 1900-02 (01..=28)",
+            ),
+            (
+                "2024-04-31T00:00:00Z",
+                "day 31 is out of range for 2024-04 (01..=30)",
+            ),
+            (
+                "2024-01-00T00:00:00Z",
+                "day 00 is out of range for 2024-01 (01..=31)",
+            ),
+            ("2024-13-01T00:00:00Z", "month 13 is out of range (01..=12)"),
+            ("2024-00-01T00:00:00Z", "month 00 is out of range (01..=12)"),
+            (
+                "2024-01-01T24:00:00Z",
+                "24:00 is not a time of day (00:00..=23:59)",
+            ),
+            (
+                "2024-01-01T23:60:00Z",
+                "23:60 is not a time of day (00:00..=23:59)",
+            ),
+            ("2016-12-31T23:59:60Z", "second 60 is a leap second"),
+            (
+                "2016-12-31T23:59:61Z",
+                "second 61 is out of range (00..=59)",
+            ),
+            ("1969-12-31T23:59:59Z", "before 1970-01-01T00:00:00Z"),
+            ("1969-12-31T23:59:59.999Z", "before 1970-01-01T00:00:00Z"),
+            (
+                "1970-01-01T13:59:59.999+14:00",
+                "before 1970-01-01T00:00:00Z",
+            ),
+            ("0000-01-01T00:00:00Z", "before 1970-01-01T00:00:00Z"),
+            ("2024-05-01T00:00:00+24:00", "offset +24:00 is out of range"),
+            ("2024-05-01T00:00:00-00:60", "offset -00:60 is out of range"),
+            ("", "the year at position 0 is not 4 digits"),
+            ("garbage", "the year at position 0 is not 4 digits"),
+            (
+                "24-05-01T00:00:00Z",
+                "the year at position 0 is not 4 digits",
+            ),
+            ("2024/05/01T00:00:00Z", "expected '-' at position 4"),
+            (
+                "2024-5-01T00:00:00Z",
+                "the month at position 5 is not 2 digits",
+            ),
+            ("2024-05-01", "expected 'T' at position 10"),
+            ("2024-05-01_00:00:00Z", "expected 'T' at position 10"),
+            (
+                "2024-05-01T0:00:00Z",
+                "the hour at position 11 is not 2 digits",
+            ),
+            ("2024-05-01T00:00Z", "expected ':' at position 16"),
+            (
+                "2024-05-01T00:00:0Z",
+                "the second at position 17 is not 2 digits",
+            ),
+            ("2024-05-01T00:00:00.Z", "no digit after '.' at position 20"),
+            (
+                "2024-05-01T00:00:00",
+                "expected Z or an offset like +02:00 at position 19",
+            ),
+            (
+                "2024-05-01T00:00:00Z ",
+                "expected Z or an offset like +02:00 at position 19",
+            ),
+            (
+                "2024-05-01T00:00:00UTC",
+                "expected Z or an offset like +02:00 at position 19",
+            ),
+            (
+                "2024-05-01T00:00:00+0200",
+                "expected Z or an offset like +02:00 at position 19",
+            ),
+            (
+                "2024-05-01T00:00:00+02:00Z",
+                "expected Z or an offset like +02:00 at position 19",
+            ),
+            (
+                "2024-05-01T00:00:00+2:000",
+                "the offset's hours at position 20 is not 2 digits",
+            ),
+            (
+                "2024-05-01T00:00:00+02-00",
+                "expected ':' in the offset at position 22",
+            ),
+            (
+                "2024-05-01T00:00:00\u{2212}02:00",
+                "expected Z or an offset like +02:00 at position 19",
+            ),
+            (
+                "２０２４-05-01T00:00:00Z",
+                "the year at position 0 is not 4 digits",
+            ),
+        ];
+        for (text, message) in cases {
+            match parse_rfc3339(text) {
+                Ok(unix_ms) => panic!("{text:?} parsed as {unix_ms} ms"),
+                Err(error) => assert!(error.starts_with(message), "{text:?}: {error:?}"),
+            }
+        }
+    }
 }
