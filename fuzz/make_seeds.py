@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the seeds of fuzz/seeds/layout_roundtrip/, fuzz/seeds/generator_clock/,
-fuzz/seeds/sno_text/ and fuzz/seeds/decode_text/.
+fuzz/seeds/sno_text/, fuzz/seeds/decode_text/ and fuzz/seeds/generator_lagging_clock/.
 
 libFuzzer hands these targets raw bytes that `arbitrary` 1.x decodes into their `Input`; this
 encodes chosen inputs the same way, so the seeds start from realistic and extreme cases instead
@@ -797,6 +797,242 @@ GC_SEEDS = {
     ),
 }
 
+# ---- generator_lagging_clock ----
+
+# enum Op { Source { ticks, ms }, Jump(u16), Refresh { lag, ms }, RefreshAll,
+#           SourceBack { ticks, ms }, StepBack { ticks, ms }, NearEnd { back }, Mint, TryMint,
+#           Burst(u8), Fill, MintBatch(u8), TryMintBatch(u8), Resume { policy, borrow: u8 } }
+LAG_OPS = 14
+
+
+def source(ticks, ms=0):
+    """The source `ticks % 4` ticks and `ms % tick_ms` ms forward; the cache stays."""
+    return variant(0, LAG_OPS, u8(ticks), u8(ms))
+
+
+def source_jump(ticks):
+    return variant(1, LAG_OPS, u16(ticks))
+
+
+def refresh(lag, ms=0):
+    """The cache up to the source less `lag % 8` ticks and `ms % tick_ms` ms (never back)."""
+    return variant(2, LAG_OPS, u8(lag), u8(ms))
+
+
+REFRESH_ALL = variant(3, LAG_OPS)
+
+
+def source_back(ticks, ms=0):
+    """The source `ticks % 8` ticks and `ms % tick_ms` ms back; the cache holds."""
+    return variant(4, LAG_OPS, u8(ticks), u8(ms))
+
+
+def step_back(ticks, ms=0):
+    """Both readings `ticks % 8` ticks and `ms % tick_ms` ms back."""
+    return variant(5, LAG_OPS, u8(ticks), u8(ms))
+
+
+def near_end(back):
+    return variant(6, LAG_OPS, u8(back))
+
+
+L_MINT = variant(7, LAG_OPS)
+L_TRY_MINT = variant(8, LAG_OPS)
+
+
+def l_burst(n):
+    return variant(9, LAG_OPS, u8(n))
+
+
+L_FILL = variant(10, LAG_OPS)
+
+
+def l_mint_batch(n):
+    """`mint_batch` into `n % 20` IDs."""
+    return variant(11, LAG_OPS, u8(n))
+
+
+def l_try_mint_batch(n):
+    return variant(12, LAG_OPS, u8(n))
+
+
+def l_resume(name, ticks=0):
+    """A resume under `name` borrowing `ticks % 4` ticks."""
+    return variant(13, LAG_OPS, policy(name), u8(ticks))
+
+
+LAG_LAYOUTS = ["tiny", "tiny-tt", "wide-tt"]
+
+
+def lag_seed(*, layout, tick_4ms=False, pol, ticks=0, raise_, start, ops):
+    return b"".join(
+        [
+            u8(LAG_LAYOUTS.index(layout)),
+            boolean(tick_4ms),
+            policy(pol),
+            u8(ticks),
+            boolean(raise_),
+            u16(start),
+            vec(ops, last=True),
+        ]
+    )
+
+
+LAG_SEEDS = {
+    # A starved cache (only precise reads raise it) on the tiny layout (4 IDs per tick): each
+    # full tick reads the source and moves on at once; try_mint fails only when the source is
+    # still on the full tick; waiting calls on a tick the source has left.
+    "tiny_starved_full_ticks": lag_seed(
+        layout="tiny",
+        pol="Error",
+        raise_=True,
+        start=10,
+        ops=[
+            L_FILL,
+            source(1),
+            L_FILL,
+            L_TRY_MINT,
+            source(1),
+            L_MINT,
+            l_burst(2),
+            source(2),
+            l_mint_batch(6),
+            l_try_mint_batch(3),
+            source(1),
+            l_mint_batch(19),
+            source(3),
+            L_MINT,
+            refresh(1),
+            L_FILL,
+        ],
+    ),
+    # A cache only its own timer refreshes: after the first full tick every reading is behind
+    # the state, read again from the source, and no regression; refreshes with lags.
+    "tiny_lagging_behind_state": lag_seed(
+        layout="tiny",
+        tick_4ms=True,
+        pol="Error",
+        raise_=False,
+        start=100,
+        ops=[
+            L_FILL,
+            source(1, 2),
+            L_FILL,
+            source(1),
+            L_FILL,
+            l_try_mint_batch(9),
+            source_jump(7),
+            l_mint_batch(2),
+            refresh(3, 1),
+            L_FILL,
+            source(2),
+            L_MINT,
+            l_resume("Error"),
+            L_TRY_MINT,
+            REFRESH_ALL,
+            L_FILL,
+        ],
+    ),
+    # The source steps back behind a full tick while the cache holds (tick-tock, borrowing
+    # three ticks, 4 ms ticks): the call that would never return is skipped; then the whole
+    # clock steps back and a reading behind the state toggles.
+    "tiny_tt_source_back_full_tick": lag_seed(
+        layout="tiny-tt",
+        tick_4ms=True,
+        pol="TickTock",
+        ticks=3,
+        raise_=True,
+        start=200,
+        ops=[
+            source_back(3, 3),
+            L_FILL,
+            source(0),
+            step_back(6),
+            L_TRY_MINT,
+            L_FILL,
+            source_back(5),
+            l_try_mint_batch(4),
+            source(3),
+            source(3),
+            L_MINT,
+            REFRESH_ALL,
+            L_FILL,
+        ],
+    ),
+    # Regressions under tick-tock on the 41-bit layout: the whole clock back (a toggle at the
+    # source's tick), the source back with the cache held (minting on the cache's tick until it
+    # fills), batches, resumes under Error and Wait.
+    "wide_tt_step_backs": lag_seed(
+        layout="wide-tt",
+        pol="TickTock",
+        raise_=False,
+        start=5,
+        ops=[
+            L_FILL,
+            step_back(2),
+            L_TRY_MINT,
+            l_mint_batch(10),
+            REFRESH_ALL,
+            source(3),
+            L_FILL,
+            source_back(1),
+            l_try_mint_batch(19),
+            l_resume("Error"),
+            L_TRY_MINT,
+            step_back(1, 0),
+            L_TRY_MINT,
+            l_resume("Wait", 2),
+            source(3),
+            L_MINT,
+        ],
+    ),
+    # Borrowing three ticks ahead of a source that stays, then a resume with no borrowing: the
+    # state is ahead of the source, a regression though the source never went back.
+    "tiny_borrow_then_resume_without": lag_seed(
+        layout="tiny",
+        pol="Wait",
+        ticks=3,
+        raise_=True,
+        start=50,
+        ops=[
+            L_FILL,
+            L_FILL,
+            L_FILL,
+            L_FILL,
+            L_TRY_MINT,
+            l_resume("Error", 0),
+            L_TRY_MINT,
+            source(3),
+            source(1),
+            L_MINT,
+            l_resume("Wait", 1),
+            L_FILL,
+        ],
+    ),
+    # The last ticks of the 16-bit tick-tock layout: full ticks at the end, LayoutExhausted,
+    # and a step back from there.
+    "tiny_tt_near_end": lag_seed(
+        layout="tiny-tt",
+        pol="Error",
+        ticks=1,
+        raise_=True,
+        start=0,
+        ops=[
+            L_MINT,
+            near_end(1),
+            L_FILL,
+            L_FILL,
+            L_TRY_MINT,
+            l_mint_batch(4),
+            near_end(0),
+            L_FILL,
+            L_FILL,
+            step_back(2),
+            L_TRY_MINT,
+        ],
+    ),
+}
+
 # sno_text takes raw bytes: text for the parser, and the first 20 bytes as two 10-byte IDs.
 SNO_SEEDS = {
     "zero": b"2222222222222222",
@@ -847,6 +1083,7 @@ TARGETS = {
     "generator_clock": GC_SEEDS,
     "sno_text": SNO_SEEDS,
     "decode_text": DT_SEEDS,
+    "generator_lagging_clock": LAG_SEEDS,
 }
 
 

@@ -1,0 +1,864 @@
+//! One generator, single-threaded, on a clock with two readings, as `CachedClock` has: a
+//! lagging one (`unix_ms`, the cached reading) and a precise one (`unix_ms_precise`, the
+//! source), through arbitrary clock moves, `mint`, `try_mint`, `mint_batch`, `try_mint_batch`
+//! and restarts resumed from a snapshot, under the `Error`, `Wait { max_ms: 0 }` and
+//! `TickTock { max_ms: 0 }` policies, with a borrow bound of 0 to 3 ticks.
+//!
+//! The clock: the source moves forward by small steps and jumps; the lagging reading catches
+//! up with it to an arbitrary lag (a refresh: it never goes back, and never passes the
+//! source); a precise read raises the lagging reading to the source (`CachedClock`'s
+//! contract), or, for half of the inputs, leaves it (a cache only its own timer refreshes).
+//! The source may step back alone (the lagging reading holds, as `CachedClock`'s does: it may
+//! then be ahead of the source), and the whole clock may step back. Every reading stays in
+//! the ticks the generator mints in, so the only errors are the ones a lag or a step back can
+//! cause.
+//!
+//! Checked for every call, independently of any model:
+//! - no ID repeats; on each timeline IDs strictly increase, and under `Error` and `Wait`, until
+//!   a tick-tock toggle, every ID is above every earlier one;
+//! - while the source has never gone back: no `ClockBehind`, and no regression counted,
+//!   however far the lagging reading is behind the state (a resume that lowers the borrow
+//!   bound below how far the state runs ahead of the source may see one, and so may a
+//!   generator resumed while the lagging reading is ahead of the source);
+//! - `SequenceExhausted` only for a tick the source has not left, less the borrow bound (a
+//!   full tick is never held by a stale reading), with the matching `retry_after`;
+//! - every ID's tick lies between the two readings taken before the call (the lower of them,
+//!   and the higher plus the borrow bound);
+//! - a call the state lets mint from the lagging reading (on or after the state's tick, with
+//!   room left) does not read the source; one that needs the source does.
+//!
+//! And every outcome (the IDs themselves, errors with their fields), snapshot, `stats()` and
+//! the lagging reading after the call (raised or not) equal a one-thread model of the rules in
+//! `generator.rs` with two readings: the lagging one read first; the source read when the
+//! lagging reading is behind the state by more than borrowing explains (a regression only if
+//! the source is behind too), when the tick is full, and when a regression is handled.
+//!
+//! Calls that would block are not made: a waiting call that would wait for a full tick (the
+//! model says) becomes its `try_` form. A tick-tock call that the model says never returns is
+//! skipped: with the source behind a full tick and the lagging reading on that tick, the
+//! generator returns from `next_tick` to `reserve`, which reads the lagging reading, finds the
+//! tick full and calls `next_tick` again, for ever (see the test
+//! `tick_tock_toggles_when_a_full_tick_meets_a_source_behind_the_cache` in
+//! `tests/cached_clock.rs`). [`SKIP_TICK_TOCK_LOOP`] turns the skip off.
+
+#![no_main]
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, Snapshot, Stats};
+
+/// Whether to skip the calls the model says never return (see the module docs). With `false`,
+/// the fuzzer finds them at once: a stack overflow in debug builds, a timeout in release ones.
+const SKIP_TICK_TOCK_LOOP: bool = true;
+
+/// The 16-bit layouts' epoch, and the start of the run for the 41-bit one.
+const RECENT_MS: u64 = 1_700_000_000_000;
+/// Twitter's epoch, for the 41-bit layout.
+const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
+/// More mints than this in one input are skipped, to keep executions fast.
+const MAX_MINTS: usize = 20_000;
+/// What a batch buffer holds before the call: no generator here mints it (every layout has an
+/// unused top bit or is narrower than 64 bits).
+const UNWRITTEN: Id = Id::from_u64(u64::MAX);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Arbitrary)]
+enum Policy {
+    Error,
+    Wait,
+    TickTock,
+}
+
+impl Policy {
+    fn get(self) -> ClockBehind {
+        match self {
+            Policy::Error => ClockBehind::Error,
+            Policy::Wait => ClockBehind::Wait { max_ms: 0 },
+            Policy::TickTock => ClockBehind::TickTock { max_ms: 0 },
+        }
+    }
+}
+
+/// The policy, or `Wait { max_ms: 0 }` in place of tick-tock on a layout without the bit.
+fn supported(layout: &Layout, policy: Policy) -> Policy {
+    if policy == Policy::TickTock && layout.tick_tock_field().is_none() {
+        Policy::Wait
+    } else {
+        policy
+    }
+}
+
+#[derive(Debug, Arbitrary)]
+enum Op {
+    /// The source moves forward by `ticks % 4` ticks and `ms % tick_ms` ms.
+    Source {
+        ticks: u8,
+        ms: u8,
+    },
+    /// The source jumps forward by `ticks` ticks.
+    Jump(u16),
+    /// A refresh that read the source `lag % 8` ticks and `ms % tick_ms` ms ago: the lagging
+    /// reading rises to that (never back).
+    Refresh {
+        lag: u8,
+        ms: u8,
+    },
+    /// A refresh of the current source reading.
+    RefreshAll,
+    /// The source steps back by `ticks % 8` ticks and `ms % tick_ms` ms; the lagging reading
+    /// holds.
+    SourceBack {
+        ticks: u8,
+        ms: u8,
+    },
+    /// The whole clock steps back by `ticks % 8` ticks and `ms % tick_ms` ms (the lagging
+    /// reading keeps its lag).
+    StepBack {
+        ticks: u8,
+        ms: u8,
+    },
+    /// Both readings to tick `max_ticks - back % 4`, the layout's last ones (forward or back).
+    NearEnd {
+        back: u8,
+    },
+    Mint,
+    TryMint,
+    /// `1 + n % 8` `try_mint`s.
+    Burst(u8),
+    /// `try_mint` until it fails (at most a tick's worth of IDs plus one).
+    Fill,
+    /// `mint_batch` into a buffer of `n % 20` IDs.
+    MintBatch(u8),
+    /// `try_mint_batch` into a buffer of `n % 20` IDs.
+    TryMintBatch(u8),
+    /// A restart: a snapshot, then a generator resumed from it on the same clock.
+    Resume {
+        policy: Policy,
+        borrow: u8,
+    },
+}
+
+#[derive(Debug, Arbitrary)]
+struct Input {
+    /// Modulo 3: tiny, tiny-tt, wide-tt.
+    layout: u8,
+    /// 4 ms ticks instead of 1 ms.
+    tick_4ms: bool,
+    policy: Policy,
+    /// Modulo 4: the borrow bound in ticks.
+    borrow: u8,
+    /// Whether a precise read raises the lagging reading (as `CachedClock`'s does).
+    raise: bool,
+    /// The first reading, in ticks from a base (the epoch's next tick, or 2023 for 41 bits).
+    start: u16,
+    ops: Vec<Op>,
+}
+
+fn layout(choice: u8, tick_4ms: bool) -> Layout {
+    let tick_ms = if tick_4ms { 4 } else { 1 };
+    let built = match choice % 3 {
+        // 2 sequence bits: 4 IDs per tick; 13 time bits: the end is 8191 ticks away.
+        0 => Layout::builder("tiny", 16)
+            .time(13)
+            .node("shard", 1)
+            .sequence(2)
+            .tick_ms(tick_ms)
+            .epoch_ms(RECENT_MS)
+            .build(),
+        // 8 IDs per tick, a tick-tock bit, 4095 ticks.
+        1 => Layout::builder("tiny-tt", 16)
+            .time(12)
+            .tick_tock()
+            .sequence(3)
+            .tick_ms(tick_ms)
+            .epoch_ms(RECENT_MS)
+            .build(),
+        // 16 IDs per tick, a tick-tock bit, 41 bits of time.
+        _ => Layout::builder("wide-tt", 64)
+            .unused(8)
+            .time(41)
+            .tick_tock()
+            .node("machine", 10)
+            .sequence(4)
+            .tick_ms(tick_ms)
+            .epoch_ms(TWITTER_EPOCH_MS)
+            .build(),
+    };
+    built.expect("the fuzz layouts are valid")
+}
+
+/// The two-reading clock the generator reads; single-threaded, so every access is `Relaxed`.
+#[derive(Debug, Clone)]
+struct TwoReadings(Arc<Readings>);
+
+#[derive(Debug)]
+struct Readings {
+    lagging: AtomicU64,
+    fresh: AtomicU64,
+    raise: bool,
+    /// How many precise reads so far.
+    precise_reads: AtomicU64,
+}
+
+impl Clock for TwoReadings {
+    fn unix_ms(&self) -> u64 {
+        self.0.lagging.load(Ordering::Relaxed)
+    }
+
+    fn unix_ms_precise(&self) -> u64 {
+        self.0.precise_reads.fetch_add(1, Ordering::Relaxed);
+        let now = self.0.fresh.load(Ordering::Relaxed);
+        if self.0.raise {
+            self.0.lagging.fetch_max(now, Ordering::Relaxed);
+        }
+        now
+    }
+}
+
+/// The model's view of the clock: the two readings in ms, and whether the source was read.
+#[derive(Debug, Clone, Copy)]
+struct ModelClock {
+    lagging: u64,
+    fresh: u64,
+    raise: bool,
+    read_source: bool,
+}
+
+impl ModelClock {
+    /// A precise read: the source, which raises the lagging reading if the clock does.
+    fn precise(&mut self) -> u64 {
+        self.read_source = true;
+        if self.raise {
+            self.lagging = self.lagging.max(self.fresh);
+        }
+        self.fresh
+    }
+}
+
+/// One ID, as the model sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Minted {
+    tick: u64,
+    timeline: u64,
+    sequence: u64,
+}
+
+/// What the model says a call does.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// The IDs returned, in order (one for `mint`).
+    Ids(Vec<Minted>),
+    Fail(Error),
+    /// A waiting call would wait for a later tick (never made).
+    Blocks,
+    /// The call would never return (never made; see the module docs).
+    Loops,
+}
+
+/// A call the generator answers with one reservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Call {
+    Mint,
+    TryMint,
+    MintBatch(usize),
+    TryMintBatch(usize),
+}
+
+impl Call {
+    /// The call that fails where this one waits for a full tick.
+    fn without_wait(self) -> Call {
+        match self {
+            Call::Mint | Call::TryMint => Call::TryMint,
+            Call::MintBatch(n) | Call::TryMintBatch(n) => Call::TryMintBatch(n),
+        }
+    }
+
+    fn waits(self) -> bool {
+        matches!(self, Call::Mint | Call::MintBatch(_))
+    }
+}
+
+/// The generator's state and counters, following the rules of `generator.rs` for one thread
+/// and a clock with two readings.
+#[derive(Debug, Clone)]
+struct Model {
+    layout: Layout,
+    policy: Policy,
+    borrow: u64,
+    tick: u64,
+    timeline: u64,
+    /// The last sequence minted; `max_sequence` in the initial state (tick 0, "full").
+    sequence: u64,
+    high_water: [u64; 2],
+    overflows: u64,
+    regressions: u64,
+    toggles: u64,
+    borrows: u64,
+    max_ahead: u64,
+}
+
+impl Model {
+    fn new(layout: &Layout, policy: Policy, borrow: u64) -> Self {
+        Model {
+            layout: *layout,
+            policy,
+            borrow,
+            tick: 0,
+            timeline: 0,
+            sequence: layout.max_sequence(),
+            high_water: [0, 0],
+            overflows: 0,
+            regressions: 0,
+            toggles: 0,
+            borrows: 0,
+            max_ahead: 0,
+        }
+    }
+
+    /// A generator resumed from the model's state: same state, fresh counters.
+    fn resumed(&self, policy: Policy, borrow: u64) -> Self {
+        let mut high_water = self.high_water;
+        high_water[self.timeline as usize] = self.tick;
+        Model {
+            policy,
+            borrow,
+            high_water,
+            overflows: 0,
+            regressions: 0,
+            toggles: 0,
+            borrows: 0,
+            max_ahead: 0,
+            ..self.clone()
+        }
+    }
+
+    /// Ticks since the epoch of a reading (always within the layout here).
+    fn ticks(&self, unix_ms: u64) -> u64 {
+        (unix_ms - self.layout.epoch_ms()) / self.layout.tick_ms()
+    }
+
+    /// Whether tick `now` is behind the state by more than borrowing explains.
+    fn behind(&self, now: u64) -> bool {
+        now.saturating_add(self.borrow) < self.tick
+    }
+
+    fn call(&mut self, clock: &mut ModelClock, call: Call) -> Outcome {
+        match call {
+            Call::Mint => self.reserve(clock, 1, true, false),
+            Call::TryMint => self.reserve(clock, 1, false, false),
+            // An empty buffer: nothing minted, the clock not even read.
+            Call::MintBatch(0) | Call::TryMintBatch(0) => Outcome::Ids(Vec::new()),
+            Call::MintBatch(n) => self.reserve(clock, n as u64, true, false),
+            Call::TryMintBatch(n) => self.reserve(clock, n as u64, false, false),
+        }
+    }
+
+    /// One reservation of at most `want` (at least 1) values; `wait`: the call would wait for
+    /// a full tick to pass; `restarted`: after `next_tick` gave up for tick-tock.
+    fn reserve(
+        &mut self,
+        clock: &mut ModelClock,
+        want: u64,
+        wait: bool,
+        restarted: bool,
+    ) -> Outcome {
+        // The lagging reading first.
+        let mut now = self.ticks(clock.lagging);
+        if now < self.tick {
+            if self.behind(now) {
+                // Only the source tells a regression from a lagging reading.
+                now = self.ticks(clock.precise());
+            }
+            if !self.behind(now) {
+                return self.advance(clock, now, want, wait);
+            }
+            return self.regression(clock, now, want);
+        }
+        debug_assert!(!restarted || now > self.tick, "a restart that loops");
+        self.advance(clock, now, want, wait)
+    }
+
+    /// The source reads tick `now`, behind the state by more than borrowing explains.
+    fn regression(&mut self, clock: &mut ModelClock, now: u64, want: u64) -> Outcome {
+        self.regressions += 1;
+        let other = 1 - self.timeline;
+        if self.policy == Policy::TickTock && now > self.high_water[other as usize] {
+            let this = &mut self.high_water[self.timeline as usize];
+            *this = (*this).max(self.tick);
+            let count = want.min(self.layout.max_sequence() + 1);
+            (self.tick, self.timeline, self.sequence) = (now, other, count - 1);
+            self.toggles += 1;
+            return self.ids(0, count);
+        }
+        // The wait for the clock reads the source once, and gives up at once (`max_ms: 0`).
+        let unix_ms = clock.precise();
+        let layout = self.layout;
+        Outcome::Fail(Error::ClockBehind {
+            layout: layout.name(),
+            behind_ms: layout.epoch_ms() + self.tick * layout.tick_ms() - unix_ms,
+            max_wait_ms: 0,
+        })
+    }
+
+    /// The CAS loop's step from the state with a reading `now` not behind it.
+    fn advance(&mut self, clock: &mut ModelClock, now: u64, want: u64, wait: bool) -> Outcome {
+        let layout = self.layout;
+        let (tick, first) = if now > self.tick {
+            (now, 0)
+        } else if self.sequence < layout.max_sequence() {
+            (self.tick, self.sequence + 1)
+        } else {
+            // `next_tick`: the source, never the lagging reading.
+            self.overflows += 1;
+            let now = self.ticks(clock.precise());
+            if self.behind(now) {
+                if self.policy == Policy::TickTock {
+                    // Start over from the state: the lagging reading again.
+                    let lagging = self.ticks(clock.lagging);
+                    if !self.behind(lagging) && lagging <= self.tick {
+                        return Outcome::Loops;
+                    }
+                    return self.reserve(clock, want, wait, true);
+                }
+                self.regressions += 1;
+                let unix_ms = clock.precise();
+                return Outcome::Fail(Error::ClockBehind {
+                    layout: layout.name(),
+                    behind_ms: layout.epoch_ms() + self.tick * layout.tick_ms() - unix_ms,
+                    max_wait_ms: 0,
+                });
+            }
+            if now > self.tick {
+                (now, 0)
+            } else if self.tick == layout.max_ticks() {
+                return Outcome::Fail(Error::LayoutExhausted {
+                    layout: layout.name(),
+                    last_ms: layout.max_unix_ms(),
+                });
+            } else {
+                let ahead = self.tick + 1 - now;
+                if ahead <= self.borrow {
+                    self.borrows += 1;
+                    self.max_ahead = self.max_ahead.max(ahead);
+                    (self.tick + 1, 0)
+                } else if wait {
+                    return Outcome::Blocks;
+                } else {
+                    return Outcome::Fail(Error::SequenceExhausted {
+                        layout: layout.name(),
+                        tick: self.tick,
+                        retry_after: Duration::from_millis(
+                            (ahead - self.borrow) * layout.tick_ms(),
+                        ),
+                    });
+                }
+            }
+        };
+        let count = want.min(layout.max_sequence() - first + 1);
+        (self.tick, self.sequence) = (tick, first + count - 1);
+        self.ids(first, count)
+    }
+
+    /// The run of `count` values from `first` on the state's tick and timeline.
+    fn ids(&self, first: u64, count: u64) -> Outcome {
+        Outcome::Ids(
+            (first..first + count)
+                .map(|sequence| Minted {
+                    tick: self.tick,
+                    timeline: self.timeline,
+                    sequence,
+                })
+                .collect(),
+        )
+    }
+
+    fn stats(&self) -> Stats {
+        let mut stats = Stats::default();
+        stats.overflows = self.overflows;
+        stats.regressions = self.regressions;
+        stats.toggles = self.toggles;
+        stats.borrows = self.borrows;
+        stats.max_ahead_ticks = self.max_ahead;
+        stats
+    }
+}
+
+/// A call and what it started from, for failure messages.
+struct Context<'a> {
+    call: Call,
+    /// The readings before the call.
+    readings: ModelClock,
+    /// The generator's state before the call.
+    before: &'a Snapshot,
+}
+
+impl std::fmt::Debug for Context<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} with the lagging reading at {} ms and the source at {} ms, state before {:?}",
+            self.call, self.readings.lagging, self.readings.fresh, self.before
+        )
+    }
+}
+
+struct Run {
+    layout: Layout,
+    clock: TwoReadings,
+    /// The readings as the run set them (the lagging one as precise reads left it).
+    readings: ModelClock,
+    /// The first and last ms the readings may take: the layout's mintable ticks.
+    min_ms: u64,
+    max_ms: u64,
+    /// Whether a regression may be seen: the source went back, or a resume lowered the borrow
+    /// bound below how far the state is ahead of the source. A resume with the state within the
+    /// new bound of the source, and the lagging reading not ahead of it, clears it.
+    behind_allowed: bool,
+    generator: Generator<TwoReadings>,
+    model: Model,
+    seen: HashSet<u64>,
+    /// The last ID minted on each timeline, over the whole run.
+    last_on: [Option<u64>; 2],
+    /// The greatest ID of the run, and whether any call has toggled yet.
+    max: Option<u64>,
+    toggled: bool,
+}
+
+fuzz_target!(|input: Input| run(input));
+
+fn run(input: Input) {
+    let layout = layout(input.layout, input.tick_4ms);
+    let tick_ms = layout.tick_ms();
+    let min_ms = layout.epoch_ms() + tick_ms;
+    let max_ms = layout.max_unix_ms() + tick_ms - 1;
+    let base = if layout.max_ticks() > 1 << 20 {
+        (RECENT_MS - layout.epoch_ms()) / tick_ms
+    } else {
+        1
+    };
+    let start = (layout.epoch_ms() + (base + u64::from(input.start % 3_000)) * tick_ms).min(max_ms);
+    let clock = TwoReadings(Arc::new(Readings {
+        lagging: AtomicU64::new(start),
+        fresh: AtomicU64::new(start),
+        raise: input.raise,
+        precise_reads: AtomicU64::new(0),
+    }));
+    let policy = supported(&layout, input.policy);
+    let borrow = u64::from(input.borrow % 4);
+    let mut builder = Generator::builder(layout)
+        .clock(clock.clone())
+        .on_clock_behind(policy.get())
+        .borrow_ahead(borrow);
+    if layout.node_field("machine").is_some() {
+        builder = builder.node("machine", 5);
+    }
+    let generator = builder.build().expect("a valid generator");
+    let mut run = Run {
+        layout,
+        clock,
+        readings: ModelClock {
+            lagging: start,
+            fresh: start,
+            raise: input.raise,
+            read_source: false,
+        },
+        min_ms,
+        max_ms,
+        behind_allowed: false,
+        generator,
+        model: Model::new(&layout, policy, borrow),
+        seen: HashSet::new(),
+        last_on: [None, None],
+        max: None,
+        toggled: false,
+    };
+    for op in &input.ops {
+        run.apply(op);
+        run.check_state();
+    }
+}
+
+impl Run {
+    /// Sets both readings, within the layout's mintable ticks.
+    fn set(&mut self, lagging: u64, fresh: u64) {
+        let fresh = fresh.clamp(self.min_ms, self.max_ms);
+        let lagging = lagging.clamp(self.min_ms, self.max_ms);
+        if fresh < self.readings.fresh {
+            self.behind_allowed = true;
+        }
+        self.readings.lagging = lagging;
+        self.readings.fresh = fresh;
+        self.clock.0.lagging.store(lagging, Ordering::Relaxed);
+        self.clock.0.fresh.store(fresh, Ordering::Relaxed);
+    }
+
+    /// `ticks` ticks and `ms` ms, as ms.
+    fn span(&self, ticks: u64, ms: u8) -> u64 {
+        let tick_ms = self.layout.tick_ms();
+        ticks * tick_ms + u64::from(ms) % tick_ms
+    }
+
+    fn apply(&mut self, op: &Op) {
+        let ModelClock { lagging, fresh, .. } = self.readings;
+        match *op {
+            Op::Source { ticks, ms } => {
+                let fresh = fresh.saturating_add(self.span(u64::from(ticks % 4), ms));
+                self.set(lagging, fresh);
+            }
+            Op::Jump(ticks) => {
+                let fresh = fresh.saturating_add(self.span(u64::from(ticks), 0));
+                self.set(lagging, fresh);
+            }
+            Op::Refresh { lag, ms } => {
+                let read = fresh.saturating_sub(self.span(u64::from(lag % 8), ms));
+                self.set(lagging.max(read), fresh);
+            }
+            Op::RefreshAll => self.set(lagging.max(fresh), fresh),
+            Op::SourceBack { ticks, ms } => {
+                let back = self.span(u64::from(ticks % 8), ms);
+                self.set(lagging, fresh.saturating_sub(back));
+            }
+            Op::StepBack { ticks, ms } => {
+                let back = self.span(u64::from(ticks % 8), ms);
+                self.set(lagging.saturating_sub(back), fresh.saturating_sub(back));
+            }
+            Op::NearEnd { back } => {
+                let layout = self.layout;
+                let ms = layout.epoch_ms()
+                    + (layout.max_ticks() - u64::from(back % 4)) * layout.tick_ms();
+                self.set(ms, ms);
+            }
+            Op::Mint => {
+                self.call(Call::Mint);
+            }
+            Op::TryMint => {
+                self.call(Call::TryMint);
+            }
+            Op::Burst(n) => {
+                for _ in 0..=n % 8 {
+                    self.call(Call::TryMint);
+                }
+            }
+            Op::Fill => {
+                for _ in 0..=self.layout.max_sequence() + 1 {
+                    if self.call(Call::TryMint).is_none() {
+                        break;
+                    }
+                }
+            }
+            Op::MintBatch(n) => {
+                self.call(Call::MintBatch(usize::from(n % 20)));
+            }
+            Op::TryMintBatch(n) => {
+                self.call(Call::TryMintBatch(usize::from(n % 20)));
+            }
+            Op::Resume { policy, borrow } => self.resume(policy, borrow),
+        }
+    }
+
+    /// One call, made as the model predicts it (a waiting call that would wait becomes its
+    /// `try_` form; a call that would never return is skipped); how many IDs it returned,
+    /// `None` on error or when skipped.
+    fn call(&mut self, call: Call) -> Option<usize> {
+        if self.seen.len() >= MAX_MINTS {
+            return None;
+        }
+        let before = self.generator.snapshot();
+        let readings = ModelClock {
+            read_source: false,
+            ..self.readings
+        };
+        let mut call = call;
+        let (mut model, mut after) = (self.model.clone(), readings);
+        let mut expected = model.call(&mut after, call);
+        if expected == Outcome::Blocks {
+            call = call.without_wait();
+            (model, after) = (self.model.clone(), readings);
+            expected = model.call(&mut after, call);
+            assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
+        }
+        if expected == Outcome::Loops && SKIP_TICK_TOCK_LOOP {
+            return None;
+        }
+        let reads_before = self.clock.0.precise_reads.load(Ordering::Relaxed);
+        let result = match call {
+            Call::Mint => self.generator.mint().map(|id| vec![id]),
+            Call::TryMint => self.generator.try_mint().map(|id| vec![id]),
+            Call::MintBatch(len) | Call::TryMintBatch(len) => {
+                let mut buffer = vec![UNWRITTEN; len];
+                let result = if call.waits() {
+                    self.generator.mint_batch(&mut buffer)
+                } else {
+                    self.generator.try_mint_batch(&mut buffer)
+                };
+                let written = *result.as_ref().unwrap_or(&0);
+                assert!(
+                    written <= len && (written > 0 || len == 0 || result.is_err()),
+                    "{call:?} wrote {written} IDs ({result:?})"
+                );
+                assert!(
+                    buffer[written..].iter().all(|&id| id == UNWRITTEN),
+                    "{call:?} returned {result:?} but wrote past the IDs it returned"
+                );
+                result.map(|_| buffer[..written].to_vec())
+            }
+        };
+        let read_source = self.clock.0.precise_reads.load(Ordering::Relaxed) > reads_before;
+        let context = Context {
+            call,
+            readings,
+            before: &before,
+        };
+        assert_eq!(
+            read_source, after.read_source,
+            "read the source: {read_source}, the model says {}: {context:?}",
+            after.read_source
+        );
+        let lagging_after = self.clock.0.lagging.load(Ordering::Relaxed);
+        assert_eq!(
+            lagging_after, after.lagging,
+            "the lagging reading after the call (left) differs from the model's: {context:?}"
+        );
+        self.readings = after;
+        self.model = model;
+        match result {
+            Ok(ids) => {
+                for &id in &ids {
+                    self.check_id(id, &context);
+                }
+                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
+                assert_eq!(got, expected, "{context:?}");
+                Some(ids.len())
+            }
+            Err(err) => {
+                self.check_error(&err, &context);
+                assert_eq!(Outcome::Fail(err), expected, "{context:?}");
+                None
+            }
+        }
+    }
+
+    fn minted(&self, id: Id) -> Minted {
+        let parts = self.layout.decode(id).expect("minted ids decode");
+        Minted {
+            tick: parts.ticks(),
+            timeline: parts.timeline().unwrap_or(0),
+            sequence: parts.sequence(),
+        }
+    }
+
+    fn tick(&self, unix_ms: u64) -> u64 {
+        self.layout
+            .ticks_at(unix_ms)
+            .expect("readings within the layout")
+    }
+
+    /// The checks on a minted ID that do not use the model.
+    fn check_id(&mut self, id: Id, context: &Context<'_>) {
+        let parts = self.layout.decode(id).expect("minted ids decode");
+        if self.layout.node_field("machine").is_some() {
+            assert_eq!(parts.node("machine"), Some(5), "{parts:?}: {context:?}");
+        }
+        let m = self.minted(id);
+        let readings = &context.readings;
+        let (lagging, fresh) = (self.tick(readings.lagging), self.tick(readings.fresh));
+        let borrow = self.model.borrow;
+        assert!(
+            lagging.min(fresh) <= m.tick && m.tick <= lagging.max(fresh) + borrow,
+            "{m:?}: not between the readings' ticks {lagging} and {fresh} (borrow {borrow}): \
+             {context:?}"
+        );
+        let raw = id.to_u64();
+        assert!(self.seen.insert(raw), "{m:?} minted twice: {context:?}");
+        if let Some(last) = self.last_on[m.timeline as usize] {
+            assert!(
+                raw > last,
+                "{m:?} not above the timeline's last id: {context:?}"
+            );
+        }
+        self.last_on[m.timeline as usize] = Some(raw);
+        // Every run starts on timeline 0: only a toggle leaves it.
+        self.toggled |= m.timeline == 1;
+        if !self.toggled
+            && let Some(max) = self.max
+        {
+            assert!(raw > max, "{m:?} not above an earlier id: {context:?}");
+        }
+        self.max = self.max.max(Some(raw));
+    }
+
+    /// An error is one the readings before the call allow.
+    fn check_error(&self, err: &Error, context: &Context<'_>) {
+        let fresh = self.tick(context.readings.fresh);
+        let borrow = self.model.borrow;
+        match *err {
+            Error::SequenceExhausted {
+                tick, retry_after, ..
+            } => {
+                // Never for a tick the source has left (less the borrow bound).
+                assert!(
+                    fresh + borrow <= tick
+                        && retry_after
+                            == Duration::from_millis(
+                                (tick + 1 - fresh - borrow) * self.layout.tick_ms()
+                            ),
+                    "{err:?} with the source at tick {fresh}, borrow {borrow}: {context:?}"
+                );
+            }
+            Error::ClockBehind { .. } => {
+                assert!(
+                    self.behind_allowed,
+                    "{err:?}, though the source never went back: {context:?}"
+                );
+            }
+            Error::LayoutExhausted { .. } => {}
+            _ => panic!("unexpected error {err:?}: {context:?}"),
+        }
+    }
+
+    fn resume(&mut self, policy: Policy, borrow: u8) {
+        let snapshot = self.generator.snapshot();
+        let policy = supported(&self.layout, policy);
+        let borrow = u64::from(borrow % 4);
+        let generator = Generator::resume(&snapshot)
+            .clock(self.clock.clone())
+            .on_clock_behind(policy.get())
+            .borrow_ahead(borrow)
+            .build()
+            .expect("resume from the generator's own snapshot");
+        assert_eq!(generator.snapshot(), snapshot, "resume changed the state");
+        self.generator = generator;
+        self.model = self.model.resumed(policy, borrow);
+        let (lagging, fresh) = (self.readings.lagging, self.readings.fresh);
+        self.behind_allowed = snapshot.last_tick > self.tick(fresh) + borrow || lagging > fresh;
+    }
+
+    /// The snapshot and counters agree with the model; no regression while the source has
+    /// never gone back.
+    fn check_state(&self) {
+        let snapshot = self.generator.snapshot();
+        let model = &self.model;
+        let expected = Snapshot {
+            layout: self.layout,
+            nodes: snapshot.nodes.clone(),
+            last_tick: model.tick,
+            sequence: if model.tick == 0 { 0 } else { model.sequence },
+            timeline: model.timeline,
+            other_timeline_tick: model.high_water[1 - model.timeline as usize],
+            sequence_range: 0..=self.layout.max_sequence(),
+        };
+        assert_eq!(snapshot, expected, "snapshot (left) differs from the model");
+        let stats = self.generator.stats();
+        if !self.behind_allowed {
+            assert_eq!(
+                stats.regressions, 0,
+                "{stats:?}, the source never went back"
+            );
+        }
+        assert_eq!(stats, model.stats(), "stats (left) differ from the model's");
+    }
+}
