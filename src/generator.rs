@@ -1095,11 +1095,18 @@ impl<C: Clock> Generator<C> {
     }
 
     /// A reservation from scratch, for a thread whose clock went back while it waited for a
-    /// tick.
+    /// tick: from the state as it is now and a precise reading, which found the regression.
+    /// (A cached reading may still show the full tick, which would send this thread back to
+    /// wait for it, and round again.)
     #[cold]
     #[inline(never)]
     fn restart(&self, want: u64, on_full: OnFull) -> Result<Run> {
-        self.reserve(want, on_full)
+        let current = self.state.load(Ordering::Acquire);
+        let now = self.ticks(self.clock.unix_ms_precise())?;
+        if now < current >> self.plan.time_shift {
+            return self.reserve_behind(current, now, want, on_full);
+        }
+        self.advance(current, now, want, on_full)
     }
 
     /// The tick `last` is full: return a later tick to mint in (borrowed, when borrowing allows

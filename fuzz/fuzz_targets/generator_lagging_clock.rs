@@ -34,12 +34,10 @@
 //! the source is behind too), when the tick is full, and when a regression is handled.
 //!
 //! Calls that would block are not made: a waiting call that would wait for a full tick (the
-//! model says) becomes its `try_` form. A tick-tock call that the model says never returns is
-//! skipped: with the source behind a full tick and the lagging reading on that tick, the
-//! generator returns from `next_tick` to `reserve`, which reads the lagging reading, finds the
-//! tick full and calls `next_tick` again, for ever (see the test
+//! model says) becomes its `try_` form. A tick-tock generator whose full tick finds the source
+//! behind starts over from a precise reading (see the test
 //! `tick_tock_toggles_when_a_full_tick_meets_a_source_behind_the_cache` in
-//! `tests/cached_clock.rs`). [`SKIP_TICK_TOCK_LOOP`] turns the skip off.
+//! `tests/cached_clock.rs`).
 
 #![no_main]
 
@@ -51,10 +49,6 @@ use std::time::Duration;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, Snapshot, Stats};
-
-/// Whether to skip the calls the model says never return (see the module docs). With `false`,
-/// the fuzzer finds them at once: a stack overflow in debug builds, a timeout in release ones.
-const SKIP_TICK_TOCK_LOOP: bool = true;
 
 /// The 16-bit layouts' epoch, and the start of the run for the 41-bit one.
 const RECENT_MS: u64 = 1_700_000_000_000;
@@ -255,8 +249,6 @@ enum Outcome {
     Fail(Error),
     /// A waiting call would wait for a later tick (never made).
     Blocks,
-    /// The call would never return (never made; see the module docs).
-    Loops,
 }
 
 /// A call the generator answers with one reservation.
@@ -358,7 +350,8 @@ impl Model {
     }
 
     /// One reservation of at most `want` (at least 1) values; `wait`: the call would wait for
-    /// a full tick to pass; `restarted`: after `next_tick` gave up for tick-tock.
+    /// a full tick to pass; `restarted`: after `next_tick` gave up for tick-tock, which starts
+    /// over from a precise reading.
     fn reserve(
         &mut self,
         clock: &mut ModelClock,
@@ -366,8 +359,12 @@ impl Model {
         wait: bool,
         restarted: bool,
     ) -> Outcome {
-        // The lagging reading first.
-        let mut now = self.ticks(clock.lagging);
+        // The lagging reading first, except on a restart.
+        let mut now = if restarted {
+            self.ticks(clock.precise())
+        } else {
+            self.ticks(clock.lagging)
+        };
         if now < self.tick {
             if self.behind(now) {
                 // Only the source tells a regression from a lagging reading.
@@ -378,7 +375,6 @@ impl Model {
             }
             return self.regression(clock, now, want);
         }
-        debug_assert!(!restarted || now > self.tick, "a restart that loops");
         self.advance(clock, now, want, wait)
     }
 
@@ -417,11 +413,7 @@ impl Model {
             let now = self.ticks(clock.precise());
             if self.behind(now) {
                 if self.policy == Policy::TickTock {
-                    // Start over from the state: the lagging reading again.
-                    let lagging = self.ticks(clock.lagging);
-                    if !self.behind(lagging) && lagging <= self.tick {
-                        return Outcome::Loops;
-                    }
+                    // Start over from the state, with a precise reading.
                     return self.reserve(clock, want, wait, true);
                 }
                 self.regressions += 1;
@@ -661,8 +653,7 @@ impl Run {
     }
 
     /// One call, made as the model predicts it (a waiting call that would wait becomes its
-    /// `try_` form; a call that would never return is skipped); how many IDs it returned,
-    /// `None` on error or when skipped.
+    /// `try_` form); how many IDs it returned, `None` on error or past the run's last mint.
     fn call(&mut self, call: Call) -> Option<usize> {
         if self.seen.len() >= MAX_MINTS {
             return None;
@@ -680,9 +671,6 @@ impl Run {
             (model, after) = (self.model.clone(), readings);
             expected = model.call(&mut after, call);
             assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
-        }
-        if expected == Outcome::Loops && SKIP_TICK_TOCK_LOOP {
-            return None;
         }
         let reads_before = self.clock.0.precise_reads.load(Ordering::Relaxed);
         let result = match call {

@@ -79,14 +79,14 @@ fn tiny(sequence_bits: u8) -> Layout {
 /// The ordering of `CachedClock`'s loads of its cached reading (`unix_ms`, and the check
 /// before a raise): keep it the same as `src/clock/cached.rs`.
 ///
-/// With `Relaxed` here and in [`CACHE_RAISE`], as `CachedClock` has them, models 7 and 8 fail:
-/// a thread can read a cached reading, then a source reading behind it. With `Acquire` here
-/// and `Release` there, every model passes.
-const CACHE_LOAD: Ordering = Ordering::Relaxed;
+/// With `Relaxed` here and in [`CACHE_RAISE`], models 7 and 8 fail: a thread can read a cached
+/// reading, then a source reading behind it. With `Acquire` here and `Release` there, as
+/// `CachedClock` has them, every model passes.
+const CACHE_LOAD: Ordering = Ordering::Acquire;
 
 /// The ordering of `CachedClock`'s `fetch_max` raising its cached reading: keep it the same as
 /// `src/clock/cached.rs`.
-const CACHE_RAISE: Ordering = Ordering::Relaxed;
+const CACHE_RAISE: Ordering = Ordering::Release;
 
 /// The two readings a [`Lagging`] clock serves, in Unix milliseconds (ticks, here).
 #[derive(Debug)]

@@ -13,12 +13,18 @@
 //!
 //! # Orderings
 //!
-//! Every access is `Relaxed`. The reading is a value, not a flag guarding other memory; what a
-//! generator relies on is coherence of the one word. A thread that raised the reading before
-//! publishing a state minted from it (the generator's `AcqRel` compare-and-swap) happens before
-//! any thread that `Acquire`-loads that state, so that thread's next load of the reading sees
-//! the raised value or a later one: a state minted from a precise reading is never behind the
-//! cached reading of a thread that saw the state.
+//! The cached reading is raised with `Release` and loaded with `Acquire`, so a cached reading
+//! never runs ahead of the source as a thread sees it: a thread that loads a value the refresh
+//! thread stored also sees the source reading it came from, and its own next read of the source
+//! (for a source whose readings are memory, such as a [`ManualClock`](crate::ManualClock)) is
+//! at least that value. With `Relaxed`, a thread could load 11 from the cache and then read 10
+//! from the source, and a generator would count a regression that never happened (loom finds
+//! it). On x86-64 both orderings are plain loads and the same locked instruction.
+//!
+//! A thread that raised the reading before publishing a state minted from it (the generator's
+//! `AcqRel` compare-and-swap) happens before any thread that `Acquire`-loads that state, so
+//! that thread's next load of the reading sees the raised value or a later one: a state minted
+//! from a precise reading is never behind the cached reading of a thread that saw the state.
 
 use std::fmt;
 use std::io;
@@ -173,8 +179,9 @@ impl<C: Clock> Shared<C> {
         let now = self.source.unix_ms();
         // Load first: the line is written only when the millisecond changes, so readers keep
         // it in their caches between ticks.
-        if self.cached.load(Ordering::Relaxed) < now {
-            self.cached.fetch_max(now, Ordering::Relaxed);
+        if self.cached.load(Ordering::Acquire) < now {
+            // Release: a thread that loads this value sees the source reading it came from.
+            self.cached.fetch_max(now, Ordering::Release);
         }
         now
     }
@@ -195,7 +202,8 @@ impl<C: Clock> Clock for CachedClock<C> {
     /// The cached reading: one relaxed load.
     #[inline]
     fn unix_ms(&self) -> u64 {
-        self.shared.cached.load(Ordering::Relaxed)
+        // Acquire: pairs with the Release of `read_source` (see `# Orderings`).
+        self.shared.cached.load(Ordering::Acquire)
     }
 
     /// The source's reading, which also refreshes the cached one.
