@@ -25,12 +25,14 @@
 //! ticks ahead of the clock; a clock reading behind the state by no more than that is not a
 //! regression but time already borrowed, and minting continues on the state's tick.
 //!
-//! A clock reading behind the state's tick right after the load (step 1) is a real
-//! regression, not a stale read: the clock was read after the state was observed. The
-//! generator then applies its [`ClockBehind`] policy: wait, fail, or (tick-tock) move to the
-//! other timeline at the earlier tick, in one CAS of the same word. After a failed CAS a newer
-//! state simply wins over the older reading (step 2 takes the state's tick and increments its
-//! sequence).
+//! A clock reading behind the state's tick right after the load (step 1) is a regression if a
+//! precise reading ([`Clock::unix_ms_precise`]) taken then is behind too: the clock was read
+//! after the state was observed, and the precise reading rules out a cached one that lags (see
+//! `# Orderings`). The generator then applies its [`ClockBehind`] policy: wait, fail, or
+//! (tick-tock) move to the other timeline at the earlier tick, in one CAS of the same word.
+//! After a failed CAS a newer state simply wins over the older reading (step 2 takes the
+//! state's tick and increments its sequence), after a back-off that doubles with each lost
+//! CAS.
 //!
 //! The hot path is the first CAS succeeding on a new or same tick: one clock read, one load,
 //! one CAS, a few shifts and compares. Waiting, clock-behind handling, counters and errors
