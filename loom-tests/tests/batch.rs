@@ -47,7 +47,6 @@
 //! can wait at a time and the one clock advance lets every waiter finish.
 #![cfg(loom)]
 
-use std::collections::{BTreeMap, HashSet};
 use std::ops::RangeInclusive;
 use std::time::Duration;
 
@@ -58,27 +57,7 @@ use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, ManualClock};
 
 mod common;
 
-use common::model;
-
-/// The clock's start: a few ticks past the epoch, since generators never mint in its tick.
-const START_TICK: u64 = 10;
-
-/// Where [`finish`] moves the clock: ahead of every tick a model uses.
-const AFTER_TICK: u64 = 30;
-
-/// The machine every generator here carries.
-const MACHINE: u64 = 1;
-
-/// `2^sequence_bits` IDs per tick: time, a 2-bit machine field, the sequence; the Unix epoch
-/// and 1 ms ticks, so a tick is a Unix millisecond.
-fn tiny(sequence_bits: u8) -> Layout {
-    Layout::builder("tiny", 64)
-        .time(62 - sequence_bits)
-        .node("machine", 2)
-        .sequence(sequence_bits)
-        .build()
-        .expect("valid layout")
-}
+use common::{AFTER_TICK, MACHINE, Minted, START_TICK, Tally, minted, model, setup_and, tiny};
 
 /// What a racing thread does, step by step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,25 +99,6 @@ struct Call {
     after: u64,
     /// The IDs returned, in order.
     result: Result<Vec<u64>, Error>,
-}
-
-/// An ID and its fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Minted {
-    id: u64,
-    tick: u64,
-    sequence: u64,
-}
-
-/// Decodes `id` under `layout`, checking it carries [`MACHINE`].
-fn minted(layout: &Layout, id: u64) -> Minted {
-    let parts = layout.decode(Id::from_u64(id)).expect("id fits the layout");
-    assert_eq!(parts.node("machine"), Some(MACHINE), "id {id}: {parts:?}");
-    Minted {
-        id,
-        tick: parts.ticks(),
-        sequence: parts.sequence(),
-    }
 }
 
 /// The tick `clock` reads under `layout`.
@@ -227,17 +187,9 @@ impl Rig {
         }
     }
 
-    /// How many IDs a tick holds.
-    fn per_tick(&self) -> u64 {
-        self.range.end() - self.range.start() + 1
-    }
-
     /// Setup: mints `n` IDs with `try_mint`, each of which must succeed.
     fn mint(&mut self, n: usize) {
-        for _ in 0..n {
-            let id = self.generator.try_mint().expect("setup mint").to_u64();
-            self.setup.push(id);
-        }
+        self.setup.extend(common::setup_mints(&self.generator, n));
     }
 
     /// Sets the clock to the start of `tick`.
@@ -307,13 +259,11 @@ struct Outcome {
 fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
     let layout = &rig.layout;
     let borrow = rig.borrow;
-    let (first_seq, last_seq) = (*rig.range.start(), *rig.range.end());
+    let mut tally = Tally::new(layout, rig.range.clone(), &calls);
 
-    let mut per_thread: Vec<Vec<u64>> = Vec::new();
     let mut batch_counts = Vec::new();
-    let mut exhausted = Vec::new();
     for thread_calls in calls {
-        let mut ids = Vec::new();
+        tally.thread();
         for call in thread_calls {
             let Call {
                 op,
@@ -323,35 +273,8 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
             } = *call;
             match result {
                 Ok(run) => {
-                    assert!(
-                        (1..=op.want()).contains(&run.len()),
-                        "{op:?} returned {} ids: {calls:?}",
-                        run.len()
-                    );
-                    let run: Vec<Minted> = run.iter().map(|&id| minted(layout, id)).collect();
+                    let run = tally.run(&op, op.want(), run);
                     let tick = run[0].tick;
-                    for (i, m) in run.iter().enumerate() {
-                        assert!(
-                            m.tick == tick && m.sequence == run[0].sequence + i as u64,
-                            "{op:?}'s run is not consecutive on one tick: {run:?}"
-                        );
-                        assert!(
-                            rig.range.contains(&m.sequence),
-                            "{m:?} is outside the sequence range {:?}: {calls:?}",
-                            rig.range
-                        );
-                    }
-                    assert!(
-                        run.windows(2).all(|w| w[0].id < w[1].id),
-                        "{op:?}'s run does not strictly increase: {run:?}"
-                    );
-                    if run.len() < op.want() {
-                        assert_eq!(
-                            run[run.len() - 1].sequence,
-                            last_seq,
-                            "{op:?} was cut short before the tick's end: {run:?}"
-                        );
-                    }
                     assert!(
                         before <= tick && tick <= after + borrow,
                         "{op:?} minted at tick {tick}, the clock read {before} before and \
@@ -360,7 +283,6 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
                     if matches!(op, Op::Batch(_) | Op::TryBatch(_)) {
                         batch_counts.push(run.len());
                     }
-                    ids.extend(run.iter().map(|m| m.id));
                 }
                 Err(Error::SequenceExhausted {
                     tick, retry_after, ..
@@ -379,60 +301,17 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
                         retry(after) <= *retry_after && *retry_after <= retry(before),
                         "{op:?}: retry after {retry_after:?} for tick {tick}: {calls:?}"
                     );
-                    exhausted.push(*tick);
+                    tally.exhausted(*tick);
                 }
                 Err(other) => panic!("{op:?} failed: {other:?}: {calls:?}"),
             }
         }
-        per_thread.push(ids);
     }
 
-    // Each thread's IDs strictly increase.
-    for (thread, ids) in per_thread.iter().enumerate() {
-        assert!(
-            ids.windows(2).all(|w| w[0] < w[1]),
-            "thread {thread}'s ids do not strictly increase: {calls:?}"
-        );
-    }
-
-    // Unique across the setup and the race.
-    let race: Vec<u64> = per_thread.iter().flatten().copied().collect();
-    let mut seen = HashSet::new();
-    for &id in rig.setup.iter().chain(&race) {
-        assert!(
-            seen.insert(id),
-            "id {:?} minted twice: setup {:?}, race {calls:?}",
-            minted(layout, id),
-            rig.setup
-        );
-    }
-
-    // Each tick holds the first values of the range, and a tick reported exhausted all of them.
-    let all: Vec<Minted> = rig
-        .setup
-        .iter()
-        .chain(&race)
-        .map(|&id| minted(layout, id))
-        .collect();
-    let mut by_tick: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
-    for m in &all {
-        by_tick.entry(m.tick).or_default().push(m.sequence);
-    }
-    for (tick, sequences) in &mut by_tick {
-        sequences.sort_unstable();
-        let expected: Vec<u64> = (first_seq..first_seq + sequences.len() as u64).collect();
-        assert_eq!(
-            *sequences, expected,
-            "tick {tick} skipped a sequence value: {all:?}"
-        );
-    }
-    for tick in &exhausted {
-        assert_eq!(
-            by_tick.get(tick).map_or(0, Vec::len) as u64,
-            rig.per_tick(),
-            "tick {tick} reported exhausted but not full: {all:?}"
-        );
-    }
+    // Each thread's IDs strictly increase, unique across the setup and the race; each tick
+    // holds the first values of the range, and a tick reported exhausted all of them.
+    let checked = tally.check(&rig.setup);
+    let all = &checked.all;
 
     // Counters.
     let stats = rig.generator.stats();
@@ -459,9 +338,9 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
     }
 
     Outcome {
-        ids: race.iter().map(|&id| minted(layout, id)).collect(),
+        ids: checked.race,
         batch_counts,
-        exhausted,
+        exhausted: checked.exhausted,
     }
 }
 
@@ -471,8 +350,7 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
 /// above all of them at the start of the range.
 fn finish(rig: &Rig, outcome: &Outcome) {
     let layout = &rig.layout;
-    let mut all: Vec<Minted> = rig.setup.iter().map(|&id| minted(layout, id)).collect();
-    all.extend(&outcome.ids);
+    let mut all = setup_and(layout, &rig.setup, &outcome.ids);
     let max = all.iter().max_by_key(|m| m.id).copied();
     let now = tick_now(layout, &rig.clock);
     match rig.generator.try_mint() {

@@ -44,8 +44,6 @@
 //! all others, at the start of the tick.
 #![cfg(loom)]
 
-use std::collections::{BTreeMap, HashSet};
-
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicU64, Ordering};
 use loom::thread;
@@ -54,27 +52,7 @@ use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout};
 
 mod common;
 
-use common::model;
-
-/// The clock's start: a few ticks past the epoch, since generators never mint in its tick.
-const START_TICK: u64 = 10;
-
-/// Where [`finish`] moves the clock: ahead of every tick a model uses.
-const AFTER_TICK: u64 = 30;
-
-/// The machine every generator here carries.
-const MACHINE: u64 = 1;
-
-/// `2^sequence_bits` IDs per tick: time, a 2-bit machine field, the sequence; the Unix epoch
-/// and 1 ms ticks, so a tick is a Unix millisecond.
-fn tiny(sequence_bits: u8) -> Layout {
-    Layout::builder("tiny", 64)
-        .time(62 - sequence_bits)
-        .node("machine", 2)
-        .sequence(sequence_bits)
-        .build()
-        .expect("valid layout")
-}
+use common::{AFTER_TICK, MACHINE, Minted, START_TICK, Tally, minted, model, setup_and, tiny};
 
 /// The ordering of `CachedClock`'s loads of its cached reading (`unix_ms`, and the check
 /// before a raise): keep it the same as `src/clock/cached.rs`.
@@ -198,25 +176,6 @@ struct Call {
     result: Result<Vec<u64>, Error>,
 }
 
-/// An ID and its fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Minted {
-    id: u64,
-    tick: u64,
-    sequence: u64,
-}
-
-/// Decodes `id` under `layout`, checking it carries [`MACHINE`].
-fn minted(layout: &Layout, id: u64) -> Minted {
-    let parts = layout.decode(Id::from_u64(id)).expect("id fits the layout");
-    assert_eq!(parts.node("machine"), Some(MACHINE), "id {id}: {parts:?}");
-    Minted {
-        id,
-        tick: parts.ticks(),
-        sequence: parts.sequence(),
-    }
-}
-
 /// One mint or batch call: the IDs it returned.
 fn call(generator: &Generator<Lagging>, op: Op) -> Result<Vec<u64>, Error> {
     let single = |result: Result<Id, Error>| result.map(|id| vec![id.to_u64()]);
@@ -263,16 +222,9 @@ impl Rig {
         }
     }
 
-    fn per_tick(&self) -> u64 {
-        self.layout.max_sequence() + 1
-    }
-
     /// Setup: mints `n` IDs with `try_mint`, each of which must succeed.
     fn mint(&mut self, n: usize) {
-        for _ in 0..n {
-            let id = self.generator.try_mint().expect("setup mint").to_u64();
-            self.setup.push(id);
-        }
+        self.setup.extend(common::setup_mints(&self.generator, n));
     }
 
     /// Runs the race: one thread per script, each step in order.
@@ -320,13 +272,12 @@ struct Outcome {
 
 /// The common checks (see the module docs).
 fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
-    let layout = &rig.layout;
+    // A generator here uses the whole sequence field.
+    let mut tally = Tally::new(&rig.layout, 0..=rig.layout.max_sequence(), &calls);
     // All threads joined: the source's last reading.
     let source = rig.clock.fresh();
-    let mut per_thread: Vec<Vec<u64>> = Vec::new();
-    let mut exhausted = Vec::new();
     for thread_calls in calls {
-        let mut ids = Vec::new();
+        tally.thread();
         for call in thread_calls {
             let Call {
                 op,
@@ -336,32 +287,12 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
             } = *call;
             match result {
                 Ok(run) => {
-                    assert!(
-                        (1..=op.want()).contains(&run.len()),
-                        "{op:?} returned {} ids: {calls:?}",
-                        run.len()
-                    );
-                    let run: Vec<Minted> = run.iter().map(|&id| minted(layout, id)).collect();
-                    let tick = run[0].tick;
-                    for (i, m) in run.iter().enumerate() {
-                        assert!(
-                            m.tick == tick && m.sequence == run[0].sequence + i as u64,
-                            "{op:?}'s run is not consecutive on one tick: {run:?}"
-                        );
-                    }
-                    if run.len() < op.want() {
-                        assert_eq!(
-                            run[run.len() - 1].sequence,
-                            layout.max_sequence(),
-                            "{op:?} was cut short before the tick's end: {run:?}"
-                        );
-                    }
+                    let tick = tally.run(&op, op.want(), run)[0].tick;
                     assert!(
                         lagging_before <= tick && tick <= source,
                         "{op:?} minted at tick {tick}, the cached reading was {lagging_before} \
                          before, the source's last reading is {source}: {calls:?}"
                     );
-                    ids.extend(run.iter().map(|m| m.id));
                 }
                 Err(Error::SequenceExhausted { tick, .. }) if op.is_try() => {
                     // A full tick reads the source: it gives up only on a tick the source had
@@ -371,57 +302,14 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
                         "{op:?} gave up on tick {tick}, the source read {fresh_before} before \
                          the call: {calls:?}"
                     );
-                    exhausted.push(*tick);
+                    tally.exhausted(*tick);
                 }
                 Err(other) => panic!("{op:?} failed: {other:?}: {calls:?}"),
             }
         }
-        per_thread.push(ids);
     }
-
-    for (thread, ids) in per_thread.iter().enumerate() {
-        assert!(
-            ids.windows(2).all(|w| w[0] < w[1]),
-            "thread {thread}'s ids do not strictly increase: {calls:?}"
-        );
-    }
-
-    let race: Vec<u64> = per_thread.iter().flatten().copied().collect();
-    let mut seen = HashSet::new();
-    for &id in rig.setup.iter().chain(&race) {
-        assert!(
-            seen.insert(id),
-            "id {:?} minted twice: setup {:?}, race {calls:?}",
-            minted(layout, id),
-            rig.setup
-        );
-    }
-
-    let all: Vec<Minted> = rig
-        .setup
-        .iter()
-        .chain(&race)
-        .map(|&id| minted(layout, id))
-        .collect();
-    let mut by_tick: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
-    for m in &all {
-        by_tick.entry(m.tick).or_default().push(m.sequence);
-    }
-    for (tick, sequences) in &mut by_tick {
-        sequences.sort_unstable();
-        let expected: Vec<u64> = (0..sequences.len() as u64).collect();
-        assert_eq!(
-            *sequences, expected,
-            "tick {tick} skipped a sequence value: {all:?}"
-        );
-    }
-    for tick in &exhausted {
-        assert_eq!(
-            by_tick.get(tick).map_or(0, Vec::len) as u64,
-            rig.per_tick(),
-            "tick {tick} reported exhausted but not full: {all:?}"
-        );
-    }
+    let checked = tally.check(&rig.setup);
+    let all = &checked.all;
 
     let stats = rig.generator.stats();
     assert_eq!(stats.regressions, 0, "{stats:?}: {calls:?}");
@@ -439,8 +327,8 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
     }
 
     Outcome {
-        ids: race.iter().map(|&id| minted(layout, id)).collect(),
-        exhausted,
+        ids: checked.race,
+        exhausted: checked.exhausted,
     }
 }
 
@@ -448,8 +336,7 @@ fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
 /// cache refreshed, `mint` gives an ID above all others at the start of the tick.
 fn finish(rig: &Rig, outcome: &Outcome) {
     let layout = &rig.layout;
-    let mut all: Vec<Minted> = rig.setup.iter().map(|&id| minted(layout, id)).collect();
-    all.extend(&outcome.ids);
+    let all = setup_and(layout, &rig.setup, &outcome.ids);
     rig.clock.advance_source(AFTER_TICK);
     rig.clock.refresh();
     let m = minted(layout, rig.generator.mint().expect("mint").to_u64());
