@@ -3,6 +3,10 @@
 use proptest::prelude::*;
 use snowmint::{ClockBehind, Error, Generator, Id, JS_MAX_SAFE_INTEGER, Layout, ManualClock};
 
+mod presets;
+
+use presets::presets;
+
 /// A tick-tock layout shaped like sno's: 4 ms ticks, the timeline bit under the time.
 const SNO_LIKE: Layout = Layout::builder("sno-like", 64)
     .time(39)
@@ -24,19 +28,11 @@ const GAPPY: Layout = Layout::builder("gappy", 64)
     .epoch_ms(1_700_000_000_000)
     .build_const();
 
+/// Every preset, and the two layouts above.
 fn layouts() -> Vec<Layout> {
-    vec![
-        Layout::TWITTER,
-        Layout::DISCORD,
-        Layout::INSTAGRAM,
-        Layout::MASTODON,
-        Layout::SONYFLAKE,
-        Layout::nanoflake(1_600_000_000_000).unwrap(),
-        Layout::SNOWFLAKE_SI,
-        Layout::OSMIUM,
-        SNO_LIKE,
-        GAPPY,
-    ]
+    let mut layouts = presets();
+    layouts.extend([SNO_LIKE, GAPPY]);
+    layouts
 }
 
 /// The ID of `layout` at `unix_ms` with every node field, the sequence and the timeline set by

@@ -4,6 +4,10 @@
 use proptest::prelude::*;
 use snowmint::{Encoding, Error, Id, Layout, ParseIdReason};
 
+mod presets;
+
+use presets::presets;
+
 /// 0, 1, the largest ID of every preset, the JavaScript limit and its neighbour, `u64::MAX`.
 fn edge_values() -> Vec<u64> {
     let mut values = vec![0, 1, (1 << 53) - 1, 1 << 53, u64::MAX - 1, u64::MAX];
@@ -11,19 +15,6 @@ fn edge_values() -> Vec<u64> {
         values.push(layout.max_id().to_u64());
     }
     values
-}
-
-fn presets() -> Vec<Layout> {
-    vec![
-        Layout::TWITTER,
-        Layout::DISCORD,
-        Layout::INSTAGRAM,
-        Layout::MASTODON,
-        Layout::SONYFLAKE,
-        Layout::nanoflake(1_600_000_000_000).unwrap(),
-        Layout::SNOWFLAKE_SI,
-        Layout::OSMIUM,
-    ]
 }
 
 /// The characters a form's encoder may write.

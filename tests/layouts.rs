@@ -3,18 +3,9 @@
 
 use snowmint::{Error, FieldKind, Layout};
 
-fn presets() -> Vec<Layout> {
-    vec![
-        Layout::TWITTER,
-        Layout::DISCORD,
-        Layout::INSTAGRAM,
-        Layout::MASTODON,
-        Layout::SONYFLAKE,
-        Layout::nanoflake(1_600_000_000_000).unwrap(),
-        Layout::SNOWFLAKE_SI,
-        Layout::OSMIUM,
-    ]
-}
+mod presets;
+
+use presets::presets;
 
 #[test]
 fn every_preset_round_trips_at_its_extremes() {
