@@ -89,6 +89,7 @@ use crate::clock::{Clock, MonotonicClock};
 use crate::error::{Error, Result};
 use crate::id::{Id, Parts};
 use crate::layout::Layout;
+use crate::state::{LocalState, SharedState, State};
 use crate::sync::{AtomicU64, Backoff, Ordering};
 
 /// What a generator does when its clock reads behind the last tick it minted.
@@ -360,14 +361,58 @@ impl Snapshot {
 /// assert_eq!(generator.decode(b)?.node("machine"), Some(378));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct Generator<C = MonotonicClock> {
-    state: CachePadded<AtomicU64>,
+pub struct Generator<C = MonotonicClock, S: State = SharedState> {
+    state: S,
     plan: Plan,
     on_behind: ClockBehind,
     clock: C,
     layout: Layout,
     cold: CachePadded<Cold>,
 }
+
+/// A [`Generator`] for one thread: the same IDs, policies and counters, minted with a load
+/// and a store instead of a compare-and-swap.
+///
+/// Its state word is a [`LocalState`], a `Cell`, so the generator is `Send` but not `Sync`:
+/// it can be moved to the thread that will own it, and the compiler rejects any attempt to
+/// mint from it on two threads. That is the model of servers that run one event loop per
+/// core: give each core's thread its own generator, with its own node ID or its own part of
+/// the sequence ([`GeneratorBuilder::build_local_shards`]), and no mint ever touches a cache
+/// line another core writes.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, Shards};
+/// use std::collections::HashSet;
+/// use std::thread;
+///
+/// // Two per-thread generators sharing machine 7, each with half of the sequence.
+/// let generators = Generator::builder(Layout::TWITTER)
+///     .node("machine", 7)
+///     .build_local_shards(Shards::SplitSequence(2))?;
+/// let ids: Vec<_> = thread::scope(|s| {
+///     let workers: Vec<_> = generators
+///         .into_iter()
+///         .map(|generator| s.spawn(move || (0..1000).map(|_| generator.mint().unwrap()).collect::<Vec<_>>()))
+///         .collect();
+///     workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+/// });
+/// assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 2000);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+///
+/// Sharing one across threads does not compile:
+///
+/// ```compile_fail
+/// use snowmint::{Generator, Layout};
+///
+/// let generator = Generator::builder(Layout::TWITTER).build_local().unwrap();
+/// std::thread::scope(|s| {
+///     s.spawn(|| generator.mint());
+/// });
+/// ```
+pub type LocalGenerator<C = MonotonicClock> = Generator<C, LocalState>;
 
 /// The builder's clock before [`GeneratorBuilder::clock`] is called: a [`MonotonicClock`]
 /// created by `build()`.
@@ -702,6 +747,17 @@ impl GeneratorBuilder<DefaultClock> {
         self.start(&self.plan()?)?;
         self.clock(MonotonicClock::new()).build()
     }
+
+    /// Validates the configuration and builds a [`LocalGenerator`] on a new
+    /// [`MonotonicClock`]: a generator for one thread.
+    ///
+    /// # Errors
+    ///
+    /// As for [`build`](Self::build).
+    pub fn build_local(self) -> Result<LocalGenerator<MonotonicClock>> {
+        self.start(&self.plan()?)?;
+        self.clock(MonotonicClock::new()).build_local()
+    }
 }
 
 impl<C: Clock> GeneratorBuilder<C> {
@@ -711,6 +767,21 @@ impl<C: Clock> GeneratorBuilder<C> {
     ///
     /// As for the default clock's `build`.
     pub fn build(self) -> Result<Generator<C>> {
+        self.build_on()
+    }
+
+    /// Validates the configuration and builds a [`LocalGenerator`] on the clock given: a
+    /// generator for one thread, which mints without a locked instruction.
+    ///
+    /// # Errors
+    ///
+    /// As for the default clock's `build`.
+    pub fn build_local(self) -> Result<LocalGenerator<C>> {
+        self.build_on()
+    }
+
+    /// Builds a generator on the state word `S`.
+    pub(crate) fn build_on<S: State>(self) -> Result<Generator<C, S>> {
         let plan = self.plan()?;
         let start = self.start(&plan)?;
         Ok(Generator::assemble(
@@ -724,7 +795,7 @@ impl<C: Clock> GeneratorBuilder<C> {
     }
 }
 
-impl<C: Clock> Generator<C> {
+impl<C: Clock, S: State> Generator<C, S> {
     /// Mints the next ID, waiting for the next tick if this one's sequence is exhausted.
     ///
     /// # Examples
@@ -900,7 +971,7 @@ impl<C: Clock> Generator<C> {
     fn reserve(&self, want: u64, on_full: OnFull) -> Result<Run> {
         // Acquire, then read the clock: a reading behind this state is a regression (or,
         // when borrowing, time already borrowed).
-        let current = self.state.load(Ordering::Acquire);
+        let current = self.state.load();
         let now = self.ticks(self.clock.unix_ms())?;
         if now < current >> self.plan.time_shift {
             return self.reserve_behind(current, now, want, on_full);
@@ -913,10 +984,7 @@ impl<C: Clock> Generator<C> {
         };
         let (run, next) = self.plan.run(first, want);
         // Orderings as in `advance`.
-        match self
-            .state
-            .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
-        {
+        match self.state.swap_if(current, next) {
             Ok(_) => Ok(run),
             Err(actual) => self.advance_slow(actual, now, want, on_full),
         }
@@ -963,12 +1031,7 @@ impl<C: Clock> Generator<C> {
             let (run, next) = plan.run(first, want);
             // AcqRel on success publishes the tick this thread read (see `# Orderings`);
             // Acquire on failure, as for the first load.
-            match self.state.compare_exchange_weak(
-                current,
-                next,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
+            match self.state.swap_if(current, next) {
                 Ok(_) => return Ok(run),
                 Err(actual) => {
                     current = actual;
@@ -1063,7 +1126,7 @@ impl<C: Clock> Generator<C> {
             }
         }
         let now = self.clock_behind(current >> shift)?;
-        self.advance(self.state.load(Ordering::Acquire), now, want, on_full)
+        self.advance(self.state.load(), now, want, on_full)
     }
 
     /// Moves from the state `current` to the other timeline at tick `now`, if that timeline
@@ -1084,10 +1147,7 @@ impl<C: Clock> Generator<C> {
         let first = now << plan.time_shift | (timeline ^ plan.tick_mask) | plan.seq_first;
         let (run, next) = plan.run(first, want);
         // AcqRel on success: publishes the mark raised above with the new state.
-        match self
-            .state
-            .compare_exchange(current, next, Ordering::AcqRel, Ordering::Acquire)
-        {
+        match self.state.swap_if_strong(current, next) {
             Ok(_) => {
                 self.cold.toggles.fetch_add(1, Ordering::Relaxed);
                 Some(Ok(run))
@@ -1103,7 +1163,7 @@ impl<C: Clock> Generator<C> {
     #[cold]
     #[inline(never)]
     fn restart(&self, want: u64, on_full: OnFull) -> Result<Run> {
-        let current = self.state.load(Ordering::Acquire);
+        let current = self.state.load();
         let now = self.ticks(self.clock.unix_ms_precise())?;
         if now < current >> self.plan.time_shift {
             return self.reserve_behind(current, now, want, on_full);
@@ -1238,7 +1298,7 @@ impl<C: Clock> Generator<C> {
     }
 }
 
-impl<C> Generator<C> {
+impl<C, S: State> Generator<C, S> {
     fn assemble(
         layout: Layout,
         plan: Plan,
@@ -1248,7 +1308,7 @@ impl<C> Generator<C> {
         clock: C,
     ) -> Self {
         Generator {
-            state: CachePadded::new(AtomicU64::new(state)),
+            state: S::new(state),
             plan,
             on_behind,
             clock,
@@ -1326,7 +1386,7 @@ impl<C> Generator<C> {
     /// The generator's state now, to resume from with [`Generator::resume`]: take it when
     /// minting has stopped.
     pub fn snapshot(&self) -> Snapshot {
-        let state = self.state.load(Ordering::Acquire);
+        let state = self.state.load();
         let layout = self.layout;
         let timeline = u64::from(state & self.plan.tick_mask != 0);
         let last_tick = state >> self.plan.time_shift;
@@ -1351,7 +1411,7 @@ impl<C> Generator<C> {
     }
 }
 
-impl<C> fmt::Debug for Generator<C> {
+impl<C, S: State> fmt::Debug for Generator<C, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let snapshot = self.snapshot();
         // Tick 0 is the reserved initial state: nothing minted yet.

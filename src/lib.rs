@@ -70,16 +70,17 @@ mod persist;
 mod serde_support;
 mod shard;
 mod sno;
+mod state;
 mod sync;
 mod time;
 
 #[cfg(not(loom))]
-pub use clock::CachedClock;
+pub use clock::{CachedClock, GlobalClock};
 pub use clock::{Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack};
 pub use encoding::{EncodedId, Encoding};
 pub use error::{Error, ParseIdReason, Result};
 pub use generator::{
-    ClockBehind, DefaultClock, Event, Generator, GeneratorBuilder, Snapshot, Stats,
+    ClockBehind, DefaultClock, Event, Generator, GeneratorBuilder, LocalGenerator, Snapshot, Stats,
 };
 pub use id::{Id, Parts};
 pub use layout::{
@@ -90,6 +91,7 @@ pub use persist::{HighWaterFile, PersistentGenerator};
 pub use serde_support::serde_id;
 pub use shard::{SequenceRanges, ShardedGenerator, Shards};
 pub use sno::{SnoGenerator, SnoGeneratorBuilder, SnoId, SnoSnapshot};
+pub use state::{LocalState, SharedState, State};
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]

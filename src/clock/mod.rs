@@ -4,16 +4,21 @@
 //! [`MonotonicClock`], reads quanta's monotonic counter plus an offset to the wall clock that
 //! it re-checks off the reading path; what it does when the wall clock goes back is its
 //! [`WallClockBack`] mode. [`CachedClock`] wraps a clock and serves a reading a background
-//! thread refreshes, for hot paths where even a counter read costs too much. [`ManualClock`] is
+//! thread refreshes, for hot paths where even a counter read costs too much; [`GlobalClock`] is
+//! the process's one such clock, read from a `static`. [`ManualClock`] is
 //! set by hand, for tests and simulations.
 
 #[cfg(not(loom))]
 mod cached;
+#[cfg(not(loom))]
+mod global;
 mod manual;
 mod monotonic;
 
 #[cfg(not(loom))]
 pub use cached::CachedClock;
+#[cfg(not(loom))]
+pub use global::GlobalClock;
 pub use manual::ManualClock;
 pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 

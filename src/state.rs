@@ -1,0 +1,115 @@
+//! Where a generator keeps its one word of state: an atomic for a generator any thread may
+//! mint from, a plain cell for a generator one thread owns.
+//!
+//! The generator's algorithm is the same for both: load the word, compute the next state,
+//! compare-and-swap it. [`SharedState`] does that with an `AtomicU64`. [`LocalState`] does it
+//! with a `Cell<u64>`: a load and a store, no locked instruction, and the type system keeps
+//! every other thread out (a `Cell` is not `Sync`, so neither is a generator built on one).
+
+use std::cell::Cell;
+use std::fmt;
+
+use crossbeam_utils::CachePadded;
+
+use crate::sync::{AtomicU64, Ordering};
+
+/// The storage of a generator's state word: [`SharedState`] (the default) or [`LocalState`].
+///
+/// Sealed: snowmint's generator relies on exactly these two.
+pub trait State: sealed::Word {}
+
+pub(crate) mod sealed {
+    /// The operations a generator performs on its state word.
+    pub trait Word {
+        /// A word holding `state`.
+        fn new(state: u64) -> Self;
+
+        /// The current state. `Acquire` on an atomic (see the generator's `# Orderings`).
+        fn load(&self) -> u64;
+
+        /// Replaces `current` with `next` if the word still holds `current` (and may fail
+        /// spuriously, as `compare_exchange_weak` may); `Err` carries the value found.
+        fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64>;
+
+        /// [`swap_if`](Self::swap_if) without spurious failures.
+        fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64>;
+    }
+}
+
+/// A state word any thread may mint from: one cache-padded `AtomicU64`, advanced by
+/// compare-and-swap. A generator on it is `Sync`.
+pub struct SharedState(CachePadded<AtomicU64>);
+
+impl State for SharedState {}
+
+impl sealed::Word for SharedState {
+    fn new(state: u64) -> Self {
+        SharedState(CachePadded::new(AtomicU64::new(state)))
+    }
+
+    #[inline(always)]
+    fn load(&self) -> u64 {
+        self.0.load(Ordering::Acquire)
+    }
+
+    #[inline(always)]
+    fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64> {
+        // AcqRel on success publishes the tick this thread read; Acquire on failure, as for
+        // the load (see the generator's `# Orderings`).
+        self.0
+            .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
+    }
+
+    fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64> {
+        self.0
+            .compare_exchange(current, next, Ordering::AcqRel, Ordering::Acquire)
+    }
+}
+
+impl fmt::Debug for SharedState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("SharedState").field(&self.0).finish()
+    }
+}
+
+/// A state word one thread owns: a cache-padded `Cell<u64>`, advanced by a load and a store.
+/// A generator on it is `Send` (it can move to the thread that will own it) but not `Sync`.
+///
+/// The swap still compares before it stores, so a clock that mints from the same generator
+/// inside its own reading (re-entrancy, the one way a second mint can start before the first
+/// finishes) makes the outer mint start over instead of repeating an ID.
+pub struct LocalState(CachePadded<Cell<u64>>);
+
+impl State for LocalState {}
+
+impl sealed::Word for LocalState {
+    fn new(state: u64) -> Self {
+        LocalState(CachePadded::new(Cell::new(state)))
+    }
+
+    #[inline(always)]
+    fn load(&self) -> u64 {
+        self.0.get()
+    }
+
+    #[inline(always)]
+    fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64> {
+        let found = self.0.get();
+        if found == current {
+            self.0.set(next);
+            Ok(found)
+        } else {
+            Err(found)
+        }
+    }
+
+    fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64> {
+        self.swap_if(current, next)
+    }
+}
+
+impl fmt::Debug for LocalState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("LocalState").field(&self.0.get()).finish()
+    }
+}
