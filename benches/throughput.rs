@@ -8,13 +8,16 @@
 //! |---|---|---|
 //! | `s2-hot-path/1-thread` | 2 | one shared generator, one thread: ns/ID |
 //! | `s2-hot-path/2-threads` | 2 | one shared generator, two threads: ns/ID per thread |
-//! | `s3-sharded/N-threads` | 3 | N = `available_parallelism()` threads: snowmint's `ShardedGenerator` (one shard per thread) against one shared generator of each peer (and snowmint's own shared one); aggregate IDs/s |
+//! | `s3-sharded/N-threads` | 3 | N = `available_parallelism()` threads: snowmint's per-core shards (a `ShardedGenerator` with one shard per thread, and one `LocalGenerator` per thread) against one shared generator of each peer (and snowmint's own shared one); aggregate IDs/s |
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer of 64 or 4096 IDs: snowmint `mint_batch` against snowflake_me `next_ids_into`, and snowmint and ferroid one ID at a time as a baseline; IDs per ns |
 //!
-//! Contenders: `snowmint` ([`Generator`], [`ShardedGenerator`], on the default clock, and
-//! `-cached` on a [`CachedClock`]: one load per reading, as ferroid's clock; `-local` looks
-//! each thread's shard up once with `ShardedGenerator::local`, as a thread minting in a loop
-//! would); `ferroid` 2.0
+//! Contenders: `snowmint` ([`Generator`], [`ShardedGenerator`], on the default clock;
+//! `-cached` on a [`CachedClock`], one load behind an `Arc` per reading, as ferroid's clock;
+//! `-global` on the [`GlobalClock`], one load from a `static`; `-cached-local` looks each
+//! thread's shard up once with `ShardedGenerator::local`, as a thread minting in a loop would;
+//! `local-shards` gives each thread its own [`LocalGenerator`] from `build_local_shards` on the
+//! `GlobalClock`, as a server with one event loop per core would, minting with a load and a
+//! store instead of a compare-and-swap); `ferroid` 2.0
 //! (`AtomicSnowflakeGenerator` with ferroid's `MonotonicClock`, as its README sets it up;
 //! `ferroid` backs off with `thread::yield_now` as ferroid's docs examples do, `ferroid-spin`
 //! with `spin_loop` as ferroid's own benches do: they differ only when a CAS is lost, so only
@@ -22,14 +25,14 @@
 //! default features).
 //!
 //! Two things to keep in mind when comparing: ferroid's clock is one load of an atomic that a
-//! background thread updates every millisecond, as is snowmint's `CachedClock` (every 250 µs,
-//! with precise reads when a tick fills), while snowmint's default clock reads a hardware
+//! background thread updates every millisecond, as are snowmint's `CachedClock` and
+//! `GlobalClock` (every 250 µs, with precise reads when a tick fills), while snowmint's default clock reads a hardware
 //! counter and snowflake_me the system clock on every mint; and a ferroid thread that loses a
 //! CAS yields the CPU, so two ferroid threads mostly take turns on the shared word, while
 //! snowmint backs off with a doubling spin.
 //!
-//! Targets (from the issue): in `s3-sharded`, snowmint sharded's aggregate IDs/s at least 2x
-//! ferroid shared's; in `s4-batch/4096`, snowmint `mint_batch`'s ns/ID at most snowflake_me
+//! Targets (from the issue): in `s3-sharded`, snowmint's per-core shards' aggregate IDs/s at
+//! least 2x ferroid shared's; in `s4-batch/4096`, snowmint `mint_batch`'s ns/ID at most snowflake_me
 //! `next_ids_into`'s.
 //!
 //! Run with `cargo bench --bench throughput` (about two minutes on two cores); one group with
@@ -61,7 +64,7 @@
 
 use std::collections::HashSet;
 use std::hint::black_box;
-use std::sync::Barrier;
+use std::sync::{Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -70,7 +73,10 @@ use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterio
 use ferroid::generator::AtomicSnowflakeGenerator;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowflake_me::Snowflake;
-use snowmint::{CachedClock, Clock, Generator, Id, Layout, ShardedGenerator, Shards, Stats};
+use snowmint::{
+    CachedClock, Clock, Generator, GlobalClock, Id, Layout, LocalGenerator, ShardedGenerator,
+    Shards,
+};
 
 /// The epoch all contenders count from: Twitter's, in Unix milliseconds.
 const EPOCH_MS: u64 = 1_288_834_974_657;
@@ -136,6 +142,37 @@ fn snowmint_sharded_cached(clock: &CachedClock, shards: usize) -> ShardedGenerat
         .expect("valid 41/0/22 layout and shard count")
 }
 
+/// snowmint's shared generator on the [`GlobalClock`]: one load from a `static` per reading.
+fn snowmint_shared_global() -> Generator<GlobalClock> {
+    Generator::builder(HOT)
+        .clock(global_clock())
+        .build()
+        .expect("valid 41/0/22 layout")
+}
+
+/// snowmint's sharded generator on the [`GlobalClock`].
+fn snowmint_sharded_global(shards: usize) -> ShardedGenerator<GlobalClock> {
+    Generator::builder(HOT)
+        .clock(global_clock())
+        .build_sharded(Shards::SplitSequence(shards))
+        .expect("valid 41/0/22 layout and shard count")
+}
+
+/// One [`LocalGenerator`] per thread on the [`GlobalClock`], each with its part of the
+/// sequence, in a pool the bench threads take them from and give them back to.
+fn snowmint_local_shards(shards: usize) -> Mutex<Vec<LocalGenerator<GlobalClock>>> {
+    Mutex::new(
+        Generator::builder(HOT)
+            .clock(global_clock())
+            .build_local_shards(Shards::SplitSequence(shards))
+            .expect("valid 41/0/22 layout and shard count"),
+    )
+}
+
+fn global_clock() -> GlobalClock {
+    GlobalClock::new().expect("start the global clock's thread")
+}
+
 fn cached_clock() -> CachedClock {
     CachedClock::monotonic().expect("start the cached clock's thread")
 }
@@ -165,6 +202,19 @@ fn mint_snowmint<C: Clock>(generator: &Generator<C>) -> u64 {
 
 fn mint_sharded<C: Clock>(generator: &ShardedGenerator<C>) -> u64 {
     generator.mint().expect("snowmint sharded mint").to_u64()
+}
+
+fn mint_local<C: Clock>(generator: &LocalGenerator<C>) -> u64 {
+    generator.mint().expect("snowmint local mint").to_u64()
+}
+
+/// The pooled local generators' overflow counts, summed (for [`noting_full_ticks`]).
+fn local_overflows<C>(pool: &Mutex<Vec<LocalGenerator<C>>>) -> u64 {
+    pool.lock()
+        .expect("pool lock")
+        .iter()
+        .map(|generator| generator.stats().overflows)
+        .sum()
 }
 
 /// ferroid as its docs examples call it: yield to the scheduler when told to wait.
@@ -271,6 +321,42 @@ fn timed_on_threads_with<T>(
     end - start
 }
 
+/// As [`timed_on_threads`], each thread minting through a value it owns for the run: taken
+/// from `pool` (untimed) and given back after.
+fn timed_on_threads_owning<T: Send>(
+    threads: usize,
+    iters: u64,
+    pool: &Mutex<Vec<T>>,
+    mint: impl Fn(&T) -> u64 + Sync,
+) -> Duration {
+    let barrier = Barrier::new(threads);
+    let spans = on_threads(threads, || {
+        let owned = take(pool);
+        barrier.wait();
+        let start = Instant::now();
+        for _ in 0..iters {
+            black_box(mint(&owned));
+        }
+        let end = Instant::now();
+        give_back(pool, owned);
+        (start, end)
+    });
+    let start = spans.iter().map(|span| span.2.0).min().expect("one thread");
+    let end = spans.iter().map(|span| span.2.1).max().expect("one thread");
+    end - start
+}
+
+fn take<T>(pool: &Mutex<Vec<T>>) -> T {
+    pool.lock()
+        .expect("pool lock")
+        .pop()
+        .expect("one pooled generator per thread")
+}
+
+fn give_back<T>(pool: &Mutex<Vec<T>>, value: T) {
+    pool.lock().expect("pool lock").push(value);
+}
+
 /// Times `mint` on `threads` threads (see the module docs for how to read the figure).
 fn bench_threads(
     group: &mut BenchmarkGroup<'_, WallTime>,
@@ -296,11 +382,24 @@ fn bench_threads_with<T>(
     });
 }
 
+/// As [`bench_threads`], each thread minting through a value of its own from `pool`.
+fn bench_threads_owning<T: Send>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    threads: usize,
+    pool: &Mutex<Vec<T>>,
+    mint: impl Fn(&T) -> u64 + Sync,
+) {
+    group.bench_function(name, |b| {
+        b.iter_custom(|iters| timed_on_threads_owning(threads, iters, pool, &mint))
+    });
+}
+
 /// Runs `bench` and says so if snowmint's tick filled meanwhile (see the module docs).
-fn noting_full_ticks(name: &str, stats: impl Fn() -> Stats, bench: impl FnOnce()) {
-    let before = stats().overflows;
+fn noting_full_ticks(name: &str, overflows: impl Fn() -> u64, bench: impl FnOnce()) {
+    let before = overflows();
     bench();
-    let full = stats().overflows - before;
+    let full = overflows() - before;
     if full > 0 {
         eprintln!(
             "note: {name}: snowmint found its tick's sequence full {full} times while timed; \
@@ -386,6 +485,26 @@ fn check_sharded<C: Clock + Sync + Send>(
     check(contender, &format!("{threads} threads"), &per_thread);
 }
 
+/// Checks per-thread generators: each of `threads` threads takes one from `pool` and mints
+/// through it, as the bench does.
+fn check_owning<T: Send>(
+    contender: &str,
+    threads: usize,
+    pool: &Mutex<Vec<T>>,
+    mint: impl Fn(&T) -> u64 + Sync,
+) {
+    let per_thread: Vec<Vec<u64>> = on_threads(threads, || {
+        let owned = take(pool);
+        let ids = (0..CHECK_PER_THREAD).map(|_| mint(&owned)).collect();
+        give_back(pool, owned);
+        ids
+    })
+    .into_iter()
+    .map(|(_, _, ids)| ids)
+    .collect();
+    check(contender, &format!("{threads} threads"), &per_thread);
+}
+
 /// Mints whole batches through `fill` (about `CHECK_BATCHED` IDs) and checks them as one
 /// thread's stream.
 fn check_batches(contender: &str, batch: usize, mut fill: impl FnMut() -> Vec<u64>) {
@@ -411,12 +530,14 @@ fn hot_path(c: &mut Criterion) {
     let snowmint = snowmint_shared();
     let clock = cached_clock();
     let cached = snowmint_shared_cached(&clock);
+    let global = snowmint_shared_global();
     let ferroid = ferroid_shared();
     let snowflake_me = snowflake_me_shared();
 
     for threads in [1, 2] {
         check_threads("snowmint", threads, || mint_snowmint(&snowmint));
         check_threads("snowmint-cached", threads, || mint_snowmint(&cached));
+        check_threads("snowmint-global", threads, || mint_snowmint(&global));
         check_threads("ferroid", threads, || mint_ferroid(&ferroid));
         check_threads("snowflake_me", threads, || mint_snowflake_me(&snowflake_me));
     }
@@ -432,15 +553,24 @@ fn hot_path(c: &mut Criterion) {
         group.throughput(Throughput::Elements(threads as u64));
         noting_full_ticks(
             &format!("{name}/snowmint"),
-            || snowmint.stats(),
+            || snowmint.stats().overflows,
             || bench_threads(&mut group, "snowmint", threads, || mint_snowmint(&snowmint)),
         );
         noting_full_ticks(
             &format!("{name}/snowmint-cached"),
-            || cached.stats(),
+            || cached.stats().overflows,
             || {
                 bench_threads(&mut group, "snowmint-cached", threads, || {
                     mint_snowmint(&cached)
+                })
+            },
+        );
+        noting_full_ticks(
+            &format!("{name}/snowmint-global"),
+            || global.stats().overflows,
+            || {
+                bench_threads(&mut group, "snowmint-global", threads, || {
+                    mint_snowmint(&global)
                 })
             },
         );
@@ -465,12 +595,16 @@ fn sharded(c: &mut Criterion) {
     let sharded = snowmint_sharded(threads);
     let clock = cached_clock();
     let sharded_cached = snowmint_sharded_cached(&clock, threads);
+    let sharded_global = snowmint_sharded_global(threads);
+    let local_shards = snowmint_local_shards(threads);
     let snowmint = snowmint_shared();
     let ferroid = ferroid_shared();
     let snowflake_me = snowflake_me_shared();
 
     check_sharded("snowmint sharded", &sharded, threads);
     check_sharded("snowmint sharded-cached", &sharded_cached, threads);
+    check_sharded("snowmint sharded-global", &sharded_global, threads);
+    check_owning("snowmint local-shards", threads, &local_shards, mint_local);
     check_threads("snowmint shared", threads, || mint_snowmint(&snowmint));
     check_threads("ferroid", threads, || mint_ferroid(&ferroid));
     check_threads("ferroid-spin", threads, || mint_ferroid_spin(&ferroid));
@@ -480,7 +614,7 @@ fn sharded(c: &mut Criterion) {
     group.throughput(Throughput::Elements(threads as u64));
     noting_full_ticks(
         &format!("s3-sharded/{threads}-threads/snowmint-sharded"),
-        || sharded.stats(),
+        || sharded.stats().overflows,
         || {
             bench_threads(&mut group, "snowmint-sharded", threads, || {
                 mint_sharded(&sharded)
@@ -489,7 +623,7 @@ fn sharded(c: &mut Criterion) {
     );
     noting_full_ticks(
         &format!("s3-sharded/{threads}-threads/snowmint-sharded-cached"),
-        || sharded_cached.stats(),
+        || sharded_cached.stats().overflows,
         || {
             bench_threads(&mut group, "snowmint-sharded-cached", threads, || {
                 mint_sharded(&sharded_cached)
@@ -498,7 +632,7 @@ fn sharded(c: &mut Criterion) {
     );
     noting_full_ticks(
         &format!("s3-sharded/{threads}-threads/snowmint-sharded-cached-local"),
-        || sharded_cached.stats(),
+        || sharded_cached.stats().overflows,
         || {
             // A thread that mints in a loop looks its shard up once (`local`).
             bench_threads_with(
@@ -511,8 +645,30 @@ fn sharded(c: &mut Criterion) {
         },
     );
     noting_full_ticks(
+        &format!("s3-sharded/{threads}-threads/snowmint-sharded-global"),
+        || sharded_global.stats().overflows,
+        || {
+            bench_threads(&mut group, "snowmint-sharded-global", threads, || {
+                mint_sharded(&sharded_global)
+            })
+        },
+    );
+    noting_full_ticks(
+        &format!("s3-sharded/{threads}-threads/snowmint-local-shards"),
+        || local_overflows(&local_shards),
+        || {
+            bench_threads_owning(
+                &mut group,
+                "snowmint-local-shards",
+                threads,
+                &local_shards,
+                mint_local,
+            )
+        },
+    );
+    noting_full_ticks(
         &format!("s3-sharded/{threads}-threads/snowmint-shared"),
-        || snowmint.stats(),
+        || snowmint.stats().overflows,
         || {
             bench_threads(&mut group, "snowmint-shared", threads, || {
                 mint_snowmint(&snowmint)
@@ -563,7 +719,7 @@ fn batch(c: &mut Criterion) {
         group.throughput(Throughput::Elements(batch as u64));
         noting_full_ticks(
             &format!("s4-batch/{batch}/snowmint-mint_batch"),
-            || snowmint.stats(),
+            || snowmint.stats().overflows,
             || {
                 group.bench_function("snowmint-mint_batch", |b| {
                     b.iter(|| {
@@ -581,7 +737,7 @@ fn batch(c: &mut Criterion) {
         });
         noting_full_ticks(
             &format!("s4-batch/{batch}/snowmint-one-at-a-time"),
-            || snowmint.stats(),
+            || snowmint.stats().overflows,
             || {
                 group.bench_function("snowmint-one-at-a-time", |b| {
                     b.iter(|| {

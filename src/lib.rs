@@ -16,7 +16,8 @@
 //!   monotonic counter plus an offset to the wall clock, re-checked once a second off the
 //!   reading path: timestamps are wall time at the cost of a counter read. [`CachedClock`]
 //!   serves a reading a background thread refreshes (one load per mint) and reads its source
-//!   precisely where a stale reading would cost capacity. [`ManualClock`] is for tests.
+//!   precisely where a stale reading would cost capacity; [`GlobalClock`] is the process's one
+//!   such clock, read with one load from a `static`. [`ManualClock`] is for tests.
 //! - When a tick's sequence is exhausted, [`Generator::mint`] waits for the next tick and
 //!   [`Generator::try_mint`] returns [`Error::SequenceExhausted`]. When a clock reads behind
 //!   the last tick, the [`ClockBehind`] policy waits (bounded), fails, or (tick-tock) moves to
@@ -25,7 +26,9 @@
 //! - For throughput: [`Generator::mint_batch`] reserves many consecutive IDs with one
 //!   compare-and-swap; [`GeneratorBuilder::sequence_range`] and [`SequenceRanges`] let
 //!   generators share a node ID by splitting the sequence; a [`ShardedGenerator`] gives each
-//!   thread its own shard on its own cache line; [`GeneratorBuilder::borrow_ahead`] lets a
+//!   thread its own shard on its own cache line; a [`LocalGenerator`] is a generator one thread
+//!   owns, minting with a load and a store ([`GeneratorBuilder::build_local_shards`] gives one to
+//!   each core's thread); [`GeneratorBuilder::borrow_ahead`] lets a
 //!   burst run a bounded number of ticks ahead of the clock instead of waiting.
 //! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
 //! - A [`SnoId`] is sno's 10-byte ID (time, tick-tock bit, metabyte, partition, sequence) with
