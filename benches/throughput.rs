@@ -62,6 +62,8 @@
 //! pass uniqueness only by accident). For the sharded generator it also checks that the
 //! threads mint from distinct shards.
 
+mod support;
+
 use std::collections::HashSet;
 use std::hint::black_box;
 use std::sync::{Barrier, Mutex};
@@ -77,6 +79,7 @@ use snowmint::{
     CachedClock, Clock, Generator, GlobalClock, Id, Layout, LocalGenerator, ShardedGenerator,
     Shards,
 };
+use support::{on_threads, timed_on_threads, timed_on_threads_with};
 
 /// The epoch all contenders count from: Twitter's, in Unix milliseconds.
 const EPOCH_MS: u64 = 1_288_834_974_657;
@@ -270,56 +273,6 @@ fn fill_next_ids_into(
 // ---------------------------------------------------------------------------------------------
 // Threads
 // ---------------------------------------------------------------------------------------------
-
-/// Runs `work` on `threads` threads released together by a barrier and returns each thread's
-/// result with the instants it started and finished.
-fn on_threads<T: Send>(threads: usize, work: impl Fn() -> T + Sync) -> Vec<(Instant, Instant, T)> {
-    let barrier = Barrier::new(threads);
-    thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    barrier.wait();
-                    let start = Instant::now();
-                    let result = work();
-                    (start, Instant::now(), result)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().expect("bench thread panicked"))
-            .collect()
-    })
-}
-
-/// The wall time in which `threads` threads, started together, each called `mint` `iters`
-/// times: from the first thread's start to the last thread's end.
-fn timed_on_threads(threads: usize, iters: u64, mint: impl Fn() -> u64 + Sync) -> Duration {
-    timed_on_threads_with(threads, iters, || (), |()| mint())
-}
-
-/// As [`timed_on_threads`], with a value each thread makes once (untimed) and mints through.
-fn timed_on_threads_with<T>(
-    threads: usize,
-    iters: u64,
-    setup: impl Fn() -> T + Sync,
-    mint: impl Fn(&T) -> u64 + Sync,
-) -> Duration {
-    let barrier = Barrier::new(threads);
-    let spans = on_threads(threads, || {
-        let local = setup();
-        barrier.wait();
-        let start = Instant::now();
-        for _ in 0..iters {
-            black_box(mint(&local));
-        }
-        (start, Instant::now())
-    });
-    let start = spans.iter().map(|span| span.2.0).min().expect("one thread");
-    let end = spans.iter().map(|span| span.2.1).max().expect("one thread");
-    end - start
-}
 
 /// As [`timed_on_threads`], each thread minting through a value it owns for the run: taken
 /// from `pool` (untimed) and given back after.
