@@ -967,27 +967,42 @@ impl<C: Clock, S: State> Generator<C, S> {
     }
 
     /// Reserves a run of at most `want` (at least 1) consecutive states on one tick.
+    ///
+    /// The common case runs straight through and is all that callers inline: a reading in the
+    /// layout's range, at or past the state's tick, a tick with room and an uncontended CAS.
+    /// Everything else (a full tick, a lost CAS, a reading behind the state or outside the
+    /// layout) starts over out of line, in [`reserve_slow`](Self::reserve_slow), so the
+    /// inlined part has one call and nothing to keep across it.
     #[inline(always)]
     fn reserve(&self, want: u64, on_full: OnFull) -> Result<Run> {
         // Acquire, then read the clock: a reading behind this state is a regression (or,
-        // when borrowing, time already borrowed).
+        // when borrowing, time already borrowed); that is for the slow path to decide.
+        let current = self.state.load();
+        if let Some(now) = self.ticks_in_range(self.clock.unix_ms()) {
+            if now >= current >> self.plan.time_shift {
+                if let Some(first) = self.first_after(current, now) {
+                    let (run, next) = self.plan.run(first, want);
+                    // Orderings as in `advance`.
+                    if self.state.swap_if(current, next).is_ok() {
+                        return Ok(run);
+                    }
+                }
+            }
+        }
+        self.reserve_slow(want, on_full)
+    }
+
+    /// [`reserve`](Self::reserve) in full, out of line: from a fresh load of the state and a
+    /// fresh reading (any reading after the load will do; see `# Orderings`).
+    #[cold]
+    #[inline(never)]
+    fn reserve_slow(&self, want: u64, on_full: OnFull) -> Result<Run> {
         let current = self.state.load();
         let now = self.ticks(self.clock.unix_ms())?;
         if now < current >> self.plan.time_shift {
             return self.reserve_behind(current, now, want, on_full);
         }
-        // The common case straight through, with nothing to keep across a call: a tick with
-        // room and an uncontended CAS. A full tick or a lost CAS continues in the loop, out of
-        // line.
-        let Some(first) = self.first_after(current, now) else {
-            return self.advance_slow(current, now, want, on_full);
-        };
-        let (run, next) = self.plan.run(first, want);
-        // Orderings as in `advance`.
-        match self.state.swap_if(current, next) {
-            Ok(_) => Ok(run),
-            Err(actual) => self.advance_slow(actual, now, want, on_full),
-        }
+        self.advance(current, now, want, on_full)
     }
 
     /// The first state a reservation from `current` takes at a clock reading `now` at or past
@@ -1004,13 +1019,6 @@ impl<C: Clock, S: State> Generator<C, S> {
         } else {
             None
         }
-    }
-
-    /// [`advance`](Self::advance), out of line: for a full tick or a lost CAS.
-    #[cold]
-    #[inline(never)]
-    fn advance_slow(&self, current: u64, now: u64, want: u64, on_full: OnFull) -> Result<Run> {
-        self.advance(current, now, want, on_full)
     }
 
     /// The CAS loop, from a state `current` and a clock reading `now` taken after it. A
@@ -1047,20 +1055,22 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// A clock reading as ticks since the epoch, within the ticks a generator mints in.
     #[inline(always)]
     fn ticks(&self, unix_ms: u64) -> Result<u64> {
+        self.ticks_in_range(unix_ms)
+            .ok_or_else(|| self.time_error(unix_ms))
+    }
+
+    /// [`ticks`](Self::ticks), `None` for a reading outside the ticks a generator mints in.
+    #[inline(always)]
+    fn ticks_in_range(&self, unix_ms: u64) -> Option<u64> {
         let plan = &self.plan;
-        let Some(since) = unix_ms.checked_sub(plan.epoch_ms) else {
-            return Err(self.time_error(unix_ms));
-        };
+        let since = unix_ms.checked_sub(plan.epoch_ms)?;
         let ticks = if plan.tick_ms == 1 {
             since
         } else {
             since / plan.tick_ms
         };
         // One compare for both ends: tick 0 (reserved, see `start`) wraps to u64::MAX.
-        if ticks.wrapping_sub(1) >= plan.max_ticks {
-            return Err(self.time_error(unix_ms));
-        }
-        Ok(ticks)
+        (ticks.wrapping_sub(1) < plan.max_ticks).then_some(ticks)
     }
 
     #[cold]
