@@ -8,7 +8,8 @@ use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 
 use snowmint::{
-    CachedClock, Encoding, Generator, Id, Layout, ManualClock, Shards, SnoGenerator, SnoId,
+    CachedClock, Encoding, Generator, GlobalClock, Id, Layout, ManualClock, Shards, SnoGenerator,
+    SnoId,
 };
 
 /// The system allocator, counting the allocations of threads that asked it to.
@@ -150,6 +151,107 @@ fn batches_shards_and_a_cached_clock_allocate_nothing() {
         }
     });
     assert_eq!(counted, 0, "batches, shards or the cached clock allocated");
+}
+
+#[test]
+fn a_generator_on_the_global_clock_allocates_nothing() {
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 2)
+        .clock(GlobalClock::new().unwrap())
+        .build()
+        .unwrap();
+    let mut batch = [Id::default(); 256];
+    generator.mint().unwrap();
+    let counted = allocations_in(|| {
+        for _ in 0..MINTS / 256 {
+            std::hint::black_box(generator.mint_batch(&mut batch).unwrap());
+        }
+        for _ in 0..MINTS {
+            std::hint::black_box(generator.mint().unwrap());
+            std::hint::black_box(generator.try_mint().ok());
+        }
+    });
+    assert_eq!(counted, 0, "a Generator on the GlobalClock allocated");
+}
+
+#[test]
+fn local_generators_on_the_default_and_global_clocks_allocate_nothing() {
+    let on_default = Generator::builder(Layout::TWITTER)
+        .node("machine", 3)
+        .build_local()
+        .unwrap();
+    let on_global = Generator::builder(Layout::TWITTER)
+        .node("machine", 4)
+        .clock(GlobalClock::new().unwrap())
+        .build_local()
+        .unwrap();
+    let mut batch = [Id::default(); 256];
+    on_default.mint().unwrap();
+    on_global.mint().unwrap();
+    let counted = allocations_in(|| {
+        for _ in 0..MINTS / 256 {
+            std::hint::black_box(on_default.mint_batch(&mut batch).unwrap());
+            std::hint::black_box(on_global.mint_batch(&mut batch).unwrap());
+        }
+        for _ in 0..MINTS {
+            std::hint::black_box(on_default.mint().unwrap());
+            std::hint::black_box(on_global.mint().unwrap());
+        }
+    });
+    assert_eq!(counted, 0, "a LocalGenerator allocated");
+}
+
+#[test]
+fn a_local_generator_through_full_ticks_allocates_nothing() {
+    let clock = ManualClock::new(1_700_000_000_000);
+    let generator = Generator::builder(TINY)
+        .node("worker", 3)
+        .clock(clock.clone())
+        .build_local()
+        .unwrap();
+    let counted = allocations_in(|| {
+        for _ in 0..MINTS {
+            // A full tick every 4 IDs: `try_mint` fails, then the clock moves on.
+            if generator.try_mint().is_err() {
+                clock.advance(1);
+            }
+        }
+    });
+    assert_eq!(counted, 0, "a LocalGenerator through full ticks allocated");
+    assert!(generator.stats().overflows > 0, "no tick was ever full");
+}
+
+#[test]
+fn local_shards_allocate_nothing() {
+    let split = Generator::builder(Layout::TWITTER)
+        .node("machine", 5)
+        .build_local_shards(Shards::SplitSequence(4))
+        .unwrap();
+    let block = Generator::builder(Layout::TWITTER)
+        .clock(GlobalClock::new().unwrap())
+        .build_local_shards(Shards::NodeBlock {
+            field: "machine",
+            values: 8..=11,
+        })
+        .unwrap();
+    let mut batch = [Id::default(); 64];
+    for shard in &split {
+        shard.mint().unwrap();
+    }
+    for shard in &block {
+        shard.mint().unwrap();
+    }
+    let counted = allocations_in(|| {
+        for i in 0..MINTS {
+            std::hint::black_box(split[i % 4].mint().unwrap());
+            std::hint::black_box(block[i % 4].mint().unwrap());
+            if i % 64 == 0 {
+                std::hint::black_box(split[i % 4].mint_batch(&mut batch).unwrap());
+                std::hint::black_box(block[i % 4].mint_batch(&mut batch).unwrap());
+            }
+        }
+    });
+    assert_eq!(counted, 0, "shards from build_local_shards allocated");
 }
 
 #[test]

@@ -26,7 +26,11 @@
 //! - each outcome (the IDs themselves, counts, errors), build error, snapshot (the range
 //!   included) and counter (borrows and `max_ahead_ticks` included) equals a one-thread model
 //!   of the rules in `generator.rs`; counters never decrease, toggles <= regressions,
-//!   borrows <= overflows, `max_ahead_ticks` <= the borrow bound.
+//!   borrows <= overflows, `max_ahead_ticks` <= the borrow bound;
+//! - a `LocalGenerator` built the same way on a second `ManualClock` that always reads the
+//!   same, driven through the same calls and resumes in lockstep, answers every call alike (the
+//!   IDs, the whole batch buffer, errors, build errors) and has the same snapshot, counters and
+//!   `Debug` output after each step.
 //!
 //! Nothing blocks here: with `max_ms: 0` a clock behind fails at once, and a waiting call
 //! (`mint`, `mint_batch`, `mint_many`) is only made when the model says it does not wait for a
@@ -43,7 +47,9 @@ use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock, Snapshot, Stats};
+use snowmint::{
+    ClockBehind, Error, Generator, Id, Layout, LocalGenerator, ManualClock, Snapshot, State, Stats,
+};
 
 /// The tiny layouts' epoch, and the start of the run for the 41-bit ones.
 const RECENT_MS: u64 = 1_700_000_000_000;
@@ -565,6 +571,10 @@ struct Run {
     clock: ManualClock,
     unix_ms: u64,
     generator: Generator<ManualClock>,
+    /// The generator's twin: a `LocalGenerator` built and resumed alike, on its own clock,
+    /// which always reads what `clock` does.
+    twin_clock: ManualClock,
+    twin: LocalGenerator<ManualClock>,
     model: Model,
     stats: Stats,
     /// Every ID minted in the run.
@@ -583,6 +593,36 @@ struct Run {
 
 fuzz_target!(|input: Input| run(input));
 
+/// What a call returned (the IDs, one for a mint, or the error) and, for a batch, the whole
+/// buffer it was given; a batch fills the front of the buffer and leaves the rest untouched.
+fn perform<S: State>(
+    generator: &Generator<ManualClock, S>,
+    call: Call,
+) -> (Result<Vec<Id>, Error>, Vec<Id>) {
+    match call {
+        Call::Mint => (generator.mint().map(|id| vec![id]), Vec::new()),
+        Call::TryMint => (generator.try_mint().map(|id| vec![id]), Vec::new()),
+        Call::MintBatch(len) | Call::TryMintBatch(len) => {
+            let mut buffer = vec![UNWRITTEN; len];
+            let result = if call.waits() {
+                generator.mint_batch(&mut buffer)
+            } else {
+                generator.try_mint_batch(&mut buffer)
+            };
+            let written = *result.as_ref().unwrap_or(&0);
+            assert!(
+                written <= len && (written > 0 || len == 0 || result.is_err()),
+                "{call:?} wrote {written} IDs ({result:?})"
+            );
+            assert!(
+                buffer[written..].iter().all(|&id| id == UNWRITTEN),
+                "{call:?} returned {result:?} but wrote past the IDs it returned"
+            );
+            (result.map(|_| buffer[..written].to_vec()), buffer)
+        }
+    }
+}
+
 fn run(input: Input) {
     let layout = layout(input.layout, input.tick_4ms);
     let nodes: Vec<(&'static str, u64)> = layout
@@ -598,6 +638,7 @@ fn run(input: Input) {
     };
     let unix_ms = at(&layout, base + i128::from(input.start % 10_000), 0);
     let clock = ManualClock::new(unix_ms);
+    let twin_clock = ManualClock::new(unix_ms);
     let borrow = borrow_ticks(input.borrow);
     let whole = 0..=layout.max_sequence();
     let range = input.range.get(&layout);
@@ -623,9 +664,17 @@ fn run(input: Input) {
         if let Some(range) = &range {
             builder = builder.sequence_range(range.clone());
         }
-        match (builder.build(), expected) {
+        let twin = builder.clone().clock(twin_clock.clone()).build_local();
+        let generator = builder.build();
+        assert_eq!(
+            twin.as_ref().err(),
+            generator.as_ref().err(),
+            "build_local (left) and build differ under {policy:?} with range {range:?}"
+        );
+        match (generator, expected) {
             (Ok(generator), Ok(bounds)) => {
-                built = Some((generator, Model::new(&layout, policy, bounds, borrow)));
+                let twin = twin.expect("built as the generator was");
+                built = Some((generator, twin, Model::new(&layout, policy, bounds, borrow)));
                 break;
             }
             (Err(err), Err(expected)) => assert_eq!(err, expected, "{policy:?}, {range:?}"),
@@ -635,7 +684,7 @@ fn run(input: Input) {
             ),
         }
     }
-    let (generator, model) = built.expect("the last attempt is valid");
+    let (generator, twin, model) = built.expect("the last attempt is valid");
 
     let mut run = Run {
         layout,
@@ -643,6 +692,8 @@ fn run(input: Input) {
         clock,
         unix_ms,
         generator,
+        twin_clock,
+        twin,
         model,
         stats: Stats::default(),
         seen: HashSet::new(),
@@ -672,6 +723,7 @@ impl Run {
     fn set_clock(&mut self, unix_ms: u64) {
         self.unix_ms = unix_ms;
         self.clock.set(unix_ms);
+        self.twin_clock.set(unix_ms);
     }
 
     fn apply(&mut self, op: &Op) {
@@ -763,28 +815,14 @@ impl Run {
             expected = model.call(self.unix_ms, call);
             assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
         }
-        let result = match call {
-            Call::Mint => self.generator.mint().map(|id| vec![id]),
-            Call::TryMint => self.generator.try_mint().map(|id| vec![id]),
-            Call::MintBatch(len) | Call::TryMintBatch(len) => {
-                let mut buffer = vec![UNWRITTEN; len];
-                let result = if call.waits() {
-                    self.generator.mint_batch(&mut buffer)
-                } else {
-                    self.generator.try_mint_batch(&mut buffer)
-                };
-                let written = *result.as_ref().unwrap_or(&0);
-                assert!(
-                    written <= len && (written > 0 || len == 0 || result.is_err()),
-                    "{call:?} wrote {written} IDs ({result:?})"
-                );
-                assert!(
-                    buffer[written..].iter().all(|&id| id == UNWRITTEN),
-                    "{call:?} returned {result:?} but wrote past the IDs it returned"
-                );
-                result.map(|_| buffer[..written].to_vec())
-            }
-        };
+        let answer = perform(&self.generator, call);
+        let twin_answer = perform(&self.twin, call);
+        assert_eq!(
+            twin_answer, answer,
+            "{call:?} at {} ms: the LocalGenerator's answer (left) differs; state before {before:?}",
+            self.unix_ms
+        );
+        let (result, _) = answer;
         self.model = model;
         match result {
             Ok(ids) => {
@@ -837,6 +875,12 @@ impl Run {
             return;
         }
         let result = self.generator.mint_many(n);
+        assert_eq!(
+            self.twin.mint_many(n),
+            result,
+            "mint_many({n}) at {} ms: the LocalGenerator's answer (left) differs; state before {before:?}",
+            self.unix_ms
+        );
         self.model = model;
         match result {
             Ok(ids) => {
@@ -1064,6 +1108,11 @@ impl Run {
 
     fn resume(&mut self, resume: &Resume) {
         let snapshot = self.generator.snapshot();
+        let twin_snapshot = self.twin.snapshot();
+        assert_eq!(
+            twin_snapshot, snapshot,
+            "the LocalGenerator's snapshot (left) differs"
+        );
         let _ = format!("{:?}", self.generator);
         let borrow = borrow_ticks(resume.borrow);
         let new_range = resume
@@ -1079,23 +1128,34 @@ impl Run {
             (policy, None),
         ];
         for (policy, new_range) in attempts {
-            let mut from = snapshot.clone();
-            if let Some((true, range)) = &new_range {
-                from.sequence_range = range.clone();
-            }
-            let mut builder = Generator::resume(&from);
-            if let Some((false, range)) = &new_range {
-                builder = builder.sequence_range(range.clone());
-            }
-            let range = new_range.map_or(from.sequence_range.clone(), |(_, range)| range);
+            // The generator resumes from its snapshot, the twin from its own, alike.
+            let resume_from = |snapshot: &Snapshot| {
+                let mut from = snapshot.clone();
+                if let Some((true, range)) = &new_range {
+                    from.sequence_range = range.clone();
+                }
+                let mut builder = Generator::resume(&from);
+                if let Some((false, range)) = &new_range {
+                    builder = builder.sequence_range(range.clone());
+                }
+                builder.on_clock_behind(policy.get()).borrow_ahead(borrow)
+            };
+            let range = new_range
+                .clone()
+                .map_or(snapshot.sequence_range.clone(), |(_, range)| range);
             let expected = expected_build(&self.layout, policy, &range);
-            let built = builder
-                .clock(self.clock.clone())
-                .on_clock_behind(policy.get())
-                .borrow_ahead(borrow)
-                .build();
+            let built = resume_from(&snapshot).clock(self.clock.clone()).build();
+            let twin = resume_from(&twin_snapshot)
+                .clock(self.twin_clock.clone())
+                .build_local();
+            assert_eq!(
+                twin.as_ref().err(),
+                built.as_ref().err(),
+                "resuming the LocalGenerator (left) and the generator differ under {policy:?} with range {range:?}"
+            );
             match (built, expected) {
                 (Ok(generator), Ok(bounds)) => {
+                    self.twin = twin.expect("resumed as the generator was");
                     self.resumed(generator, &snapshot, policy, bounds, borrow);
                     return;
                 }
@@ -1147,6 +1207,21 @@ impl Run {
     /// The snapshot and counters agree with the model; counters never decrease.
     fn check_state(&mut self) {
         let snapshot = self.generator.snapshot();
+        assert_eq!(
+            self.twin.snapshot(),
+            snapshot,
+            "the LocalGenerator's snapshot (left) differs"
+        );
+        assert_eq!(
+            self.twin.stats(),
+            self.generator.stats(),
+            "the LocalGenerator's stats (left) differ"
+        );
+        assert_eq!(
+            format!("{:?}", self.twin),
+            format!("{:?}", self.generator),
+            "the LocalGenerator's Debug output (left) differs"
+        );
         let model = &self.model;
         let expected = Snapshot {
             layout: self.layout,

@@ -33,6 +33,12 @@
 //! lagging reading is behind the state by more than borrowing explains (a regression only if
 //! the source is behind too), when the tick is full, and when a regression is handled.
 //!
+//! And a `LocalGenerator` built the same way on a second two-reading clock, moved in lockstep
+//! with the first and driven through the same calls and resumes, answers every call alike (the
+//! IDs, the whole batch buffer, errors), reads its source as often, leaves its lagging reading
+//! where the generator leaves the other, and has the same snapshot, counters and `Debug` output
+//! after each step.
+//!
 //! Calls that would block are not made: a waiting call that would wait for a full tick (the
 //! model says) becomes its `try_` form. A tick-tock generator whose full tick finds the source
 //! behind starts over from a precise reading (see the test
@@ -48,7 +54,9 @@ use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, Snapshot, Stats};
+use snowmint::{
+    Clock, ClockBehind, Error, Generator, Id, Layout, LocalGenerator, Snapshot, State, Stats,
+};
 
 /// The 16-bit layouts' epoch, and the start of the run for the 41-bit one.
 const RECENT_MS: u64 = 1_700_000_000_000;
@@ -511,6 +519,10 @@ struct Run {
     /// new bound of the source, and the lagging reading not ahead of it, clears it.
     behind_allowed: bool,
     generator: Generator<TwoReadings>,
+    /// The generator's twin: a `LocalGenerator` built and resumed alike, on its own clock,
+    /// whose readings the run sets as it sets `clock`'s.
+    twin_clock: TwoReadings,
+    twin: LocalGenerator<TwoReadings>,
     model: Model,
     seen: HashSet<u64>,
     /// The last ID minted on each timeline, over the whole run.
@@ -521,6 +533,36 @@ struct Run {
 }
 
 fuzz_target!(|input: Input| run(input));
+
+/// What a call returned (the IDs, one for a mint, or the error) and, for a batch, the whole
+/// buffer it was given; a batch fills the front of the buffer and leaves the rest untouched.
+fn perform<S: State>(
+    generator: &Generator<TwoReadings, S>,
+    call: Call,
+) -> (Result<Vec<Id>, Error>, Vec<Id>) {
+    match call {
+        Call::Mint => (generator.mint().map(|id| vec![id]), Vec::new()),
+        Call::TryMint => (generator.try_mint().map(|id| vec![id]), Vec::new()),
+        Call::MintBatch(len) | Call::TryMintBatch(len) => {
+            let mut buffer = vec![UNWRITTEN; len];
+            let result = if call.waits() {
+                generator.mint_batch(&mut buffer)
+            } else {
+                generator.try_mint_batch(&mut buffer)
+            };
+            let written = *result.as_ref().unwrap_or(&0);
+            assert!(
+                written <= len && (written > 0 || len == 0 || result.is_err()),
+                "{call:?} wrote {written} IDs ({result:?})"
+            );
+            assert!(
+                buffer[written..].iter().all(|&id| id == UNWRITTEN),
+                "{call:?} returned {result:?} but wrote past the IDs it returned"
+            );
+            (result.map(|_| buffer[..written].to_vec()), buffer)
+        }
+    }
+}
 
 fn run(input: Input) {
     let layout = layout(input.layout, input.tick_4ms);
@@ -533,12 +575,15 @@ fn run(input: Input) {
         1
     };
     let start = (layout.epoch_ms() + (base + u64::from(input.start % 3_000)) * tick_ms).min(max_ms);
-    let clock = TwoReadings(Arc::new(Readings {
-        lagging: AtomicU64::new(start),
-        fresh: AtomicU64::new(start),
-        raise: input.raise,
-        precise_reads: AtomicU64::new(0),
-    }));
+    let readings = || {
+        TwoReadings(Arc::new(Readings {
+            lagging: AtomicU64::new(start),
+            fresh: AtomicU64::new(start),
+            raise: input.raise,
+            precise_reads: AtomicU64::new(0),
+        }))
+    };
+    let (clock, twin_clock) = (readings(), readings());
     let policy = supported(&layout, input.policy);
     let borrow = u64::from(input.borrow % 4);
     let mut builder = Generator::builder(layout)
@@ -548,6 +593,11 @@ fn run(input: Input) {
     if layout.node_field("machine").is_some() {
         builder = builder.node("machine", 5);
     }
+    let twin = builder
+        .clone()
+        .clock(twin_clock.clone())
+        .build_local()
+        .expect("a valid generator");
     let generator = builder.build().expect("a valid generator");
     let mut run = Run {
         layout,
@@ -562,6 +612,8 @@ fn run(input: Input) {
         max_ms,
         behind_allowed: false,
         generator,
+        twin_clock,
+        twin,
         model: Model::new(&layout, policy, borrow),
         seen: HashSet::new(),
         last_on: [None, None],
@@ -584,8 +636,10 @@ impl Run {
         }
         self.readings.lagging = lagging;
         self.readings.fresh = fresh;
-        self.clock.0.lagging.store(lagging, Ordering::Relaxed);
-        self.clock.0.fresh.store(fresh, Ordering::Relaxed);
+        for clock in [&self.clock, &self.twin_clock] {
+            clock.0.lagging.store(lagging, Ordering::Relaxed);
+            clock.0.fresh.store(fresh, Ordering::Relaxed);
+        }
     }
 
     /// `ticks` ticks and `ms` ms, as ms.
@@ -673,34 +727,32 @@ impl Run {
             assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
         }
         let reads_before = self.clock.0.precise_reads.load(Ordering::Relaxed);
-        let result = match call {
-            Call::Mint => self.generator.mint().map(|id| vec![id]),
-            Call::TryMint => self.generator.try_mint().map(|id| vec![id]),
-            Call::MintBatch(len) | Call::TryMintBatch(len) => {
-                let mut buffer = vec![UNWRITTEN; len];
-                let result = if call.waits() {
-                    self.generator.mint_batch(&mut buffer)
-                } else {
-                    self.generator.try_mint_batch(&mut buffer)
-                };
-                let written = *result.as_ref().unwrap_or(&0);
-                assert!(
-                    written <= len && (written > 0 || len == 0 || result.is_err()),
-                    "{call:?} wrote {written} IDs ({result:?})"
-                );
-                assert!(
-                    buffer[written..].iter().all(|&id| id == UNWRITTEN),
-                    "{call:?} returned {result:?} but wrote past the IDs it returned"
-                );
-                result.map(|_| buffer[..written].to_vec())
-            }
-        };
-        let read_source = self.clock.0.precise_reads.load(Ordering::Relaxed) > reads_before;
+        let twin_reads_before = self.twin_clock.0.precise_reads.load(Ordering::Relaxed);
+        let answer = perform(&self.generator, call);
+        let twin_answer = perform(&self.twin, call);
+        let reads = self.clock.0.precise_reads.load(Ordering::Relaxed) - reads_before;
+        let twin_reads =
+            self.twin_clock.0.precise_reads.load(Ordering::Relaxed) - twin_reads_before;
+        let read_source = reads > 0;
         let context = Context {
             call,
             readings,
             before: &before,
         };
+        assert_eq!(
+            twin_answer, answer,
+            "the LocalGenerator's answer (left) differs: {context:?}"
+        );
+        assert_eq!(
+            twin_reads, reads,
+            "the LocalGenerator read the source {twin_reads} times, the generator {reads}: {context:?}"
+        );
+        assert_eq!(
+            self.twin_clock.0.lagging.load(Ordering::Relaxed),
+            self.clock.0.lagging.load(Ordering::Relaxed),
+            "the LocalGenerator's lagging reading (left) differs after the call: {context:?}"
+        );
+        let (result, _) = answer;
         assert_eq!(
             read_source, after.read_source,
             "read the source: {read_source}, the model says {}: {context:?}",
@@ -810,6 +862,11 @@ impl Run {
 
     fn resume(&mut self, policy: Policy, borrow: u8) {
         let snapshot = self.generator.snapshot();
+        let twin_snapshot = self.twin.snapshot();
+        assert_eq!(
+            twin_snapshot, snapshot,
+            "the LocalGenerator's snapshot (left) differs"
+        );
         let policy = supported(&self.layout, policy);
         let borrow = u64::from(borrow % 4);
         let generator = Generator::resume(&snapshot)
@@ -818,8 +875,20 @@ impl Run {
             .borrow_ahead(borrow)
             .build()
             .expect("resume from the generator's own snapshot");
+        let twin = Generator::resume(&twin_snapshot)
+            .clock(self.twin_clock.clone())
+            .on_clock_behind(policy.get())
+            .borrow_ahead(borrow)
+            .build_local()
+            .expect("resume from the LocalGenerator's own snapshot");
         assert_eq!(generator.snapshot(), snapshot, "resume changed the state");
+        assert_eq!(
+            twin.snapshot(),
+            snapshot,
+            "resume changed the LocalGenerator's state"
+        );
         self.generator = generator;
+        self.twin = twin;
         self.model = self.model.resumed(policy, borrow);
         let (lagging, fresh) = (self.readings.lagging, self.readings.fresh);
         self.behind_allowed = snapshot.last_tick > self.tick(fresh) + borrow || lagging > fresh;
@@ -829,6 +898,21 @@ impl Run {
     /// never gone back.
     fn check_state(&self) {
         let snapshot = self.generator.snapshot();
+        assert_eq!(
+            self.twin.snapshot(),
+            snapshot,
+            "the LocalGenerator's snapshot (left) differs"
+        );
+        assert_eq!(
+            self.twin.stats(),
+            self.generator.stats(),
+            "the LocalGenerator's stats (left) differ"
+        );
+        assert_eq!(
+            format!("{:?}", self.twin),
+            format!("{:?}", self.generator),
+            "the LocalGenerator's Debug output (left) differs"
+        );
         let model = &self.model;
         let expected = Snapshot {
             layout: self.layout,
