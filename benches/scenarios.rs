@@ -1,0 +1,1418 @@
+//! The six scenarios of BENCHMARKING.md, snowmint against every peer it names, in one run.
+//!
+//! | group or table | scenario | what it measures |
+//! |---|---|---|
+//! | `s1-saturation-twitter/<contender>/<threads>` | 1 | one shared generator on the Twitter layout (41 time, 10 node, 12 sequence bits), 1, 2 and 8 threads; aggregate IDs/s, and the percentage of the layout's ceiling (4,096,000 IDs/s) from a separate run of 0.5 s |
+//! | `s2-hot-path/<contender>/<threads>` | 2 | one shared generator on 41/0/22 (never capped by its sequence), 1, 2 and 4 threads; ns/ID |
+//! | `s3-sharded/<N>-threads` | 3 | N = `available_parallelism()` threads, each contender in its own per-thread or shared form; aggregate IDs/s |
+//! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer; a batch API where the contender has one, else one at a time; ns/ID |
+//! | table "s5" | 5 | one mint every 500 ns on one thread, on the Twitter layout: p50, p99, p99.9 and max of each call |
+//! | table "s6" | 6 | the largest gap, in ticks, between an ID's time and the wall clock read right after it, in scenario 1's check pass and in scenario 5 |
+//!
+//! # Contenders, and how each is set up
+//!
+//! - `snowmint-global`: a shared [`Generator`] on the [`GlobalClock`] (one load from a `static`
+//!   per reading), snowmint's fastest shared configuration; `snowmint`: the default clock
+//!   (`Generator::builder(layout).build()`, the CPU's counter read on every mint). In scenario 3,
+//!   `snowmint-local-shards`: one [`LocalGenerator`] per thread from
+//!   `build_local_shards(Shards::SplitSequence(n))` on the `GlobalClock`.
+//! - `ferroid` 2.0: `AtomicSnowflakeGenerator` on ferroid's `MonotonicClock::<1>::with_epoch
+//!   (TWITTER_EPOCH)`, backing off with `thread::yield_now`, as ferroid's README sets it up
+//!   ("Setting Up a Clock", "Basic Usage"). Twitter layout: its `SnowflakeTwitterId`; 41/0/22:
+//!   a `define_snowflake_id!` type with 0 machine bits. Its README recommends
+//!   `BasicSnowflakeGenerator` for "one generator per thread"; this crate builds ferroid
+//!   without the `basic` feature, so scenario 3 gives each thread its own
+//!   `AtomicSnowflakeGenerator` (an uncontended compare-and-swap) on 41/4/18, machine ID =
+//!   the thread's index.
+//! - `snowflake_me` 2.2: `Snowflake::builder()` with explicit node IDs and Twitter's epoch,
+//!   shared by reference, as its README's "Multi-threaded Usage" shares one generator
+//!   (`Arc`); Twitter layout: its default widths 41/5/5/12; 41/0/22: 0 data-center and machine
+//!   bits. Batches: `next_ids_into`.
+//! - `snowflaked` 1.0: `sync::Generator` (feature `sync`), as its README's "Snowflake
+//!   Generation" shows for threads, built with `Generator::builder().instance(0).epoch(Twitter)`.
+//!   Its layout is fixed at 41/10/12 (the Twitter layout), so in scenario 2 it runs on that,
+//!   the closest it allows: its figures there are capped at 4,096,000 IDs/s. Scenario 3: its
+//!   plain `Generator` per thread (the README's single-threaded form), instance = the thread's
+//!   index.
+//! - `rs-snowflake` 0.6: `SnowflakeIdGenerator::with_epoch(0, 0, Twitter)` and
+//!   `real_time_generate`, the method whose IDs carry the time of the call (its README's
+//!   "Getting Started"); it mints through `&mut self` and its docs say nothing about sharing,
+//!   so shared it sits behind a `std::sync::Mutex`; in scenarios 3 and 4 each thread owns one
+//!   (node ID = the thread's index). Its layout is fixed (42 time bits from the epoch, 5
+//!   machine, 5 node, 12 sequence), so it is capped at 4,096,000 IDs/s in scenario 2 too.
+//!   `rs-snowflake-bucket` (scenario 4 only): `SnowflakeIdBucket::get_id`, its README's buffered
+//!   form; the bucket refills with `lazy_generate`, which advances its time by one ms per 4096
+//!   IDs whatever the clock says, and hands IDs out in decreasing order within a refill: the
+//!   check asks it for uniqueness only, and its times run ahead of the wall clock.
+//! - `sonyflake` 0.5: `Sonyflake::builder().machine_id(&|| Ok(1)).finalize()`, shared by
+//!   reference (it is an `Arc` around a `Mutex`; its docs clone it to share). Built without its
+//!   default `pnet` feature, which only finds a machine ID from a private IP address; the
+//!   builder's `machine_id` is the documented alternative. Its layout is fixed: 39 bits of
+//!   10 ms, 8 sequence bits, 16 machine bits: a ceiling of 25,600 IDs/s, against which its
+//!   saturation figure is given, in every scenario.
+//! - `uuid` 1.x: `Uuid::now_v7()` (feature `v7`), as its docs show; ordered within a process.
+//!   No sequence ceiling: its IDs/s are reported, its percentage is n/a.
+//! - `ulid` 3.0: the monotonic `ulid::Generator` (`&mut self`), behind a `Mutex` when shared
+//!   and one per thread in scenario 3, as its docs' example (an overflow of the random bits
+//!   would commit the increment, as the example shows). No ceiling.
+//!
+//! # Reading the figures
+//!
+//! Multi-threaded benches use `iter_custom`: T threads start together at a barrier and each
+//! mints `iters` IDs; the duration is from the first thread's start to the last thread's end.
+//! So the per-iteration `time` is **ns per ID per thread**, and, each thread count setting
+//! `Throughput::Elements(T)`, `thrpt` is the **aggregate** IDs/s. The SVGs under
+//! `target/criterion/s1-saturation-twitter/report/` and `target/criterion/s2-hot-path/report/`
+//! (`lines.svg`: time against threads, `lines_throughput.svg`: aggregate IDs/s against
+//! threads) draw scenarios 1 and 2 against the thread count; plots are on for this bench only.
+//!
+//! # Checks
+//!
+//! Before each scenario is timed, every contender mints through the same code, on the same
+//! thread counts, and the run panics unless the IDs are unique and strictly increasing per
+//! thread (every contender here promises it, except `rs-snowflake-bucket`); scenario 5 checks
+//! the IDs it minted the same way.
+//!
+//! Run with `cargo bench --bench scenarios` (about five minutes on two cores). The summary
+//! tables at the end are markdown, medians of criterion's estimates read back from
+//! `target/criterion`.
+
+mod support;
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet};
+use std::hint::{black_box, spin_loop};
+use std::path::PathBuf;
+use std::sync::{Barrier, Mutex};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, PlottingBackend, SamplingMode, Throughput,
+};
+use ferroid::generator::AtomicSnowflakeGenerator;
+use ferroid::id::{SnowflakeId, SnowflakeTwitterId};
+use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
+use snowmint::{Clock, Generator, GlobalClock, Id, Layout, LocalGenerator, MonotonicClock, Shards};
+use support::{on_threads, timed_on_threads};
+
+/// Twitter's epoch, in Unix milliseconds: every Snowflake contender counts from it.
+const EPOCH_MS: u64 = 1_288_834_974_657;
+/// Sonyflake's fixed epoch, 2014-09-01T00:00:00Z, in Unix milliseconds.
+const SONYFLAKE_EPOCH_MS: u64 = 1_409_529_600_000;
+
+/// snowmint's 41/0/22 layout: 1 unused bit, 41 time bits, no node bits, 22 sequence bits.
+const HOT: Layout = Layout::builder("bench-41-0-22", 64)
+    .unused(1)
+    .time(41)
+    .sequence(22)
+    .epoch_ms(EPOCH_MS)
+    .build_const();
+
+// ferroid accepts a 0-bit machine field, so its layout is exactly 41/0/22.
+ferroid::define_snowflake_id!(
+    /// ferroid's 41/0/22 ID: 1 reserved bit, 41 time bits, no machine bits, 22 sequence bits.
+    FerroidHot, u64,
+    reserved: 1,
+    timestamp: 41,
+    machine_id: 0,
+    sequence: 22
+);
+
+ferroid::define_snowflake_id!(
+    /// ferroid's per-thread ID of scenario 3: 41 time bits, 4 machine bits (one value per
+    /// thread, up to 16), 18 sequence bits.
+    FerroidShard, u64,
+    reserved: 1,
+    timestamp: 41,
+    machine_id: 4,
+    sequence: 18
+);
+
+/// Thread counts of scenario 1.
+const S1_THREADS: [usize; 3] = [1, 2, 8];
+/// Thread counts of scenario 2.
+const S2_THREADS: [usize; 3] = [1, 2, 4];
+/// Batch sizes of scenario 4.
+const BATCHES: [usize; 2] = [64, 4096];
+/// Scenario 1's separately timed run, per contender and thread count.
+const SATURATION_RUN: Duration = Duration::from_millis(500);
+/// Scenario 5: one mint every this many ns, and this many mints.
+const PACE_NS: u64 = 500;
+const PACED_MINTS: usize = 200_000;
+/// Scenario 5 for sonyflake: the same share of its ceiling (2 M/s of 4.096 M/s is 49%;
+/// 12,500/s of 25,600/s is too), and fewer mints so it takes 2 s.
+const SONYFLAKE_PACE_NS: u64 = 80_000;
+const SONYFLAKE_PACED_MINTS: usize = 25_000;
+/// IDs each thread mints in a check (sonyflake: fewer, see [`Spec::check_per_thread`]).
+const CHECK_PER_THREAD: usize = 100_000;
+
+// ---------------------------------------------------------------------------------------------
+// Contenders
+// ---------------------------------------------------------------------------------------------
+
+/// What a scenario needs to know of a contender's IDs and layout.
+#[derive(Clone, Copy)]
+struct Spec {
+    name: &'static str,
+    /// Bits below the time field.
+    time_shift: u32,
+    /// Width of the time field.
+    time_bits: u32,
+    /// The Unix ms the time field counts from.
+    epoch_ms: u64,
+    /// Milliseconds per tick of the time field.
+    tick_ms: u64,
+    /// IDs per second one generator can mint on its layout, if its sequence caps it.
+    ceiling: Option<u64>,
+    /// IDs per thread in a check.
+    check_per_thread: usize,
+}
+
+impl Spec {
+    /// A Snowflake layout with `sequence_and_node` bits below `time_bits` of 1 ms ticks.
+    const fn snowflake(name: &'static str, time_bits: u32, below: u32, sequence: u32) -> Spec {
+        Spec {
+            name,
+            time_shift: below,
+            time_bits,
+            epoch_ms: EPOCH_MS,
+            tick_ms: 1,
+            ceiling: Some((1 << sequence) * 1000),
+            check_per_thread: CHECK_PER_THREAD,
+        }
+    }
+
+    /// A 128-bit ID with 48 bits of Unix ms on top (UUID v7, ULID).
+    const fn unix_ms_128(name: &'static str) -> Spec {
+        Spec {
+            name,
+            time_shift: 80,
+            time_bits: 48,
+            epoch_ms: 0,
+            tick_ms: 1,
+            ceiling: None,
+            check_per_thread: CHECK_PER_THREAD,
+        }
+    }
+
+    fn of_layout(name: &'static str, layout: &Layout) -> Spec {
+        let time = layout.time_field();
+        Spec {
+            name,
+            time_shift: time.shift(),
+            time_bits: time.bits(),
+            epoch_ms: layout.epoch_ms(),
+            tick_ms: layout.tick_ms(),
+            ceiling: Some((layout.max_sequence() + 1) * 1000 / layout.tick_ms()),
+            check_per_thread: CHECK_PER_THREAD,
+        }
+    }
+
+    fn ticks(&self, id: u128) -> i64 {
+        ((id >> self.time_shift) & ((1u128 << self.time_bits) - 1)) as i64
+    }
+
+    fn wall_ticks(&self, unix_ms: u64) -> i64 {
+        (unix_ms.saturating_sub(self.epoch_ms) / self.tick_ms) as i64
+    }
+}
+
+/// A generator shared by every minting thread.
+trait Contender: Sync {
+    fn spec(&self) -> &Spec;
+    /// One ID, widened to 128 bits.
+    fn mint(&self) -> u128;
+}
+
+struct Snowmint<C: Clock> {
+    spec: Spec,
+    generator: Generator<C>,
+}
+
+impl<C: Clock> Contender for Snowmint<C>
+where
+    Generator<C>: Sync,
+{
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    #[inline]
+    fn mint(&self) -> u128 {
+        self.generator
+            .mint()
+            .expect("snowmint mint")
+            .to_u64()
+            .into()
+    }
+}
+
+fn snowmint_global(layout: Layout) -> Snowmint<GlobalClock> {
+    Snowmint {
+        spec: Spec::of_layout("snowmint-global", &layout),
+        generator: Generator::builder(layout)
+            .clock(global_clock())
+            .build()
+            .expect("valid layout"),
+    }
+}
+
+fn snowmint_default(layout: Layout) -> Snowmint<MonotonicClock> {
+    Snowmint {
+        spec: Spec::of_layout("snowmint", &layout),
+        generator: Generator::builder(layout).build().expect("valid layout"),
+    }
+}
+
+fn global_clock() -> GlobalClock {
+    GlobalClock::new().expect("start the global clock's thread")
+}
+
+struct Ferroid<T: SnowflakeId<Ty = u64>> {
+    spec: Spec,
+    generator: AtomicSnowflakeGenerator<T, FerroidClock>,
+}
+
+macro_rules! ferroid_contender {
+    ($id:ty) => {
+        impl Contender for Ferroid<$id> {
+            fn spec(&self) -> &Spec {
+                &self.spec
+            }
+
+            #[inline]
+            fn mint(&self) -> u128 {
+                // As ferroid's docs examples: yield to the scheduler when told to wait.
+                self.generator
+                    .next_id(|_| thread::yield_now())
+                    .to_raw()
+                    .into()
+            }
+        }
+    };
+}
+
+ferroid_contender!(SnowflakeTwitterId);
+ferroid_contender!(FerroidHot);
+
+fn ferroid_clock() -> FerroidClock {
+    FerroidClock::<1>::with_epoch(TWITTER_EPOCH)
+}
+
+fn ferroid_twitter() -> Ferroid<SnowflakeTwitterId> {
+    Ferroid {
+        spec: Spec::snowflake("ferroid", 41, 22, 12),
+        generator: AtomicSnowflakeGenerator::new(0, ferroid_clock()),
+    }
+}
+
+fn ferroid_hot() -> Ferroid<FerroidHot> {
+    Ferroid {
+        spec: Spec::snowflake("ferroid", 41, 22, 22),
+        generator: AtomicSnowflakeGenerator::new(0, ferroid_clock()),
+    }
+}
+
+struct SnowflakeMe {
+    spec: Spec,
+    generator: snowflake_me::Snowflake,
+}
+
+impl Contender for SnowflakeMe {
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    #[inline]
+    fn mint(&self) -> u128 {
+        self.generator
+            .next_id()
+            .expect("snowflake_me next_id")
+            .as_u64()
+            .into()
+    }
+}
+
+/// snowflake_me with `node_bits` each for data center and machine, both IDs 0.
+fn snowflake_me(node_bits: u8) -> SnowflakeMe {
+    let sequence = 22 - 2 * node_bits;
+    SnowflakeMe {
+        spec: Spec::snowflake("snowflake_me", 41, 22, u32::from(sequence)),
+        generator: snowflake_me::Snowflake::builder()
+            .bit_len_time(41)
+            .bit_len_sequence(sequence)
+            .bit_len_data_center_id(node_bits)
+            .bit_len_machine_id(node_bits)
+            .machine_id(&|| Ok(0))
+            .data_center_id(&|| Ok(0))
+            .start_time(EPOCH_MS as i64)
+            .finalize()
+            .expect("valid snowflake_me configuration"),
+    }
+}
+
+struct Snowflaked {
+    spec: Spec,
+    generator: snowflaked::sync::Generator,
+}
+
+impl Contender for Snowflaked {
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    #[inline]
+    fn mint(&self) -> u128 {
+        self.generator.generate::<u64>().into()
+    }
+}
+
+fn twitter_epoch() -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(EPOCH_MS)
+}
+
+fn snowflaked() -> Snowflaked {
+    Snowflaked {
+        spec: Spec::snowflake("snowflaked", 42, 22, 12),
+        generator: snowflaked::sync::Generator::builder()
+            .instance(0)
+            .epoch(twitter_epoch())
+            .build(),
+    }
+}
+
+struct RsSnowflake {
+    spec: Spec,
+    generator: Mutex<snowflake::SnowflakeIdGenerator>,
+}
+
+impl Contender for RsSnowflake {
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    #[inline]
+    fn mint(&self) -> u128 {
+        let id = self
+            .generator
+            .lock()
+            .expect("rs-snowflake lock")
+            .real_time_generate();
+        (id as u64).into()
+    }
+}
+
+fn rs_snowflake_generator(node: i32) -> snowflake::SnowflakeIdGenerator {
+    snowflake::SnowflakeIdGenerator::with_epoch(0, node, twitter_epoch())
+}
+
+fn rs_snowflake() -> RsSnowflake {
+    RsSnowflake {
+        spec: Spec::snowflake("rs-snowflake", 42, 22, 12),
+        generator: Mutex::new(rs_snowflake_generator(0)),
+    }
+}
+
+struct Sonyflake {
+    spec: Spec,
+    generator: sonyflake::Sonyflake,
+}
+
+impl Contender for Sonyflake {
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    #[inline]
+    fn mint(&self) -> u128 {
+        self.generator
+            .next_id()
+            .expect("sonyflake next_id")
+            .to_u64()
+            .into()
+    }
+}
+
+fn sonyflake() -> Sonyflake {
+    Sonyflake {
+        spec: Spec {
+            name: "sonyflake",
+            time_shift: 24,
+            time_bits: 39,
+            epoch_ms: SONYFLAKE_EPOCH_MS,
+            tick_ms: 10,
+            ceiling: Some(25_600),
+            // 10 ticks' worth per thread: enough to cross ticks, short enough to wait for.
+            check_per_thread: 2_560,
+        },
+        generator: sonyflake::Sonyflake::builder()
+            .machine_id(&|| Ok(1))
+            .finalize()
+            .expect("sonyflake with machine ID 1"),
+    }
+}
+
+struct UuidV7 {
+    spec: Spec,
+}
+
+impl Contender for UuidV7 {
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    #[inline]
+    fn mint(&self) -> u128 {
+        uuid::Uuid::now_v7().as_u128()
+    }
+}
+
+fn uuid_v7() -> UuidV7 {
+    UuidV7 {
+        spec: Spec::unix_ms_128("uuid-v7"),
+    }
+}
+
+struct Ulid {
+    spec: Spec,
+    generator: Mutex<ulid::Generator>,
+}
+
+impl Contender for Ulid {
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    #[inline]
+    fn mint(&self) -> u128 {
+        mint_ulid(&mut self.generator.lock().expect("ulid lock"))
+    }
+}
+
+/// As ulid's `Generator` example: an overflow of the random bits commits the increment.
+fn mint_ulid(generator: &mut ulid::Generator) -> u128 {
+    match generator.generate() {
+        Ok(id) => id,
+        Err(overflow) => overflow.commit_overflow_increment(),
+    }
+    .into()
+}
+
+fn ulid() -> Ulid {
+    Ulid {
+        spec: Spec::unix_ms_128("ulid"),
+        generator: Mutex::new(ulid::Generator::new()),
+    }
+}
+
+/// Every contender of scenarios 1, 2 and 5 as one shared generator; `F` is ferroid's
+/// contender on the set's layout.
+struct SharedSet<F> {
+    snowmint_global: Snowmint<GlobalClock>,
+    snowmint: Snowmint<MonotonicClock>,
+    ferroid: F,
+    snowflake_me: SnowflakeMe,
+    snowflaked: Snowflaked,
+    rs_snowflake: RsSnowflake,
+    sonyflake: Sonyflake,
+    uuid: UuidV7,
+    ulid: Ulid,
+}
+
+/// Runs `$body` with `$x` bound to each contender of a [`SharedSet`] in turn.
+macro_rules! each_shared {
+    ($set:expr, |$x:ident| $body:expr) => {{
+        let set = $set;
+        {
+            let $x = &set.snowmint_global;
+            $body;
+        }
+        {
+            let $x = &set.snowmint;
+            $body;
+        }
+        {
+            let $x = &set.ferroid;
+            $body;
+        }
+        {
+            let $x = &set.snowflake_me;
+            $body;
+        }
+        {
+            let $x = &set.snowflaked;
+            $body;
+        }
+        {
+            let $x = &set.rs_snowflake;
+            $body;
+        }
+        {
+            let $x = &set.sonyflake;
+            $body;
+        }
+        {
+            let $x = &set.uuid;
+            $body;
+        }
+        {
+            let $x = &set.ulid;
+            $body;
+        }
+    }};
+}
+
+/// Scenario 1's and 5's set: every contender on its Twitter layout (sonyflake on its own).
+fn twitter_set() -> SharedSet<Ferroid<SnowflakeTwitterId>> {
+    SharedSet {
+        snowmint_global: snowmint_global(Layout::TWITTER),
+        snowmint: snowmint_default(Layout::TWITTER),
+        ferroid: ferroid_twitter(),
+        snowflake_me: snowflake_me(5),
+        snowflaked: snowflaked(),
+        rs_snowflake: rs_snowflake(),
+        sonyflake: sonyflake(),
+        uuid: uuid_v7(),
+        ulid: ulid(),
+    }
+}
+
+/// Scenario 2's set: 41/0/22 where the contender allows it, its own layout otherwise.
+fn hot_set() -> SharedSet<Ferroid<FerroidHot>> {
+    SharedSet {
+        snowmint_global: snowmint_global(HOT),
+        snowmint: snowmint_default(HOT),
+        ferroid: ferroid_hot(),
+        snowflake_me: snowflake_me(0),
+        snowflaked: snowflaked(),
+        rs_snowflake: rs_snowflake(),
+        sonyflake: sonyflake(),
+        uuid: uuid_v7(),
+        ulid: ulid(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks and clocks
+// ---------------------------------------------------------------------------------------------
+
+fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_millis() as u64
+}
+
+/// The largest gaps between an ID's time and the wall clock read right after it, in ticks.
+#[derive(Clone, Copy, Default)]
+struct Gap {
+    /// The most an ID's tick was after the wall clock's.
+    ahead: i64,
+    /// The most an ID's tick was before the wall clock's.
+    behind: i64,
+}
+
+impl Gap {
+    fn record(&mut self, spec: &Spec, id: u128, wall_ms: u64) {
+        let gap = spec.ticks(id) - spec.wall_ticks(wall_ms);
+        self.ahead = self.ahead.max(gap);
+        self.behind = self.behind.max(-gap);
+    }
+
+    fn merge(self, other: Gap) -> Gap {
+        Gap {
+            ahead: self.ahead.max(other.ahead),
+            behind: self.behind.max(other.behind),
+        }
+    }
+
+    fn largest(self) -> i64 {
+        self.ahead.max(self.behind)
+    }
+}
+
+/// Panics unless all IDs are unique and, if `increasing`, each thread's strictly increase.
+fn check_ids(contender: &str, config: &str, per_thread: &[Vec<u128>], increasing: bool) {
+    if increasing {
+        for (thread, ids) in per_thread.iter().enumerate() {
+            if let Some(pair) = ids.windows(2).find(|pair| pair[0] >= pair[1]) {
+                panic!(
+                    "CHECK FAILED: {contender} ({config}): thread {thread} minted {} then {}: \
+                     not strictly increasing",
+                    pair[0], pair[1]
+                );
+            }
+        }
+    }
+    let total: usize = per_thread.iter().map(Vec::len).sum();
+    let unique: HashSet<u128> = per_thread.iter().flatten().copied().collect();
+    assert_eq!(
+        unique.len(),
+        total,
+        "CHECK FAILED: {contender} ({config}): {} duplicate IDs among {total}",
+        total - unique.len()
+    );
+}
+
+/// Mints through `c` on `threads` threads, reading the wall clock after each mint, checks the
+/// IDs and returns the largest gaps.
+fn check_shared<C: Contender>(c: &C, config: &str, threads: usize) -> Gap {
+    let spec = c.spec();
+    let results = on_threads(threads, || {
+        let mut gap = Gap::default();
+        let ids: Vec<u128> = (0..spec.check_per_thread)
+            .map(|_| {
+                let id = c.mint();
+                gap.record(spec, id, wall_ms());
+                id
+            })
+            .collect();
+        (ids, gap)
+    });
+    let gap = results
+        .iter()
+        .fold(Gap::default(), |all, (_, _, (_, gap))| all.merge(*gap));
+    let per_thread: Vec<Vec<u128>> = results.into_iter().map(|(_, _, (ids, _))| ids).collect();
+    check_ids(spec.name, config, &per_thread, true);
+    gap
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+// ---------------------------------------------------------------------------------------------
+
+/// Times `c` on `threads` threads (see the module docs for how to read the figure).
+fn bench_shared<C: Contender>(group: &mut BenchmarkGroup<'_, WallTime>, c: &C, threads: usize) {
+    group.throughput(Throughput::Elements(threads as u64));
+    group.bench_function(BenchmarkId::new(c.spec().name, threads), |b| {
+        b.iter_custom(|iters| timed_on_threads(threads, iters, || c.mint() as u64))
+    });
+}
+
+/// Checks `c` on `threads` threads, then times it as `<name>-shared`; returns that name.
+fn bench_named<C: Contender>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    c: &C,
+    threads: usize,
+) -> String {
+    check_shared(c, &format!("{threads} threads, shared"), threads);
+    let function = format!("{}-shared", c.spec().name);
+    group.bench_function(&function, |b| {
+        b.iter_custom(|iters| timed_on_threads(threads, iters, || c.mint() as u64))
+    });
+    function
+}
+
+/// IDs/s of `c` on `threads` threads minting for `SATURATION_RUN`: total IDs / elapsed.
+fn saturation_rate<C: Contender>(c: &C, threads: usize) -> f64 {
+    let spans = on_threads(threads, || {
+        let deadline = Instant::now() + SATURATION_RUN;
+        let mut minted = 0u64;
+        loop {
+            for _ in 0..64 {
+                black_box(c.mint());
+            }
+            minted += 64;
+            if Instant::now() >= deadline {
+                return minted;
+            }
+        }
+    });
+    let start = spans.iter().map(|span| span.0).min().expect("one thread");
+    let end = spans.iter().map(|span| span.1).max().expect("one thread");
+    let total: u64 = spans.iter().map(|span| span.2).sum();
+    total as f64 / (end - start).as_secs_f64()
+}
+
+/// As `timed_on_threads`, each thread minting through a value it owns for the run, taken
+/// from `pool` (untimed) and given back after.
+fn timed_owning<T: Send>(
+    threads: usize,
+    iters: u64,
+    pool: &Mutex<Vec<T>>,
+    mint: impl Fn(&mut T) -> u128 + Sync,
+) -> Duration {
+    let barrier = Barrier::new(threads);
+    let spans = on_threads(threads, || {
+        let mut owned = take(pool);
+        barrier.wait();
+        let start = Instant::now();
+        for _ in 0..iters {
+            black_box(mint(&mut owned));
+        }
+        let end = Instant::now();
+        give_back(pool, owned);
+        (start, end)
+    });
+    let start = spans.iter().map(|span| span.2.0).min().expect("one thread");
+    let end = spans.iter().map(|span| span.2.1).max().expect("one thread");
+    end - start
+}
+
+fn take<T>(pool: &Mutex<Vec<T>>) -> T {
+    pool.lock()
+        .expect("pool lock")
+        .pop()
+        .expect("one pooled generator per thread")
+}
+
+fn give_back<T>(pool: &Mutex<Vec<T>>, value: T) {
+    pool.lock().expect("pool lock").push(value);
+}
+
+/// Checks per-thread generators from `pool`, then times them.
+fn check_and_bench_owning<T: Send>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    threads: usize,
+    pool: &Mutex<Vec<T>>,
+    mint: impl Fn(&mut T) -> u128 + Sync,
+) {
+    let per_thread: Vec<Vec<u128>> = on_threads(threads, || {
+        let mut owned = take(pool);
+        let ids = (0..CHECK_PER_THREAD).map(|_| mint(&mut owned)).collect();
+        give_back(pool, owned);
+        ids
+    })
+    .into_iter()
+    .map(|(_, _, ids)| ids)
+    .collect();
+    check_ids(
+        name,
+        &format!("{threads} threads, own generators"),
+        &per_thread,
+        true,
+    );
+    group.bench_function(name, |b| {
+        b.iter_custom(|iters| timed_owning(threads, iters, pool, &mint))
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summary
+// ---------------------------------------------------------------------------------------------
+
+/// A figure of the summary: printed during the run, or criterion's median read at the end.
+enum Cell {
+    Text(String),
+    /// The median time per iteration of `group/function/value`, shown as `format` of it.
+    Median {
+        path: String,
+        format: fn(f64) -> String,
+    },
+}
+
+/// One markdown table of the summary.
+struct Table {
+    title: String,
+    columns: Vec<String>,
+    rows: Vec<(String, BTreeMap<String, Cell>)>,
+}
+
+#[derive(Default)]
+struct Summary {
+    tables: Vec<Table>,
+}
+
+impl Summary {
+    fn table(&mut self, title: &str, columns: &[String]) -> usize {
+        self.tables.push(Table {
+            title: title.to_owned(),
+            columns: columns.to_vec(),
+            rows: Vec::new(),
+        });
+        self.tables.len() - 1
+    }
+
+    fn set(&mut self, table: usize, row: &str, column: &str, cell: Cell) {
+        let rows = &mut self.tables[table].rows;
+        let index = match rows.iter().position(|(name, _)| name == row) {
+            Some(index) => index,
+            None => {
+                rows.push((row.to_owned(), BTreeMap::new()));
+                rows.len() - 1
+            }
+        };
+        rows[index].1.insert(column.to_owned(), cell);
+    }
+
+    fn print(&self) {
+        let root = criterion_home();
+        println!("\n# Summary (medians of criterion's estimates; printed figures of this run)\n");
+        for table in &self.tables {
+            println!("### {}\n", table.title);
+            println!("| contender | {} |", table.columns.join(" | "));
+            println!("|---|{}", "---|".repeat(table.columns.len()));
+            for (row, cells) in &table.rows {
+                let shown: Vec<String> = table
+                    .columns
+                    .iter()
+                    .map(|column| match cells.get(column) {
+                        None => String::new(),
+                        Some(Cell::Text(text)) => text.clone(),
+                        Some(Cell::Median { path, format }) => {
+                            median_ns(&root, path).map_or_else(|| "n/a".to_owned(), format)
+                        }
+                    })
+                    .collect();
+                println!("| {row} | {} |", shown.join(" | "));
+            }
+            println!();
+        }
+    }
+}
+
+/// Where criterion writes its estimates, as criterion finds it.
+fn criterion_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(home);
+    }
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| PathBuf::from("target"), PathBuf::from)
+        .join("criterion")
+}
+
+/// The median time per iteration, in ns, criterion estimated for `path` in this run.
+fn median_ns(root: &std::path::Path, path: &str) -> Option<f64> {
+    let file = root.join(path).join("new").join("estimates.json");
+    let text = std::fs::read_to_string(file).ok()?;
+    let estimates: serde_json::Value = serde_json::from_str(&text).ok()?;
+    estimates["median"]["point_estimate"].as_f64()
+}
+
+fn millions(ids_per_s: f64) -> String {
+    format!("{:.2} M/s", ids_per_s / 1e6)
+}
+
+fn percent_of(spec: &Spec, ids_per_s: f64) -> String {
+    spec.ceiling.map_or_else(
+        || "n/a".to_owned(),
+        |ceiling| format!("{:.1}%", 100.0 * ids_per_s / ceiling as f64),
+    )
+}
+
+/// `ns per ID per thread (aggregate)`, for a thread count known at compile time.
+fn per_thread_and_aggregate<const THREADS: u64>(ns: f64) -> String {
+    format!("{ns:.1} ns ({})", millions(THREADS as f64 * 1e9 / ns))
+}
+
+fn ns_per_id<const BATCH: u64>(ns: f64) -> String {
+    format!("{:.3} ns", ns / BATCH as f64)
+}
+
+fn median_cell(path: String, threads: usize) -> Cell {
+    let format: fn(f64) -> String = match threads {
+        1 => per_thread_and_aggregate::<1>,
+        2 => per_thread_and_aggregate::<2>,
+        4 => per_thread_and_aggregate::<4>,
+        8 => per_thread_and_aggregate::<8>,
+        16 => per_thread_and_aggregate::<16>,
+        _ => |ns| format!("{ns:.1} ns per ID per thread"),
+    };
+    Cell::Median { path, format }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+// ---------------------------------------------------------------------------------------------
+
+/// Scenario 1, with scenario 6's pass on its checks.
+fn saturation(c: &mut Criterion, summary: &mut Summary, gaps: &RefCell<BTreeMap<String, Gap>>) {
+    let set = twitter_set();
+    let columns: Vec<String> = S1_THREADS
+        .iter()
+        .flat_map(|threads| {
+            [
+                format!("{threads} thr, median"),
+                format!("{threads} thr, 0.5 s run, % of ceiling"),
+            ]
+        })
+        .collect();
+    let table = summary.table(
+        "Scenario 1: saturation, Twitter layout, one shared generator (aggregate IDs/s; \
+         ceiling 4,096,000/s, sonyflake 25,600/s)",
+        &columns,
+    );
+    for threads in S1_THREADS {
+        each_shared!(&set, |x| {
+            let gap = check_shared(x, &format!("s1, {threads} threads"), threads);
+            let mut gaps = gaps.borrow_mut();
+            let entry = gaps.entry(format!("{}|s1", x.spec().name)).or_default();
+            *entry = entry.merge(gap);
+        });
+    }
+    for threads in S1_THREADS {
+        each_shared!(&set, |x| {
+            let rate = saturation_rate(x, threads);
+            let percent = percent_of(x.spec(), rate);
+            println!(
+                "s1 saturation: {:<16} {threads} threads: {:>14.0} IDs/s = {percent} of the \
+                 layout's ceiling ({} IDs in {} s)",
+                x.spec().name,
+                rate,
+                x.spec()
+                    .ceiling
+                    .map_or_else(|| "none".to_owned(), |c| c.to_string()),
+                SATURATION_RUN.as_secs_f64()
+            );
+            summary.set(
+                table,
+                x.spec().name,
+                &format!("{threads} thr, 0.5 s run, % of ceiling"),
+                Cell::Text(format!("{} ({percent})", millions(rate))),
+            );
+        });
+    }
+    let mut group = c.benchmark_group("s1-saturation-twitter");
+    for threads in S1_THREADS {
+        each_shared!(&set, |x| {
+            bench_shared(&mut group, x, threads);
+            summary.set(
+                table,
+                x.spec().name,
+                &format!("{threads} thr, median"),
+                median_cell(
+                    format!("s1-saturation-twitter/{}/{threads}", x.spec().name),
+                    threads,
+                ),
+            );
+        });
+    }
+    group.finish();
+}
+
+/// Scenario 2.
+fn hot_path(c: &mut Criterion, summary: &mut Summary) {
+    let set = hot_set();
+    for threads in S2_THREADS {
+        each_shared!(&set, |x| {
+            check_shared(x, &format!("s2, {threads} threads"), threads);
+        });
+    }
+    let columns: Vec<String> = S2_THREADS
+        .iter()
+        .map(|threads| format!("{threads} thr: ns/ID per thread (aggregate)"))
+        .collect();
+    let table = summary.table(
+        "Scenario 2: hot path, 41/0/22 (snowflaked, rs-snowflake: 41/10/12, sonyflake: its own; \
+         capped), one shared generator",
+        &columns,
+    );
+    let mut group = c.benchmark_group("s2-hot-path");
+    for threads in S2_THREADS {
+        each_shared!(&set, |x| {
+            bench_shared(&mut group, x, threads);
+            summary.set(
+                table,
+                x.spec().name,
+                &columns[S2_THREADS
+                    .iter()
+                    .position(|&t| t == threads)
+                    .expect("a scenario 2 thread count")],
+                median_cell(format!("s2-hot-path/{}/{threads}", x.spec().name), threads),
+            );
+        });
+    }
+    group.finish();
+}
+
+/// Scenario 3: as many threads as cores, each contender in its per-thread or shared form.
+fn sharded(c: &mut Criterion, summary: &mut Summary) {
+    let threads = thread::available_parallelism().map_or(2, usize::from);
+    assert!(
+        threads <= 16,
+        "ferroid's per-thread layout has 4 machine bits"
+    );
+    let name = format!("s3-sharded/{threads}-threads");
+    let column = format!("{threads} thr: ns/ID per thread (aggregate)");
+    let table = summary.table(
+        &format!("Scenario 3: {threads} threads, per-thread or shared, 41/0/22 where allowed"),
+        std::slice::from_ref(&column),
+    );
+    let mut group = c.benchmark_group(&name);
+    group.throughput(Throughput::Elements(threads as u64));
+    let mut row = |row: &str, function: &str| {
+        summary.set(
+            table,
+            row,
+            &column,
+            // criterion's directory for a group named `a/b` is `a_b`.
+            median_cell(format!("{}/{function}", name.replace('/', "_")), threads),
+        );
+    };
+
+    let local_shards = Mutex::new(
+        Generator::builder(HOT)
+            .clock(global_clock())
+            .build_local_shards(Shards::SplitSequence(threads))
+            .expect("valid 41/0/22 layout and shard count"),
+    );
+    check_and_bench_owning(
+        &mut group,
+        "snowmint-local-shards",
+        threads,
+        &local_shards,
+        |g: &mut LocalGenerator<GlobalClock>| {
+            g.mint().expect("snowmint local mint").to_u64().into()
+        },
+    );
+    row("snowmint-local-shards (own)", "snowmint-local-shards");
+
+    let clock = ferroid_clock();
+    let ferroid = Mutex::new(
+        (0..threads)
+            .map(|machine| {
+                AtomicSnowflakeGenerator::<FerroidShard, _>::new(machine as u64, clock.clone())
+            })
+            .collect::<Vec<_>>(),
+    );
+    check_and_bench_owning(&mut group, "ferroid-own", threads, &ferroid, |g| {
+        u128::from(g.next_id(|_| thread::yield_now()).to_raw())
+    });
+    row("ferroid (own, 41/4/18)", "ferroid-own");
+
+    let snowflaked = Mutex::new(
+        (0..threads)
+            .map(|instance| {
+                snowflaked::Generator::builder()
+                    .instance(instance as u16)
+                    .epoch(twitter_epoch())
+                    .build()
+            })
+            .collect::<Vec<snowflaked::Generator>>(),
+    );
+    check_and_bench_owning(&mut group, "snowflaked-own", threads, &snowflaked, |g| {
+        u128::from(g.generate::<u64>())
+    });
+    row("snowflaked (own, 41/10/12)", "snowflaked-own");
+
+    let rs_snowflake = Mutex::new(
+        (0..threads)
+            .map(|node| rs_snowflake_generator(node as i32))
+            .collect::<Vec<_>>(),
+    );
+    check_and_bench_owning(
+        &mut group,
+        "rs-snowflake-own",
+        threads,
+        &rs_snowflake,
+        |g| u128::from(g.real_time_generate() as u64),
+    );
+    row("rs-snowflake (own, 42/5/5/12)", "rs-snowflake-own");
+
+    let ulid = Mutex::new((0..threads).map(|_| ulid::Generator::new()).collect());
+    check_and_bench_owning(&mut group, "ulid-own", threads, &ulid, mint_ulid);
+    row("ulid (own)", "ulid-own");
+
+    // The shared forms.
+    let set = hot_set();
+    for (row_name, function) in [
+        (
+            "snowmint-global (shared)",
+            bench_named(&mut group, &set.snowmint_global, threads),
+        ),
+        (
+            "snowflake_me (shared, 41/0/0/22)",
+            bench_named(&mut group, &set.snowflake_me, threads),
+        ),
+        (
+            "sonyflake (shared, capped)",
+            bench_named(&mut group, &set.sonyflake, threads),
+        ),
+        (
+            "uuid-v7 (process-wide)",
+            bench_named(&mut group, &set.uuid, threads),
+        ),
+    ] {
+        row(row_name, &function);
+    }
+    group.finish();
+}
+
+/// Scenario 4: one thread fills a reused buffer of 64 or 4096 IDs.
+fn batch(c: &mut Criterion, summary: &mut Summary) {
+    let columns: Vec<String> = BATCHES
+        .iter()
+        .map(|b| format!("batch {b}: ns/ID"))
+        .collect();
+    let table = summary.table(
+        "Scenario 4: batches on one thread (41/0/22 where allowed)",
+        &columns,
+    );
+    let snowmint = snowmint_global(HOT);
+    let set = hot_set();
+    let mut rs_snowflake = rs_snowflake_generator(0);
+    let mut bucket = snowflake::SnowflakeIdBucket::with_epoch(0, 0, twitter_epoch());
+    let mut ulid = ulid::Generator::new();
+
+    for (column, batch) in columns.iter().zip(BATCHES) {
+        let name = format!("s4-batch/{batch}");
+        let mut group = c.benchmark_group(&name);
+        group.throughput(Throughput::Elements(batch as u64));
+        // Sonyflake fills 4096 IDs in 160 ms: flat sampling keeps it to 20 batches.
+        group.sampling_mode(SamplingMode::Flat);
+        let mut ids = vec![Id::from_u64(0); batch];
+        let mut raw = vec![0u128; batch];
+        let mut peer = Vec::with_capacity(batch);
+        let format: fn(f64) -> String = if batch == 64 {
+            ns_per_id::<64>
+        } else {
+            ns_per_id::<4096>
+        };
+        let mut run = |row: &str,
+                       function: &str,
+                       increasing: bool,
+                       check_ids_wanted: usize,
+                       fill: &mut dyn FnMut() -> Vec<u128>| {
+            let mut minted = Vec::new();
+            while minted.len() < check_ids_wanted.max(batch) {
+                minted.extend(fill());
+            }
+            check_ids(row, &format!("batches of {batch}"), &[minted], increasing);
+            group.bench_function(function, |b| b.iter(|| black_box(fill().len())));
+            summary.set(
+                table,
+                row,
+                column,
+                Cell::Median {
+                    path: format!("{}/{function}", name.replace('/', "_")),
+                    format,
+                },
+            );
+        };
+        // The closures return the batch so the check can see it; the copy into a `Vec` is
+        // timed for every contender alike.
+        run(
+            "snowmint-global mint_batch",
+            "snowmint-global-mint_batch",
+            true,
+            CHECK_PER_THREAD,
+            &mut || {
+                let mut filled = 0;
+                while filled < ids.len() {
+                    filled += snowmint
+                        .generator
+                        .mint_batch(&mut ids[filled..])
+                        .expect("snowmint mint_batch");
+                }
+                ids.iter().map(|id| u128::from(id.to_u64())).collect()
+            },
+        );
+        run(
+            "snowflake_me next_ids_into",
+            "snowflake_me-next_ids_into",
+            true,
+            CHECK_PER_THREAD,
+            &mut || {
+                peer.clear();
+                set.snowflake_me
+                    .generator
+                    .next_ids_into(batch, &mut peer)
+                    .expect("snowflake_me next_ids_into");
+                peer.iter().map(|id| u128::from(id.as_u64())).collect()
+            },
+        );
+        each_shared!(&set, |x| {
+            if x.spec().name != "rs-snowflake" && x.spec().name != "ulid" {
+                let row = format!("{} one at a time", x.spec().name);
+                let function = format!("{}-one-at-a-time", x.spec().name);
+                run(
+                    &row,
+                    &function,
+                    true,
+                    x.spec().check_per_thread,
+                    &mut || {
+                        for slot in raw.iter_mut() {
+                            *slot = x.mint();
+                        }
+                        raw.clone()
+                    },
+                );
+            }
+        });
+        run(
+            "rs-snowflake one at a time (own)",
+            "rs-snowflake-one-at-a-time",
+            true,
+            CHECK_PER_THREAD,
+            &mut || {
+                for slot in raw.iter_mut() {
+                    *slot = u128::from(rs_snowflake.real_time_generate() as u64);
+                }
+                raw.clone()
+            },
+        );
+        run(
+            "rs-snowflake-bucket get_id (own)",
+            "rs-snowflake-bucket",
+            false,
+            CHECK_PER_THREAD,
+            &mut || {
+                for slot in raw.iter_mut() {
+                    *slot = u128::from(bucket.get_id() as u64);
+                }
+                raw.clone()
+            },
+        );
+        run(
+            "ulid one at a time (own)",
+            "ulid-one-at-a-time",
+            true,
+            CHECK_PER_THREAD,
+            &mut || {
+                for slot in raw.iter_mut() {
+                    *slot = mint_ulid(&mut ulid);
+                }
+                raw.clone()
+            },
+        );
+        group.finish();
+    }
+}
+
+/// Percentile `q` of sorted `values`.
+fn percentile(sorted: &[u64], q: f64) -> u64 {
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// Scenario 5 (and scenario 6's second pass): one mint every `PACE_NS` on one thread.
+fn paced(summary: &mut Summary, gaps: &RefCell<BTreeMap<String, Gap>>) {
+    let set = twitter_set();
+    let clock = quanta::Clock::new();
+    let columns: Vec<String> = ["mints", "every", "p50", "p99", "p99.9", "max"]
+        .iter()
+        .map(|c| (*c).to_owned())
+        .collect();
+    let table = summary.table(
+        "Scenario 5: paced latency, one thread, Twitter layout (ns per call)",
+        &columns,
+    );
+    println!("\ns5 paced latency (ns per call, quanta raw counter around each mint):");
+    each_shared!(&set, |x| {
+        let spec = x.spec();
+        let (pace, count) = if spec.name == "sonyflake" {
+            (SONYFLAKE_PACE_NS, SONYFLAKE_PACED_MINTS)
+        } else {
+            (PACE_NS, PACED_MINTS)
+        };
+        let mut latencies = Vec::with_capacity(count);
+        let mut ids = Vec::with_capacity(count);
+        let mut gap = Gap::default();
+        let base = clock.raw();
+        let mut due = 0;
+        for _ in 0..count {
+            while clock.delta_as_nanos(base, clock.raw()) < due {
+                spin_loop();
+            }
+            let start = clock.raw();
+            let id = x.mint();
+            let end = clock.raw();
+            gap.record(spec, id, wall_ms());
+            latencies.push(clock.delta_as_nanos(start, end));
+            ids.push(id);
+            // No catching up after a stall: the next mint is one period after this one.
+            due = (due + pace).max(clock.delta_as_nanos(base, end));
+        }
+        check_ids(spec.name, "s5 paced", &[ids], true);
+        latencies.sort_unstable();
+        let figures = [
+            count.to_string(),
+            format!("{pace} ns"),
+            percentile(&latencies, 0.5).to_string(),
+            percentile(&latencies, 0.99).to_string(),
+            percentile(&latencies, 0.999).to_string(),
+            latencies[latencies.len() - 1].to_string(),
+        ];
+        println!(
+            "s5 paced: {:<16} {}",
+            spec.name,
+            columns
+                .iter()
+                .zip(&figures)
+                .map(|(c, f)| format!("{c} {f}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for (column, figure) in columns.iter().zip(figures) {
+            summary.set(table, spec.name, column, Cell::Text(figure));
+        }
+        gaps.borrow_mut().insert(format!("{}|s5", spec.name), gap);
+    });
+}
+
+/// Scenario 6's table, from the passes of scenarios 1 and 5.
+fn accuracy(summary: &mut Summary, gaps: &BTreeMap<String, Gap>) {
+    let columns: Vec<String> = [
+        "tick",
+        "s1 (1, 2, 8 thr): ahead / behind",
+        "s5 (paced): ahead / behind",
+        "largest",
+    ]
+    .iter()
+    .map(|c| (*c).to_owned())
+    .collect();
+    let table = summary.table(
+        "Scenario 6: largest gap between an ID's time and the wall clock read right after it, \
+         in ticks",
+        &columns,
+    );
+    println!("\ns6 timestamp accuracy (ticks; ahead = the ID's time is after the wall clock):");
+    let set = twitter_set();
+    each_shared!(&set, |x| {
+        let spec = x.spec();
+        let s1 = gaps
+            .get(&format!("{}|s1", spec.name))
+            .copied()
+            .unwrap_or_default();
+        let s5 = gaps
+            .get(&format!("{}|s5", spec.name))
+            .copied()
+            .unwrap_or_default();
+        let figures = [
+            format!("{} ms", spec.tick_ms),
+            format!("{} / {}", s1.ahead, s1.behind),
+            format!("{} / {}", s5.ahead, s5.behind),
+            s1.merge(s5).largest().to_string(),
+        ];
+        println!(
+            "s6 accuracy: {:<16} tick {}, s1 ahead {} behind {}, s5 ahead {} behind {}",
+            spec.name, spec.tick_ms, s1.ahead, s1.behind, s5.ahead, s5.behind
+        );
+        for (column, figure) in columns.iter().zip(figures) {
+            summary.set(table, spec.name, column, Cell::Text(figure));
+        }
+    });
+}
+
+fn main() {
+    let mut criterion = Criterion::default()
+        // 85 benches at about 3 s each (with analysis and plots) keep the whole run near
+        // five minutes on two cores; a tenth of the default resamples makes the plots' density
+        // estimates ten times cheaper (they were 3.7 s a bench).
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(20)
+        .nresamples(10_000)
+        // Plots for this bench only: the SVGs of scenarios 1 and 2 against the thread count.
+        .plotting_backend(PlottingBackend::Plotters)
+        .configure_from_args();
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let gaps = RefCell::new(BTreeMap::new());
+    saturation(&mut criterion, &mut summary, &gaps);
+    hot_path(&mut criterion, &mut summary);
+    sharded(&mut criterion, &mut summary);
+    batch(&mut criterion, &mut summary);
+    paced(&mut summary, &gaps);
+    accuracy(&mut summary, &gaps.borrow());
+    criterion.final_summary();
+    summary.print();
+    println!(
+        "scenarios ran in {:.0} s on {} cores",
+        started.elapsed().as_secs_f64(),
+        thread::available_parallelism().map_or(0, usize::from)
+    );
+}
