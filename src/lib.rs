@@ -62,9 +62,12 @@
 mod clock;
 mod encoding;
 mod error;
+#[cfg(feature = "etcd")]
+mod etcd;
 mod generator;
 mod id;
 mod layout;
+mod node_id;
 mod persist;
 #[cfg(feature = "serde")]
 mod serde_support;
@@ -78,6 +81,8 @@ pub use clock::CachedClock;
 pub use clock::{Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack};
 pub use encoding::{EncodedId, Encoding};
 pub use error::{Error, ParseIdReason, Result};
+#[cfg(feature = "etcd")]
+pub use etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
 pub use generator::{
     ClockBehind, DefaultClock, Event, Generator, GeneratorBuilder, Snapshot, Stats,
 };
@@ -85,6 +90,7 @@ pub use id::{Id, Parts};
 pub use layout::{
     Field, FieldKind, JS_MAX_SAFE_INTEGER, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES,
 };
+pub use node_id::NodeIdSource;
 pub use persist::{HighWaterFile, PersistentGenerator};
 #[cfg(feature = "serde")]
 pub use serde_support::serde_id;
