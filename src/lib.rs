@@ -27,6 +27,10 @@
 //!   generators share a node ID by splitting the sequence; a [`ShardedGenerator`] gives each
 //!   thread its own shard on its own cache line; [`GeneratorBuilder::borrow_ahead`] lets a
 //!   burst run a bounded number of ticks ahead of the clock instead of waiting.
+//! - For a fleet: [`NodeIdSource`] takes a node ID from a value, an environment variable or a
+//!   Kubernetes StatefulSet ordinal; with the `etcd` feature, `EtcdLease` leases the lowest
+//!   free node ID of a range and `LeasedGenerator` mints only while the lease is known live
+//!   (a local deadline on the boot clock) and below a high-water mark kept in etcd.
 //! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
 //! - A [`SnoId`] is sno's 10-byte ID (time, tick-tock bit, metabyte, partition, sequence) with
 //!   its 16-character text form (also its serde form); a [`SnoGenerator`] mints it on the same
@@ -38,6 +42,9 @@
 //!   depends on `quanta`, `crossbeam-utils` and `thiserror` only.
 //! - `serde`: `Serialize` and `Deserialize` for [`Id`] (a decimal string by default, a number
 //!   per field with `serde_id::number`), [`Layout`] and [`Snapshot`] (pulls `serde`).
+//! - `etcd`: node IDs leased from etcd with fencing and a high-water mark: `EtcdConfig`,
+//!   `EtcdLease`, `LeasedGenerator` (pulls `etcd-client`, whose build needs `protoc`, `tokio`
+//!   for the lease's own thread, and `rustix` for `CLOCK_BOOTTIME`).
 //!
 //! # Examples
 //!
