@@ -48,7 +48,10 @@ fn env_child() {
         .build()
         .unwrap();
     assert_eq!(
-        generator.decode(generator.mint().unwrap()).unwrap().node("machine"),
+        generator
+            .decode(generator.mint().unwrap())
+            .unwrap()
+            .node("machine"),
         Some(17)
     );
     // 17 does not fit a 4-bit field: the error says where the value came from.
