@@ -159,11 +159,8 @@ fn a_clean_release_lets_the_next_claimant_start_at_once() {
         .unwrap();
     let second = LeasedGenerator::new(generator, lease).unwrap();
     let next = second.mint().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    // Well within the TTL: the release freed the node ID, no expiry was waited for.
+    assert!(started.elapsed() < TTL * 3 / 4, "{:?}", started.elapsed());
     assert!(next > ids[9_999]);
     assert_eq!(
         second.generator().decode(next).unwrap().node("machine"),
@@ -440,8 +437,9 @@ fn a_frozen_etcd_stops_minting_by_the_deadline_and_a_renewal_resumes_it() {
     thread::sleep(Duration::from_millis(600)); // a renewal in steady state
     let before = generator.mint().unwrap();
 
+    // The deadline known before the freeze: a renewal answered meanwhile only moves it later.
+    let known_deadline = Instant::now() + generator.lease().live_for();
     etcd.signal("-STOP");
-    let frozen = Instant::now();
     let mut last = before;
     let (err, stopped_after) = within(ttl, || match generator.mint() {
         Ok(id) => {
@@ -459,7 +457,7 @@ fn a_frozen_etcd_stops_minting_by_the_deadline_and_a_renewal_resumes_it() {
          ttl - margin = {margin:?} after the last renewal sent"
     );
     assert!(
-        frozen.elapsed() >= ttl - margin - Duration::from_millis(500) - Duration::from_millis(100),
+        Instant::now() + Duration::from_millis(30) >= known_deadline,
         "minting went on until the deadline, not stopping at the first missed renewal"
     );
 
@@ -467,6 +465,8 @@ fn a_frozen_etcd_stops_minting_by_the_deadline_and_a_renewal_resumes_it() {
     let (next, _) = within(Duration::from_secs(2), || generator.mint().ok())
         .expect("a renewal after the thaw restores minting");
     assert!(next > last);
-    assert!(generator.lease().live_for() > Duration::from_millis(500));
+    // Renewals go on after the thaw: past the first one's deadline, minting still works.
+    thread::sleep(ttl - margin);
+    assert!(generator.mint().unwrap() > next);
     drop(generator); // released while etcd still runs
 }

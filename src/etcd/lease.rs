@@ -40,7 +40,7 @@ use crate::persist::resume_above;
 ///     .build()?;
 /// let generator = LeasedGenerator::new(generator, lease)?;
 /// let id = generator.mint()?;
-/// assert_eq!(generator.decode(id)?.node("machine"), Some(generator.node_id()));
+/// assert_eq!(generator.generator().decode(id)?.node("machine"), Some(generator.node_id()));
 /// generator.shutdown()?; // lowers the mark to the last ID's tick, revokes the lease
 /// # Ok::<(), snowmint::Error>(())
 /// ```
