@@ -4,7 +4,7 @@
 //! The tests talk to the etcd at `ETCD_ENDPOINTS` (`.ci/check` starts one and sets it), each
 //! under a prefix of its own; without it they print that they are skipped and pass. The
 //! frozen-server test starts a private etcd on ports of its own, so freezing it stalls no other
-//! test.
+//! test. The last two tests need no etcd: an unreachable endpoint, and the CLI's flag checks.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
@@ -469,4 +469,47 @@ fn a_frozen_etcd_stops_minting_by_the_deadline_and_a_renewal_resumes_it() {
     thread::sleep(ttl - margin);
     assert!(generator.mint().unwrap() > next);
     drop(generator); // released while etcd still runs
+}
+
+#[test]
+fn an_unreachable_etcd_is_an_error_within_the_request_timeout() {
+    // A port nothing listens on: connections are refused.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let config = EtcdConfig::new([endpoint.as_str()], "/nowhere/", 0..=3)
+        .request_timeout(Duration::from_millis(500));
+    let started = Instant::now();
+    let err = EtcdLease::claim(&config).unwrap_err();
+    assert!(
+        matches!(err, Error::Etcd { ref endpoints, .. } if *endpoints == endpoint),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn the_cli_refuses_etcd_with_the_leased_field_or_without_a_node_field() {
+    let run = |args: &[&str]| {
+        let output = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let etcd = ["--etcd", "http://127.0.0.1:1", "--prefix", "/p/"];
+    assert_eq!(
+        run(&[&["mint", "--machine", "3"][..], &etcd].concat()),
+        "snowmint: --machine 3 and --etcd both give the machine id; omit --machine\n"
+    );
+    assert_eq!(
+        run(&[&["mint", "--layout", "mastodon"][..], &etcd].concat()),
+        "snowmint: layout mastodon has no node field for --etcd to lease; expected a layout \
+         with one\n"
+    );
 }
