@@ -80,7 +80,7 @@ pub enum Error {
         reason: String,
     },
 
-    /// An etcd lease configuration ([`EtcdConfig`](crate::EtcdConfig)) is inconsistent.
+    /// An etcd lease configuration (`EtcdConfig`, feature `etcd`) is inconsistent.
     #[error("invalid etcd lease configuration: {reason}")]
     InvalidLeaseConfig {
         /// What is wrong, and what was expected.

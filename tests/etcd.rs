@@ -325,18 +325,39 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
     let raised = first.lease().confirmed_mark();
     assert_eq!(raised, clock_now(&clock) + TTL.as_millis() as u64);
 
-    // An operator deletes the key; another claimant takes the node ID and reads the mark the
-    // first holder raised.
-    etcdctl(&endpoints, &["del", &format!("{prefix}node/0")]);
-    let lease = EtcdLease::claim(&config).unwrap();
-    assert_eq!(lease.mark(), Some(raised));
+    // Another lease takes the key over (a put, so its create revision stays the same).
+    let granted = etcdctl(&endpoints, &["lease", "grant", "30"]);
+    let intruder = granted
+        .split_whitespace()
+        .nth(1)
+        .expect("`lease <hex id> granted with TTL(30s)`")
+        .to_owned();
+    etcdctl(
+        &endpoints,
+        &[
+            "put",
+            &format!("{prefix}node/0"),
+            "intruder",
+            &format!("--lease={intruder}"),
+        ],
+    );
 
     let (err, _) = within(Duration::from_secs(2), || first.mint().err())
         .expect("the first holder notices at its next renewal");
     assert!(matches!(err, Error::LeaseLost { .. }), "{err:?}");
-    assert!(err.to_string().contains("is held by lease"), "{err}");
+    assert!(
+        err.to_string().contains(&format!(
+            "it is held by lease {intruder}, written at revision"
+        )),
+        "{err}"
+    );
     thread::sleep(Duration::from_millis(500)); // more renewal intervals: still stopped
     assert!(matches!(first.mint(), Err(Error::LeaseLost { .. })));
+
+    // The intruder goes away; the next claimant reads the mark the first holder raised.
+    etcdctl(&endpoints, &["lease", "revoke", &intruder]);
+    let lease = EtcdLease::claim(&config).unwrap();
+    assert_eq!(lease.mark(), Some(raised));
 
     // The new holder, on the same clock, mints above the first holder's mark only.
     let generator = lease

@@ -26,7 +26,8 @@ use crate::persist::starts_above;
 ///   renewal restores it. A key found gone or held by another lease stops the generator for
 ///   good ([`Error::LeaseLost`]).
 /// - **High-water mark.** With every renewal the holder writes `mark = now + TTL` to the node
-///   ID's mark key, in a transaction that succeeds only while its key is the one it created,
+///   ID's mark key, in a transaction that succeeds only while its key is the one it created
+///   and nobody modified since,
 ///   and it never returns an ID whose time is at or above the last mark etcd confirmed
 ///   ([`Error::HighWaterReached`], which also triggers a renewal). A new holder of the node ID
 ///   (or this process after a restart) reads the mark in its claim, and starts above it
@@ -237,5 +238,18 @@ impl<C> std::fmt::Debug for LeasedGenerator<C> {
             .field("generator", &self.generator)
             .field("lease", &self.lease)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::MonotonicClock;
+
+    #[test]
+    fn leased_generators_are_shared_across_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<LeasedGenerator<MonotonicClock>>();
+        shared::<EtcdLease>();
     }
 }

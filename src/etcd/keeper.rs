@@ -142,7 +142,8 @@ struct Task {
 struct Held {
     client: Client,
     lease: i64,
-    /// The node key's create revision: the key is still ours while it is unchanged.
+    /// The revision that created the node key: the key is still ours while its last
+    /// modification is that one (any later put or delete, by anyone, moves it).
     revision: i64,
     fence: Arc<Fence>,
     next_time: Option<NextTime>,
@@ -283,7 +284,7 @@ impl Task {
 
     /// Puts the key of the lowest node ID not held, in a transaction that succeeds only if the
     /// key does not exist, and reads its mark in the same transaction: the node ID, the key's
-    /// create revision and the mark, or `None` when every node ID is held.
+    /// creating revision and the mark, or `None` when every node ID is held.
     async fn take_lowest_free(
         &self,
         client: &mut Client,
@@ -378,7 +379,7 @@ impl Task {
         }
     }
 
-    /// One renewal: keep the lease alive, then, in a transaction guarded by the key's create
+    /// One renewal: keep the lease alive, then, in a transaction guarded by the key's mod
     /// revision, raise the mark. The fence moves only once both are confirmed.
     async fn renew(&self, held: &mut Held) -> Result<()> {
         if let Some(reason) = held.fence.stop_reason() {
@@ -439,11 +440,11 @@ impl Task {
     }
 
     /// Runs `writes` in a transaction that succeeds only while the node key is the one this
-    /// lease created.
+    /// lease created, unmodified since: its mod revision is the claim's revision.
     async fn guarded(&self, held: &mut Held, writes: Vec<TxnOp>) -> Result<(), Failure> {
         let key = held.fence.key.clone();
         let txn = Txn::new()
-            .when([Compare::create_revision(
+            .when([Compare::mod_revision(
                 key.as_str(),
                 CompareOp::Equal,
                 held.revision,
@@ -461,10 +462,10 @@ impl Task {
         let found = match answer.op_responses().first() {
             Some(etcd_client::TxnOpResponse::Get(get)) => get.kvs().first().map(|kv| {
                 format!(
-                    "it is held by lease {:x} since revision {} (this lease is {:x}, from \
-                     revision {})",
+                    "it is held by lease {:x}, written at revision {} (this lease is {:x}, \
+                     which created it at revision {})",
                     kv.lease(),
-                    kv.create_revision(),
+                    kv.mod_revision(),
                     held.lease,
                     held.revision
                 )

@@ -20,7 +20,8 @@ use crate::persist::resume_above;
 /// node ID's high-water mark. A thread of the lease's own (`snowmint-etcd`, with its own
 /// single-threaded tokio runtime: callers need none) then renews the lease every
 /// [`EtcdConfig::renewal_interval`], and with each renewal raises the mark, in a transaction
-/// guarded by the key's create revision, so only the key's holder writes it.
+/// that succeeds only while the key's last modification is this claim's (its mod revision),
+/// so only the key's holder writes it, and a key deleted or overwritten by anyone is noticed.
 ///
 /// Start a generator above the mark with [`resume`](Self::resume) and mint through a
 /// [`LeasedGenerator`](crate::LeasedGenerator), which checks the lease's deadline and the mark
