@@ -69,6 +69,92 @@ pub enum Error {
         reason: String,
     },
 
+    /// A node ID source ([`NodeIdSource`](crate::NodeIdSource)) has no value, or one that does
+    /// not parse or does not fit the layout's node field.
+    #[error("node id from {origin}: {reason}")]
+    NodeIdSource {
+        /// Where the value was looked for: `environment variable SNOWMINT_NODE`,
+        /// `host name "web-3"`, ...
+        origin: String,
+        /// What is wrong, and what was expected.
+        reason: String,
+    },
+
+    /// An etcd lease configuration (`EtcdConfig`, feature `etcd`) is inconsistent.
+    #[error("invalid etcd lease configuration: {reason}")]
+    InvalidLeaseConfig {
+        /// What is wrong, and what was expected.
+        reason: String,
+    },
+
+    /// An etcd request failed, timed out, or got an answer other than expected.
+    #[error("etcd {operation} at {endpoints} failed: {reason}")]
+    Etcd {
+        /// What was asked: `connect`, `lease grant`, `claim`, `renewal`, `release`, ...
+        operation: &'static str,
+        /// The endpoints, comma separated.
+        endpoints: String,
+        /// What went wrong.
+        reason: String,
+    },
+
+    /// Every node ID of a lease's range is held by a live lease.
+    #[error(
+        "every node id in {range:?} under etcd prefix {prefix:?} is held by a live lease; \
+         expected a free one (wait for a holder to stop or its lease to expire, or widen the range)"
+    )]
+    NodeRangeFull {
+        /// The key prefix.
+        prefix: String,
+        /// The node IDs tried.
+        range: RangeInclusive<u64>,
+    },
+
+    /// Fencing: no renewal of the etcd lease was confirmed in time, so the lease may have
+    /// expired and another generator may hold the node ID. Minting resumes after a renewal.
+    #[error(
+        "etcd lease on {key} is not known to be live: no renewal was confirmed within its ttl of \
+         {ttl_ms} ms less the {margin_ms} ms margin (the deadline passed {overdue_ms} ms ago); \
+         minting resumes once a renewal succeeds"
+    )]
+    LeaseExpired {
+        /// The node ID's key.
+        key: String,
+        /// The lease's time to live, in milliseconds.
+        ttl_ms: u64,
+        /// The safety margin taken off it, in milliseconds.
+        margin_ms: u64,
+        /// How long ago the deadline passed, in milliseconds.
+        overdue_ms: u64,
+    },
+
+    /// The etcd key of a leased node ID is gone or held by another lease: the generator stops
+    /// for good.
+    #[error(
+        "etcd key {key} is no longer held by this generator's lease: {reason}; it mints no more"
+    )]
+    LeaseLost {
+        /// The node ID's key.
+        key: String,
+        /// What was found instead.
+        reason: String,
+    },
+
+    /// An ID's time reached the high-water mark recorded in etcd: no ID at or above it may be
+    /// returned until a renewal raises the mark.
+    #[error(
+        "id time {time_ms} ms reached the high-water mark {mark_ms} ms recorded at etcd key \
+         {key}; minting resumes once a renewal raises the mark"
+    )]
+    HighWaterReached {
+        /// The high-water mark's key.
+        key: String,
+        /// The ID's time, in Unix milliseconds.
+        time_ms: u64,
+        /// The mark, in Unix milliseconds.
+        mark_ms: u64,
+    },
+
     /// A node field (machine, worker, process, shard, ...) was given a value it cannot hold.
     #[error("{field} id {value} is out of range for layout {layout} (0..={max})")]
     NodeOutOfRange {

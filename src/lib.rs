@@ -30,6 +30,10 @@
 //!   owns, minting with a load and a store ([`GeneratorBuilder::build_local_shards`] gives one to
 //!   each core's thread); [`GeneratorBuilder::borrow_ahead`] lets a
 //!   burst run a bounded number of ticks ahead of the clock instead of waiting.
+//! - For a fleet: [`NodeIdSource`] takes a node ID from a value, an environment variable or a
+//!   Kubernetes StatefulSet ordinal; with the `etcd` feature, `EtcdLease` leases the lowest
+//!   free node ID of a range and `LeasedGenerator` mints only while the lease is known live
+//!   (a local deadline on the boot clock) and below a high-water mark kept in etcd.
 //! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
 //! - A [`SnoId`] is sno's 10-byte ID (time, tick-tock bit, metabyte, partition, sequence) with
 //!   its 16-character text form (also its serde form); a [`SnoGenerator`] mints it on the same
@@ -41,6 +45,9 @@
 //!   depends on `quanta`, `crossbeam-utils` and `thiserror` only.
 //! - `serde`: `Serialize` and `Deserialize` for [`Id`] (a decimal string by default, a number
 //!   per field with `serde_id::number`), [`Layout`] and [`Snapshot`] (pulls `serde`).
+//! - `etcd`: node IDs leased from etcd with fencing and a high-water mark: `EtcdConfig`,
+//!   `EtcdLease`, `LeasedGenerator` (pulls `etcd-client`, whose build needs `protoc`, `tokio`
+//!   for the lease's own thread, and `rustix` for `CLOCK_BOOTTIME`).
 //!
 //! # Examples
 //!
@@ -65,9 +72,12 @@
 mod clock;
 mod encoding;
 mod error;
+#[cfg(feature = "etcd")]
+mod etcd;
 mod generator;
 mod id;
 mod layout;
+mod node_id;
 mod persist;
 #[cfg(feature = "serde")]
 mod serde_support;
@@ -82,6 +92,8 @@ pub use clock::{CachedClock, GlobalClock};
 pub use clock::{Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack};
 pub use encoding::{EncodedId, Encoding};
 pub use error::{Error, ParseIdReason, Result};
+#[cfg(feature = "etcd")]
+pub use etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
 pub use generator::{
     ClockBehind, DefaultClock, Event, Generator, GeneratorBuilder, LocalGenerator, Snapshot, Stats,
 };
@@ -89,6 +101,7 @@ pub use id::{Id, Parts};
 pub use layout::{
     Field, FieldKind, JS_MAX_SAFE_INTEGER, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES,
 };
+pub use node_id::NodeIdSource;
 pub use persist::{HighWaterFile, PersistentGenerator};
 #[cfg(feature = "serde")]
 pub use serde_support::serde_id;

@@ -156,24 +156,7 @@ impl HighWaterFile {
     ///
     /// Node values are checked by `build()`, as usual. See [`HighWaterFile`] for an example.
     pub fn resume(&self, layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
-        let last_tick = self.mark.map_or(0, |mark| mark_tick(&layout, mark));
-        Generator::resume(&Snapshot {
-            layout,
-            nodes: nodes.to_vec(),
-            last_tick,
-            sequence: if last_tick == 0 {
-                0
-            } else {
-                layout.max_sequence()
-            },
-            timeline: 0,
-            other_timeline_tick: if layout.tick_tock_field().is_some() {
-                last_tick
-            } else {
-                0
-            },
-            sequence_range: 0..=layout.max_sequence(),
-        })
+        resume_above(layout, nodes, self.mark)
     }
 
     /// Writes `mark` durably: `PATH.tmp`, `fsync`, rename over `PATH`, `fsync` the directory.
@@ -196,6 +179,46 @@ impl HighWaterFile {
         tmp.push(".tmp");
         tmp.into()
     }
+}
+
+/// A generator for `layout` and `nodes` that mints above `mark` (a fresh one without a mark):
+/// resumed from a snapshot whose last tick is the tick holding the mark, with its sequence
+/// exhausted, on both timelines. Shared with the etcd lease's high-water mark.
+pub(crate) fn resume_above(
+    layout: Layout,
+    nodes: &[(&'static str, u64)],
+    mark: Option<u64>,
+) -> GeneratorBuilder {
+    let last_tick = mark.map_or(0, |mark| mark_tick(&layout, mark));
+    Generator::resume(&Snapshot {
+        layout,
+        nodes: nodes.to_vec(),
+        last_tick,
+        sequence: if last_tick == 0 {
+            0
+        } else {
+            layout.max_sequence()
+        },
+        timeline: 0,
+        other_timeline_tick: if layout.tick_tock_field().is_some() {
+            last_tick
+        } else {
+            0
+        },
+        sequence_range: 0..=layout.max_sequence(),
+    })
+}
+
+/// Whether a generator whose state is `snapshot` can only mint above `mark`: it was started
+/// by [`resume_above`] (or is past that start).
+pub(crate) fn starts_above(snapshot: &Snapshot, mark: u64) -> bool {
+    let layout = snapshot.layout;
+    let needed = mark_tick(&layout, mark);
+    let full = snapshot.last_tick > needed
+        || snapshot.last_tick == needed
+            && (needed == 0 || snapshot.sequence == layout.max_sequence());
+    let other = layout.tick_tock_field().is_none() || snapshot.other_timeline_tick >= needed;
+    full && other
 }
 
 /// The tick holding `mark` (clamped to the layout's ticks): every ID with a time below `mark`
@@ -281,13 +304,7 @@ impl<C> PersistentGenerator<C> {
         let layout = *generator.layout();
         if let Some(mark) = file.mark {
             let needed = mark_tick(&layout, mark);
-            let snapshot = generator.snapshot();
-            let full = snapshot.last_tick > needed
-                || snapshot.last_tick == needed
-                    && (needed == 0 || snapshot.sequence == layout.max_sequence());
-            let other =
-                layout.tick_tock_field().is_none() || snapshot.other_timeline_tick >= needed;
-            if !(full && other) {
+            if !starts_above(&generator.snapshot(), mark) {
                 return Err(file_error(
                     &file.path,
                     format!(

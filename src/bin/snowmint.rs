@@ -5,6 +5,7 @@
 //! snowmint mint --count 3 | snowmint inspect --json
 //! snowmint mint --machine 5 --count 1000 --snapshot machine5.snap --on-clock-behind error
 //! snowmint mint --format base62 --count 2 | snowmint convert --from base62 --to hex
+//! snowmint mint --etcd http://127.0.0.1:2379 --prefix /snowmint/orders/ --ttl 10 --count 100
 //! snowmint inspect --layout sno 6ac1ekc2c22222t2
 //! snowmint bounds --layout discord 2024-05-01T00:00:00Z
 //! ```
@@ -12,6 +13,14 @@
 //! Errors print one line, `snowmint: <message>`, on stderr and exit with status 1 (usage
 //! errors found by clap keep clap's status 2). A closed stdout (`snowmint mint | head -1`)
 //! ends the program quietly with status 0.
+//!
+//! # Leased node IDs
+//!
+//! `snowmint mint --etcd ENDPOINTS --prefix P [--ttl S]` leases the layout's first node field
+//! (the lowest free value under P) from etcd for the run, mints, then lowers the node ID's
+//! high-water mark to the last ID's tick and revokes the lease. A run killed before that frees
+//! its node ID when the lease expires, S seconds later. The flags are always accepted by the
+//! parser; a build without the `etcd` feature answers `--etcd` with an error that says so.
 //!
 //! # Snapshot files
 //!
@@ -140,8 +149,22 @@ struct MintArgs {
     /// Resume from the snapshot in FILE if it exists (node flags then default to its values),
     /// and save the generator's state there after minting, atomically (FILE is created when
     /// missing). `--help` describes the format.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "etcd")]
     snapshot: Option<PathBuf>,
+
+    /// Lease the layout's first node field (machine, worker, ...) from the etcd cluster at
+    /// ENDPOINTS (comma separated, e.g. http://10.0.0.5:2379,http://10.0.0.6:2379) for the
+    /// run, and release it at exit. Needs snowmint built with the etcd feature.
+    #[arg(long, value_name = "ENDPOINTS", requires = "prefix")]
+    etcd: Option<String>,
+
+    /// With --etcd: the key prefix the node IDs are leased under, e.g. /snowmint/orders/.
+    #[arg(long, value_name = "P", requires = "etcd")]
+    prefix: Option<String>,
+
+    /// With --etcd: the lease's time to live in seconds; --max-wait-ms then defaults to it.
+    #[arg(long, value_name = "S", requires = "etcd", default_value_t = 10)]
+    ttl: u64,
 }
 
 /// `--on-clock-behind`: the library's [`ClockBehind`] policies.
@@ -178,7 +201,13 @@ impl MintArgs {
     /// The clock-behind policy; `--max-wait-ms` with `error`, which never waits, is a usage
     /// error (clap's message and status).
     fn policy(&self) -> ClockBehind {
-        let max_ms = self.max_wait_ms.unwrap_or(DEFAULT_MAX_WAIT_MS);
+        // A leased node ID starts above its last holder's mark, up to a TTL ahead of the clock.
+        let default_ms = if self.etcd.is_some() {
+            self.ttl.saturating_mul(1_000)
+        } else {
+            DEFAULT_MAX_WAIT_MS
+        };
+        let max_ms = self.max_wait_ms.unwrap_or(default_ms);
         match self.on_clock_behind {
             Policy::Wait => ClockBehind::Wait { max_ms },
             Policy::TickTock => ClockBehind::TickTock { max_ms },
@@ -327,9 +356,12 @@ fn mint(args: &MintArgs) -> Result<(), Failure> {
     let layout = args.layout.layout()?;
     let nodes = args.nodes();
     let policy = args.policy();
+    if let Some(endpoints) = &args.etcd {
+        return mint_leased(args, layout, &nodes, endpoints, policy);
+    }
     let Some(path) = &args.snapshot else {
         let generator = fresh(layout, &nodes).on_clock_behind(policy).build()?;
-        return mint_ids(&generator, args.count, args.format);
+        return mint_ids(|out| generator.mint_batch(out), args.count, args.format);
     };
 
     let builder = match load_snapshot(path)? {
@@ -348,7 +380,7 @@ fn mint(args: &MintArgs) -> Result<(), Failure> {
         })?;
     // Opened before minting, so an unwritable directory fails before any ID is printed.
     let pending = PendingSave::create(path)?;
-    let minted = mint_ids(&generator, args.count, args.format);
+    let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format);
     // Saved whatever happened: IDs may have been printed before an error or a closed stdout.
     match (minted, pending.commit(&generator.snapshot())) {
         (minted, Ok(())) => minted,
@@ -358,6 +390,69 @@ fn mint(args: &MintArgs) -> Result<(), Failure> {
             format_args!("{error}; minting had stopped on: {failure}"),
         )),
     }
+}
+
+/// `mint --etcd`: leases the layout's first node field for the run, mints, and releases the
+/// node ID (lowering its mark to the last ID's tick) at exit.
+#[cfg(feature = "etcd")]
+fn mint_leased(
+    args: &MintArgs,
+    layout: Layout,
+    nodes: &[(&'static str, u64)],
+    endpoints: &str,
+    policy: ClockBehind,
+) -> Result<(), Failure> {
+    use snowmint::{EtcdConfig, EtcdLease, LeasedGenerator};
+    use std::time::Duration;
+
+    let field = leased_field(&layout, nodes)?;
+    let prefix = args.prefix.as_deref().unwrap_or_default();
+    let config = EtcdConfig::new(endpoints.split(','), prefix, 0..=field.max())
+        .ttl(Duration::from_secs(args.ttl));
+    let lease = EtcdLease::claim(&config)?;
+    let builder = nodes.iter().fold(
+        lease.resume(layout, field.name()),
+        |builder, &(name, value)| builder.node(name, value),
+    );
+    let generator = LeasedGenerator::new(builder.on_clock_behind(policy).build()?, lease)?;
+    let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format);
+    let released = generator.shutdown().map_err(Failure::from);
+    minted.and(released)
+}
+
+/// Without the etcd feature, `--etcd` is an error that says how to get it.
+#[cfg(not(feature = "etcd"))]
+fn mint_leased(
+    _args: &MintArgs,
+    layout: Layout,
+    nodes: &[(&'static str, u64)],
+    _endpoints: &str,
+    _policy: ClockBehind,
+) -> Result<(), Failure> {
+    leased_field(&layout, nodes)?;
+    Err(Failure::Input(
+        "--etcd needs snowmint built with the etcd feature (cargo build --features cli,etcd)"
+            .to_owned(),
+    ))
+}
+
+/// The node field `--etcd` leases: the layout's first, which no node flag may give.
+fn leased_field(
+    layout: &Layout,
+    nodes: &[(&'static str, u64)],
+) -> Result<snowmint::Field, Failure> {
+    let field = *layout.node_fields().next().ok_or_else(|| {
+        Failure::Input(format!(
+            "layout {} has no node field for --etcd to lease; expected a layout with one",
+            layout.name()
+        ))
+    })?;
+    if let Some(&(name, value)) = nodes.iter().find(|&&(name, _)| name == field.name()) {
+        return Err(Failure::Input(format!(
+            "--{name} {value} and --etcd both give the {name} id; omit --{name}"
+        )));
+    }
+    Ok(field)
 }
 
 /// A generator builder for a fresh start, with the node flags given.
@@ -374,13 +469,17 @@ const BATCH: usize = 4096;
 
 /// Mints `count` IDs onto stdout in `format`, in batches: one compare-and-swap reserves what
 /// is left of the current tick, up to [`BATCH`] IDs.
-fn mint_ids(generator: &Generator, count: u64, format: Encoding) -> Result<(), Failure> {
+fn mint_ids(
+    mut mint_batch: impl FnMut(&mut [Id]) -> snowmint::Result<usize>,
+    count: u64,
+    format: Encoding,
+) -> Result<(), Failure> {
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let mut batch = [Id::default(); BATCH];
     let mut left = count;
     while left > 0 {
         let want = usize::try_from(left).map_or(BATCH, |left| left.min(BATCH));
-        let minted = match generator.mint_batch(&mut batch[..want]) {
+        let minted = match mint_batch(&mut batch[..want]) {
             Ok(minted) => minted,
             Err(error) => return fail_after_flush(&mut out, error),
         };

@@ -1,0 +1,269 @@
+//! Where to lease node IDs from, and for how long.
+
+use std::ops::RangeInclusive;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// Where [`EtcdLease::claim`](crate::EtcdLease::claim) leases a node ID: the endpoints, the
+/// key prefix, the range of node IDs, and the lease's timing.
+///
+/// Setters record values; `claim` checks them all once.
+///
+/// # Timing
+///
+/// - `ttl` (default 10 s, whole seconds): the etcd lease's time to live. A holder that stops
+///   renewing (killed, partitioned) frees its node ID about `ttl` later.
+/// - `margin` (default a fifth of the TTL, 2 s for the default TTL): taken off the TTL for the local deadline. A generator mints only
+///   until `send time of the last confirmed claim or renewal + ttl - margin`, on the boot
+///   clock, while etcd keeps the lease until at least `send time + ttl`. The margin absorbs
+///   the difference between the two machines' clock rates and the time the last ID takes to
+///   reach its user.
+/// - `renew_every` (default `(ttl - margin) / 3`): how often the lease is renewed and the
+///   high-water mark raised; also how long one renewal may take before the next is sent.
+///   Renewing three times per deadline lets two renewals in a row fail without a stall.
+/// - `request_timeout` (default 5 s): the longest the claim and the release wait for etcd.
+///
+/// # Keys
+///
+/// Node ID `n` is held by the key `PREFIX` `node/` `n`, attached to the holder's lease (so
+/// etcd deletes it when the lease expires), and its high-water mark is kept in `PREFIX`
+/// `mark/` `n`, which outlives leases. End the prefix with `/`.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::EtcdConfig;
+/// use std::time::Duration;
+///
+/// let config = EtcdConfig::new(["http://10.0.0.5:2379", "http://10.0.0.6:2379"], "/snowmint/orders/", 0..=31)
+///     .ttl(Duration::from_secs(6))
+///     .margin(Duration::from_millis(1_500));
+/// assert_eq!(config.renewal_interval(), Duration::from_millis(1_500));
+/// assert_eq!(config.prefix(), "/snowmint/orders/");
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct EtcdConfig {
+    endpoints: Vec<String>,
+    prefix: String,
+    nodes: RangeInclusive<u64>,
+    ttl: Duration,
+    margin: Option<Duration>,
+    renew_every: Option<Duration>,
+    request_timeout: Duration,
+}
+
+impl EtcdConfig {
+    /// The lease's time to live when [`ttl`](Self::ttl) is not called.
+    pub const DEFAULT_TTL: Duration = Duration::from_secs(10);
+    /// The request timeout when [`request_timeout`](Self::request_timeout) is not called.
+    pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// Leases a node ID in `nodes` under `prefix`, from the etcd cluster at `endpoints`
+    /// (`http://host:port`, or `host:port`).
+    pub fn new<E: Into<String>>(
+        endpoints: impl IntoIterator<Item = E>,
+        prefix: impl Into<String>,
+        nodes: RangeInclusive<u64>,
+    ) -> Self {
+        EtcdConfig {
+            endpoints: endpoints.into_iter().map(Into::into).collect(),
+            prefix: prefix.into(),
+            nodes,
+            ttl: Self::DEFAULT_TTL,
+            margin: None,
+            renew_every: None,
+            request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
+        }
+    }
+
+    /// Sets the lease's time to live: a whole number of seconds, at least 1 (etcd may grant
+    /// more, never less).
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Sets the margin taken off the TTL for the local deadline: less than the TTL (by
+    /// default a fifth of it).
+    pub fn margin(mut self, margin: Duration) -> Self {
+        self.margin = Some(margin);
+        self
+    }
+
+    /// Sets how often the lease is renewed: more than zero and less than `ttl - margin`.
+    pub fn renew_every(mut self, interval: Duration) -> Self {
+        self.renew_every = Some(interval);
+        self
+    }
+
+    /// Sets the longest the claim and the release wait for etcd.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// The endpoints.
+    pub fn endpoints(&self) -> &[String] {
+        &self.endpoints
+    }
+
+    /// The key prefix.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The node IDs a claim chooses from, lowest free first.
+    pub fn nodes(&self) -> RangeInclusive<u64> {
+        self.nodes.clone()
+    }
+
+    /// The lease's time to live.
+    pub fn ttl_duration(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The margin taken off the TTL for the local deadline: as set, or a fifth of the TTL.
+    pub fn margin_duration(&self) -> Duration {
+        self.margin.unwrap_or(self.ttl / 5)
+    }
+
+    /// How often the lease is renewed: as set, or `(ttl - margin) / 3`.
+    pub fn renewal_interval(&self) -> Duration {
+        self.renew_every
+            .unwrap_or_else(|| self.ttl.saturating_sub(self.margin_duration()) / 3)
+    }
+
+    /// The longest the claim and the release wait for etcd.
+    pub fn request_timeout_duration(&self) -> Duration {
+        self.request_timeout
+    }
+
+    /// The key holding node ID `node`.
+    pub(crate) fn node_key(&self, node: u64) -> String {
+        format!("{}node/{node}", self.prefix)
+    }
+
+    /// The key holding node ID `node`'s high-water mark.
+    pub(crate) fn mark_key(&self, node: u64) -> String {
+        format!("{}mark/{node}", self.prefix)
+    }
+
+    /// The prefix of every node key.
+    pub(crate) fn node_prefix(&self) -> String {
+        format!("{}node/", self.prefix)
+    }
+
+    /// The endpoints, comma separated, for messages.
+    pub(crate) fn endpoint_list(&self) -> String {
+        self.endpoints.join(",")
+    }
+
+    /// Checks the configuration; returns the TTL in whole seconds.
+    pub(crate) fn check(&self) -> Result<i64> {
+        let invalid = |reason: String| Err(Error::InvalidLeaseConfig { reason });
+        if self.endpoints.is_empty() || self.endpoints.iter().any(|e| e.trim().is_empty()) {
+            return invalid(format!(
+                "endpoints {:?}: expected one or more, none empty",
+                self.endpoints
+            ));
+        }
+        if self.prefix.is_empty() {
+            return invalid("the key prefix is empty; expected one like /snowmint/".into());
+        }
+        if self.nodes.is_empty() {
+            return invalid(format!(
+                "node range {:?} is empty; expected a range like 0..=31",
+                self.nodes
+            ));
+        }
+        let ttl_secs = self.ttl.as_secs();
+        if self.ttl.subsec_nanos() != 0 || ttl_secs == 0 || i64::try_from(ttl_secs).is_err() {
+            return invalid(format!(
+                "ttl {:?}: expected a whole number of seconds, at least 1",
+                self.ttl
+            ));
+        }
+        let margin = self.margin_duration();
+        if margin >= self.ttl {
+            return invalid(format!(
+                "margin {margin:?} is not less than the ttl {:?}",
+                self.ttl
+            ));
+        }
+        let window = self.ttl - margin;
+        let every = self.renewal_interval();
+        if every.is_zero() || every >= window {
+            return invalid(format!(
+                "renewal interval {every:?}: expected more than zero and less than ttl - margin \
+                 ({window:?})"
+            ));
+        }
+        if self.request_timeout.is_zero() {
+            return invalid("request timeout is zero; expected a positive duration".into());
+        }
+        Ok(ttl_secs as i64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> EtcdConfig {
+        EtcdConfig::new(["127.0.0.1:2379"], "/p/", 0..=3)
+    }
+
+    #[test]
+    fn defaults_are_consistent() {
+        assert_eq!(config().check(), Ok(10));
+        assert_eq!(config().renewal_interval(), Duration::from_secs(8) / 3);
+        assert_eq!(config().node_key(3), "/p/node/3");
+        assert_eq!(config().mark_key(3), "/p/mark/3");
+    }
+
+    #[test]
+    fn inconsistent_timing_is_an_error() {
+        let err = |c: EtcdConfig| c.check().unwrap_err().to_string();
+        assert_eq!(
+            err(config().ttl(Duration::from_millis(2_500))),
+            "invalid etcd lease configuration: ttl 2.5s: expected a whole number of seconds, \
+             at least 1"
+        );
+        assert!(err(config().ttl(Duration::ZERO)).contains("at least 1"));
+        assert!(err(config().margin(Duration::from_secs(10))).contains("not less than the ttl"));
+        assert!(err(config().renew_every(Duration::from_secs(8))).contains("less than ttl"));
+        assert!(err(config().renew_every(Duration::ZERO)).contains("more than zero"));
+        assert!(err(config().request_timeout(Duration::ZERO)).contains("timeout"));
+    }
+
+    #[test]
+    fn empty_inputs_are_errors() {
+        let none: [&str; 0] = [];
+        assert!(
+            EtcdConfig::new(none, "/p/", 0..=3)
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("endpoints")
+        );
+        assert!(
+            EtcdConfig::new(["e"], "", 0..=3)
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("prefix")
+        );
+        #[allow(clippy::reversed_empty_ranges)]
+        let empty = 3..=2;
+        assert!(
+            EtcdConfig::new(["e"], "/p/", empty)
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("is empty")
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! A node ID leased from etcd.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::config::EtcdConfig;
+use super::fence::Fence;
+use super::keeper::{Claim, Keeper, NextTime};
+use crate::error::Result;
+use crate::generator::GeneratorBuilder;
+use crate::layout::Layout;
+use crate::persist::resume_above;
+
+/// A node ID leased from etcd: held by this process alone while the lease lives, renewed in
+/// the background, and given back on [`release`](Self::release) or drop.
+///
+/// [`claim`](Self::claim) grants an etcd lease with the configured TTL and, in a transaction
+/// that succeeds only if the key does not exist (its create revision is 0), puts the key of
+/// the lowest free node ID of the range, attached to the lease; the same transaction reads the
+/// node ID's high-water mark. A thread of the lease's own (`snowmint-etcd`, with its own
+/// single-threaded tokio runtime: callers need none) then renews the lease every
+/// [`EtcdConfig::renewal_interval`], and with each renewal raises the mark, in a transaction
+/// that succeeds only while the key's last modification is this claim's (its mod revision),
+/// so only the key's holder writes it, and a key deleted or overwritten by anyone is noticed.
+///
+/// Start a generator above the mark with [`resume`](Self::resume) and mint through a
+/// [`LeasedGenerator`](crate::LeasedGenerator), which checks the lease's deadline and the mark
+/// for every ID (see there for the guarantee).
+///
+/// # Examples
+///
+/// ```no_run
+/// use snowmint::{ClockBehind, EtcdConfig, EtcdLease, Layout, LeasedGenerator};
+///
+/// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/orders/", 0..=1023);
+/// let lease = EtcdLease::claim(&config)?;
+/// println!("node id {} from {}", lease.node_id(), lease.key());
+/// let generator = lease
+///     .resume(Layout::TWITTER, "machine")
+///     .on_clock_behind(ClockBehind::Wait { max_ms: 10_000 }) // up to the TTL
+///     .build()?;
+/// let generator = LeasedGenerator::new(generator, lease)?;
+/// let id = generator.mint()?;
+/// assert_eq!(generator.generator().decode(id)?.node("machine"), Some(generator.node_id()));
+/// generator.shutdown()?; // lowers the mark to the last ID's tick, revokes the lease
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct EtcdLease {
+    node: u64,
+    mark: Option<u64>,
+    fence: Arc<Fence>,
+    /// `None` once released.
+    keeper: Option<Keeper>,
+    ttl: Duration,
+    margin: Duration,
+}
+
+impl EtcdLease {
+    /// Connects to etcd and claims the lowest free node ID of `config`'s range; blocks until
+    /// it holds one (at most a few of `config`'s request timeouts).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidLeaseConfig`](crate::Error::InvalidLeaseConfig) for an inconsistent
+    /// configuration; [`Error::NodeRangeFull`](crate::Error::NodeRangeFull) when every node ID
+    /// of the range is held; [`Error::Etcd`](crate::Error::Etcd) when etcd cannot be reached
+    /// or does not answer in time, or a mark in etcd is not a number.
+    pub fn claim(config: &EtcdConfig) -> Result<Self> {
+        let (keeper, Claim { node, mark, fence }) = Keeper::claim(config)?;
+        Ok(EtcdLease {
+            node,
+            mark,
+            fence,
+            keeper: Some(keeper),
+            ttl: config.ttl_duration(),
+            margin: config.margin_duration(),
+        })
+    }
+
+    /// The node ID held.
+    pub fn node_id(&self) -> u64 {
+        self.node
+    }
+
+    /// The key that holds the node ID: the prefix, `node/`, and the node ID.
+    pub fn key(&self) -> &str {
+        &self.fence.key
+    }
+
+    /// The node ID's high-water mark found at claim time, in Unix milliseconds: no earlier
+    /// holder minted an ID at or above it. `None` if it had none.
+    pub fn mark(&self) -> Option<u64> {
+        self.mark
+    }
+
+    /// The high-water mark now confirmed in etcd, in Unix milliseconds (0 when there is none).
+    pub fn confirmed_mark(&self) -> u64 {
+        self.fence.mark()
+    }
+
+    /// The lease's time to live, as configured.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The margin taken off the TTL for the local deadline.
+    pub fn margin(&self) -> Duration {
+        self.margin
+    }
+
+    /// How long from now the lease is known live: until the last confirmed claim or renewal's
+    /// send time, plus the TTL, less the margin. Zero once that has passed, or the node ID was
+    /// lost.
+    pub fn live_for(&self) -> Duration {
+        Duration::from_nanos(self.fence.live_for_ns())
+    }
+
+    /// Checks that the lease is known live now, for callers that use the node ID for more
+    /// than minting: the same deadline check a [`LeasedGenerator`](crate::LeasedGenerator)
+    /// makes for every ID.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LeaseExpired`](crate::Error::LeaseExpired) past the deadline;
+    /// [`Error::LeaseLost`](crate::Error::LeaseLost) once the key was found gone or held by
+    /// another lease.
+    pub fn check(&self) -> Result<()> {
+        self.fence.admit(0)
+    }
+
+    /// Starts configuring a generator for `layout` with the node field `field` set to the
+    /// leased node ID, that mints above the mark found at claim time: as
+    /// [`HighWaterFile::resume`](crate::HighWaterFile::resume) does. Set the clock, the
+    /// [`ClockBehind`](crate::ClockBehind) policy and any other node field, build, and wrap the
+    /// generator with [`LeasedGenerator::new`](crate::LeasedGenerator::new).
+    ///
+    /// A node ID the field cannot hold is an error at `build()`
+    /// ([`Error::NodeOutOfRange`](crate::Error::NodeOutOfRange)): keep the configured range
+    /// within the field's.
+    pub fn resume(&self, layout: Layout, field: &'static str) -> GeneratorBuilder {
+        resume_above(layout, &[(field, self.node)], self.mark)
+    }
+
+    /// Revokes the lease, so the node ID is free at once, without touching the mark.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Etcd`](crate::Error::Etcd) when etcd does not confirm the revocation; the
+    /// lease then expires on its own within its TTL.
+    pub fn release(mut self) -> Result<()> {
+        self.stop(None)
+    }
+
+    pub(crate) fn fence(&self) -> &Fence {
+        &self.fence
+    }
+
+    /// Has the lease thread raise the mark with `next_time` from now on; returns once a first
+    /// renewal raised it.
+    pub(crate) fn attach(&self, next_time: NextTime) -> Result<()> {
+        match &self.keeper {
+            Some(keeper) => keeper.attach(next_time),
+            None => self.check(),
+        }
+    }
+
+    /// Writes `final_mark` (if any) and revokes the lease; a second call does nothing.
+    pub(crate) fn stop(&mut self, final_mark: Option<u64>) -> Result<()> {
+        match self.keeper.take() {
+            Some(keeper) => keeper.release(final_mark),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for EtcdLease {
+    /// Releases the lease as [`release`](Self::release) does, ignoring errors (the lease then
+    /// expires within its TTL).
+    fn drop(&mut self) {
+        let _ = self.stop(None);
+    }
+}

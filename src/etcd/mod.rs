@@ -1,0 +1,19 @@
+//! Node IDs leased from etcd, fenced by a local deadline and a high-water mark kept in etcd
+//! (feature `etcd`).
+//!
+//! - [`EtcdConfig`] (`config.rs`): endpoints, key prefix, node range, TTL, margin.
+//! - [`EtcdLease`] (`lease.rs`): claims the lowest free node ID; `keeper.rs` is the thread
+//!   that claims, renews and releases it.
+//! - `fence.rs`: the deadline and the mark every leased ID is checked against, on the boot
+//!   clock.
+//! - [`LeasedGenerator`] (`generator.rs`): a generator that mints only inside the fence.
+
+mod config;
+mod fence;
+mod generator;
+mod keeper;
+mod lease;
+
+pub use config::EtcdConfig;
+pub use generator::LeasedGenerator;
+pub use lease::EtcdLease;

@@ -1,0 +1,536 @@
+//! Node IDs leased from a real etcd: distinct claims, a full range, a killed holder, a frozen
+//! server, a restart behind the mark, a lost key and a clean release.
+//!
+//! The tests talk to the etcd at `ETCD_ENDPOINTS` (`.ci/check` starts one and sets it), each
+//! under a prefix of its own; without it they print that they are skipped and pass. The
+//! frozen-server test starts a private etcd on ports of its own, so freezing it stalls no other
+//! test. The last two tests need no etcd: an unreachable endpoint, and the CLI's flag checks.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use snowmint::{
+    ClockBehind, Error, EtcdConfig, EtcdLease, Id, Layout, LeasedGenerator, ManualClock,
+};
+
+const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
+const TTL: Duration = Duration::from_secs(2);
+
+/// The shared etcd's endpoints, or `None` (and a message) when the test is skipped.
+fn endpoints(test: &str) -> Option<String> {
+    match std::env::var("ETCD_ENDPOINTS") {
+        Ok(endpoints) if !endpoints.trim().is_empty() => Some(endpoints),
+        _ => {
+            eprintln!(
+                "skipped {test}: ETCD_ENDPOINTS is not set, so there is no etcd to test against \
+                 (.ci/check starts one and sets it; or run etcd and set it to its client URL)"
+            );
+            None
+        }
+    }
+}
+
+/// A key prefix no other test or run uses.
+fn prefix(test: &str) -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "/snowmint-test/{test}-{}-{nanos}-{}/",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn config(endpoints: &str, prefix: &str, nodes: std::ops::RangeInclusive<u64>) -> EtcdConfig {
+    EtcdConfig::new(endpoints.split(','), prefix, nodes)
+        .ttl(TTL)
+        .request_timeout(Duration::from_secs(3))
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// Runs `etcdctl` against `endpoints`, successfully.
+fn etcdctl(endpoints: &str, args: &[&str]) -> String {
+    let output = Command::new("etcdctl")
+        .env("ETCDCTL_API", "3")
+        .arg("--endpoints")
+        .arg(endpoints)
+        .args(args)
+        .output()
+        .expect("run etcdctl");
+    assert!(
+        output.status.success(),
+        "etcdctl {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Retries `attempt` every 50 ms until it returns `Some`, for at most `limit`.
+fn within<T>(limit: Duration, mut attempt: impl FnMut() -> Option<T>) -> Option<(T, Duration)> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(value) = attempt() {
+            return Some((value, start.elapsed()));
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+#[test]
+fn claimants_get_distinct_ids_and_a_full_range_is_an_error() {
+    let Some(endpoints) = endpoints("claimants_get_distinct_ids") else {
+        return;
+    };
+    let prefix = prefix("distinct");
+    let config = config(&endpoints, &prefix, 5..=8);
+    let leases: Vec<EtcdLease> = thread::scope(|s| {
+        let claims: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| EtcdLease::claim(&config).unwrap()))
+            .collect();
+        claims.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    let ids: HashSet<u64> = leases.iter().map(EtcdLease::node_id).collect();
+    assert_eq!(ids, HashSet::from([5, 6, 7, 8]), "four claimants, four ids");
+
+    let err = EtcdLease::claim(&config).unwrap_err();
+    assert!(matches!(err, Error::NodeRangeFull { ref range, .. } if *range == (5..=8)));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "every node id in 5..=8 under etcd prefix {prefix:?} is held by a live lease; \
+             expected a free one (wait for a holder to stop or its lease to expire, or widen \
+             the range)"
+        )
+    );
+    // The failed claim revoked its lease, and every holder's key is in place.
+    let keys = etcdctl(&endpoints, &["get", "--prefix", "--keys-only", &prefix]);
+    assert_eq!(keys.lines().filter(|l| l.contains("/node/")).count(), 4);
+}
+
+#[test]
+fn a_clean_release_lets_the_next_claimant_start_at_once() {
+    let Some(endpoints) = endpoints("a_clean_release") else {
+        return;
+    };
+    let config = config(&endpoints, &prefix("release"), 0..=0);
+    let lease = EtcdLease::claim(&config).unwrap();
+    assert_eq!((lease.node_id(), lease.mark()), (0, None));
+    let first = LeasedGenerator::new(
+        lease.resume(Layout::TWITTER, "machine").build().unwrap(),
+        lease,
+    )
+    .unwrap();
+    // Running: the mark is about a TTL ahead of the clock.
+    let mark = first.lease().confirmed_mark();
+    assert!(
+        mark >= now_ms() + TTL.as_millis() as u64 - 500,
+        "mark {mark}"
+    );
+    let ids = (0..10_000)
+        .map(|_| first.mint().unwrap())
+        .collect::<Vec<_>>();
+    let last_time = Layout::TWITTER.decode(ids[9_999]).unwrap().timestamp_ms();
+    first.shutdown().unwrap();
+
+    let started = Instant::now();
+    let lease = EtcdLease::claim(&config).unwrap();
+    // The release lowered the mark to the end of the last tick minted.
+    assert_eq!((lease.node_id(), lease.mark()), (0, Some(last_time + 1)));
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .on_clock_behind(ClockBehind::Error) // no wait: the clock is already past the mark
+        .build()
+        .unwrap();
+    let second = LeasedGenerator::new(generator, lease).unwrap();
+    let next = second.mint().unwrap();
+    // Well within the TTL: the release freed the node ID, no expiry was waited for.
+    assert!(started.elapsed() < TTL * 3 / 4, "{:?}", started.elapsed());
+    assert!(next > ids[9_999]);
+    assert_eq!(
+        second.generator().decode(next).unwrap().node("machine"),
+        Some(0)
+    );
+}
+
+/// A `snowmint mint --etcd` child, killed with SIGKILL when dropped.
+struct Holder(Child);
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_killed_holder_frees_its_id_after_about_the_ttl() {
+    let Some(endpoints) = endpoints("a_killed_holder") else {
+        return;
+    };
+    let prefix = prefix("killed");
+    let mut holder = Holder(
+        Command::new(BIN)
+            .args(["mint", "--etcd", &endpoints, "--prefix", &prefix])
+            .args([
+                "--ttl",
+                &TTL.as_secs().to_string(),
+                "--count",
+                "1000000000000",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn snowmint"),
+    );
+    // The first line proves it holds the lease; then it blocks on the full pipe, renewing.
+    let mut stdout = BufReader::new(holder.0.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let held_id: Id = line.trim().parse().expect("an id from the holder");
+    assert_eq!(
+        Layout::TWITTER.decode(held_id).unwrap().node("machine"),
+        Some(0)
+    );
+    thread::sleep(Duration::from_millis(300)); // a renewal or two
+    holder.0.kill().unwrap(); // SIGKILL: no release
+    let killed = Instant::now();
+    holder.0.wait().unwrap();
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let printed_max = rest
+        .lines()
+        .filter_map(|l| l.parse::<Id>().ok())
+        .fold(held_id, Id::max);
+
+    let config = config(&endpoints, &prefix, 0..=0);
+    assert!(
+        matches!(EtcdLease::claim(&config), Err(Error::NodeRangeFull { .. })),
+        "the killed holder's lease still holds its id"
+    );
+    let (lease, _) = within(TTL + Duration::from_secs(3), || {
+        EtcdLease::claim(&config).ok()
+    })
+    .expect("the id is free again within the TTL and etcd's expiry check");
+    let freed_after = killed.elapsed();
+    assert!(
+        freed_after >= TTL / 2 && freed_after <= TTL + Duration::from_secs(3),
+        "freed {freed_after:?} after the kill, expected about the TTL of {TTL:?}"
+    );
+    // The holder's mark was a TTL past its last renewal; the new holder starts above it.
+    let mark = lease.mark().expect("the killed holder's mark");
+    assert!(mark > Layout::TWITTER.decode(printed_max).unwrap().timestamp_ms());
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .on_clock_behind(ClockBehind::Wait { max_ms: 3_000 })
+        .build()
+        .unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+    let next = generator.mint().unwrap();
+    assert!(next > printed_max);
+    assert!(Layout::TWITTER.decode(next).unwrap().timestamp_ms() >= mark);
+}
+
+#[test]
+fn a_restart_behind_the_mark_waits_or_fails_and_never_repeats_a_time() {
+    let Some(endpoints) = endpoints("a_restart_behind_the_mark") else {
+        return;
+    };
+    let config = config(&endpoints, &prefix("behind"), 0..=0);
+    let start = now_ms() + 3_600_000; // an hour ahead: well clear of the real clock
+    let first_clock = ManualClock::new(start);
+    let lease = EtcdLease::claim(&config).unwrap();
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(first_clock.clone())
+        .build()
+        .unwrap();
+    let first = LeasedGenerator::new(generator, lease).unwrap();
+    let mut minted = Vec::new();
+    for _ in 0..50 {
+        minted.push(first.mint().unwrap());
+        first_clock.advance(10);
+    }
+    first.shutdown().unwrap();
+    let mark = start + 49 * 10 + 1; // the end of the last tick minted
+    let last = *minted.last().unwrap();
+
+    // Restarted on a clock 5 s behind the mark, with a 200 ms wait: it fails, repeating nothing.
+    let clock = ManualClock::new(mark - 5_000);
+    let lease = EtcdLease::claim(&config).unwrap();
+    assert_eq!(lease.mark(), Some(mark));
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Wait { max_ms: 200 })
+        .build()
+        .unwrap();
+    let second = LeasedGenerator::new(generator, lease).unwrap();
+    let started = Instant::now();
+    let err = second.mint().unwrap_err();
+    assert!(
+        matches!(err, Error::ClockBehind { behind_ms, max_wait_ms: 200, .. } if behind_ms >= 5_000),
+        "{err:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+
+    // 100 ms behind: it waits for the clock to pass the mark, then mints above every old ID.
+    clock.set(mark - 100);
+    let ticking = clock.clone();
+    let next = thread::scope(|s| {
+        s.spawn(move || {
+            for _ in 0..20 {
+                thread::sleep(Duration::from_millis(10));
+                ticking.advance(10);
+            }
+        });
+        second.mint().unwrap()
+    });
+    let time = Layout::TWITTER.decode(next).unwrap().timestamp_ms();
+    assert!(time >= mark && next > last, "{time} vs mark {mark}");
+    assert!(minted.iter().all(|&id| id < next));
+}
+
+#[test]
+fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
+    let Some(endpoints) = endpoints("a_key_taken") else {
+        return;
+    };
+    let prefix = prefix("taken");
+    let config = config(&endpoints, &prefix, 0..=0).renew_every(Duration::from_millis(200));
+    let clock = ManualClock::new(now_ms());
+    let lease = EtcdLease::claim(&config).unwrap();
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let first = LeasedGenerator::new(generator, lease).unwrap();
+    let old = first.mint().unwrap();
+    let raised = first.lease().confirmed_mark();
+    assert_eq!(raised, clock_now(&clock) + TTL.as_millis() as u64);
+
+    // Another lease takes the key over (a put, so its create revision stays the same).
+    let granted = etcdctl(&endpoints, &["lease", "grant", "30"]);
+    let intruder = granted
+        .split_whitespace()
+        .nth(1)
+        .expect("`lease <hex id> granted with TTL(30s)`")
+        .to_owned();
+    etcdctl(
+        &endpoints,
+        &[
+            "put",
+            &format!("{prefix}node/0"),
+            "intruder",
+            &format!("--lease={intruder}"),
+        ],
+    );
+
+    let (err, _) = within(Duration::from_secs(2), || first.mint().err())
+        .expect("the first holder notices at its next renewal");
+    assert!(matches!(err, Error::LeaseLost { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains(&format!(
+            "it is held by lease {intruder}, written at revision"
+        )),
+        "{err}"
+    );
+    thread::sleep(Duration::from_millis(500)); // more renewal intervals: still stopped
+    assert!(matches!(first.mint(), Err(Error::LeaseLost { .. })));
+
+    // The intruder goes away; the next claimant reads the mark the first holder raised.
+    etcdctl(&endpoints, &["lease", "revoke", &intruder]);
+    let lease = EtcdLease::claim(&config).unwrap();
+    assert_eq!(lease.mark(), Some(raised));
+
+    // The new holder, on the same clock, mints above the first holder's mark only.
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Error)
+        .build()
+        .unwrap();
+    let second = LeasedGenerator::new(generator, lease).unwrap();
+    assert!(matches!(second.mint(), Err(Error::ClockBehind { .. })));
+    clock.set(raised + 1); // the tick after the mark's: the mark's own tick may have IDs
+    let next = second.mint().unwrap();
+    assert!(next > old && Layout::TWITTER.decode(next).unwrap().timestamp_ms() >= raised);
+}
+
+fn clock_now(clock: &ManualClock) -> u64 {
+    snowmint::Clock::unix_ms(clock)
+}
+
+/// A private etcd on ports of its own, killed (and its data removed) when dropped.
+struct PrivateEtcd {
+    child: Child,
+    dir: PathBuf,
+    endpoint: String,
+}
+
+impl PrivateEtcd {
+    fn start() -> Self {
+        let port = || {
+            TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        };
+        let (client, peer) = (port(), port());
+        let dir =
+            std::env::temp_dir().join(format!("snowmint-etcd-{}-{client}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let endpoint = format!("http://127.0.0.1:{client}");
+        let peer_url = format!("http://127.0.0.1:{peer}");
+        let child = Command::new("etcd")
+            .arg("--name=frozen")
+            .arg(format!("--data-dir={}", dir.display()))
+            .arg(format!("--listen-client-urls={endpoint}"))
+            .arg(format!("--advertise-client-urls={endpoint}"))
+            .arg(format!("--listen-peer-urls={peer_url}"))
+            .arg(format!("--initial-advertise-peer-urls={peer_url}"))
+            .arg(format!("--initial-cluster=frozen={peer_url}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start a private etcd (the etcd-server package)");
+        PrivateEtcd {
+            child,
+            dir,
+            endpoint,
+        }
+    }
+
+    fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill {signal}");
+    }
+}
+
+impl Drop for PrivateEtcd {
+    fn drop(&mut self) {
+        self.signal("-CONT");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn a_frozen_etcd_stops_minting_by_the_deadline_and_a_renewal_resumes_it() {
+    if endpoints("a_frozen_etcd").is_none() {
+        return;
+    }
+    let etcd = PrivateEtcd::start();
+    // TTL 3 s, deadline 1.5 s after each renewal sent, renewals every 0.5 s: etcd keeps the
+    // lease at least 2.5 s after the freeze, the deadline passes at most 1.5 s after it.
+    let ttl = Duration::from_secs(3);
+    let margin = Duration::from_millis(1_500);
+    let config = EtcdConfig::new([etcd.endpoint.as_str()], "/frozen/", 0..=0)
+        .ttl(ttl)
+        .margin(margin)
+        .renew_every(Duration::from_millis(500))
+        .request_timeout(Duration::from_secs(1));
+    let (lease, _) = within(Duration::from_secs(15), || EtcdLease::claim(&config).ok())
+        .expect("the private etcd starts");
+    let generator = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+    thread::sleep(Duration::from_millis(600)); // a renewal in steady state
+    let before = generator.mint().unwrap();
+
+    // The deadline known before the freeze: a renewal answered meanwhile only moves it later.
+    let known_deadline = Instant::now() + generator.lease().live_for();
+    etcd.signal("-STOP");
+    let mut last = before;
+    let (err, stopped_after) = within(ttl, || match generator.mint() {
+        Ok(id) => {
+            assert!(id > last);
+            last = id;
+            None
+        }
+        Err(err) => Some(err),
+    })
+    .expect("minting stops while etcd is frozen");
+    assert!(matches!(err, Error::LeaseExpired { .. }), "{err:?}");
+    assert!(
+        stopped_after <= margin + Duration::from_millis(150),
+        "minting stopped {stopped_after:?} after the freeze, expected by the deadline, at most \
+         ttl - margin = {margin:?} after the last renewal sent"
+    );
+    assert!(
+        Instant::now() + Duration::from_millis(30) >= known_deadline,
+        "minting went on until the deadline, not stopping at the first missed renewal"
+    );
+
+    etcd.signal("-CONT");
+    let (next, _) = within(Duration::from_secs(2), || generator.mint().ok())
+        .expect("a renewal after the thaw restores minting");
+    assert!(next > last);
+    // Renewals go on after the thaw: past the first one's deadline, minting still works.
+    thread::sleep(ttl - margin);
+    assert!(generator.mint().unwrap() > next);
+    drop(generator); // released while etcd still runs
+}
+
+#[test]
+fn an_unreachable_etcd_is_an_error_within_the_request_timeout() {
+    // A port nothing listens on: connections are refused.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let config = EtcdConfig::new([endpoint.as_str()], "/nowhere/", 0..=3)
+        .request_timeout(Duration::from_millis(500));
+    let started = Instant::now();
+    let err = EtcdLease::claim(&config).unwrap_err();
+    assert!(
+        matches!(err, Error::Etcd { ref endpoints, .. } if *endpoints == endpoint),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn the_cli_refuses_etcd_with_the_leased_field_or_without_a_node_field() {
+    let run = |args: &[&str]| {
+        let output = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let etcd = ["--etcd", "http://127.0.0.1:1", "--prefix", "/p/"];
+    assert_eq!(
+        run(&[&["mint", "--machine", "3"][..], &etcd].concat()),
+        "snowmint: --machine 3 and --etcd both give the machine id; omit --machine\n"
+    );
+    assert_eq!(
+        run(&[&["mint", "--layout", "mastodon"][..], &etcd].concat()),
+        "snowmint: layout mastodon has no node field for --etcd to lease; expected a layout \
+         with one\n"
+    );
+}
