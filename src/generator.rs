@@ -5,7 +5,9 @@
 //! The generator's whole mutable state is one cache-padded `AtomicU64` holding the last
 //! minted ID *without its node bits*: the tick in the time field's bits, the timeline in the
 //! tick-tock bit (when the layout has one) and the sequence in the sequence field's bits,
-//! exactly where they sit in an ID. Minting is
+//! exactly where they sit in an ID. (A [`LocalGenerator`], which one thread owns, keeps the
+//! same word in a `Cell`: the same steps, with a load and a store in place of the
+//! compare-and-swap; see [`State`].) Minting is
 //!
 //! 1. load the state, then read the clock once (converted to ticks since the epoch);
 //! 2. if the clock is ahead of the state's tick, the next state is that tick, on the state's
