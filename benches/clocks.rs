@@ -6,7 +6,7 @@
 //! | `monotonic` ([`MonotonicClock`], the default) | quanta's counter, scaled, plus an offset to the wall clock |
 //! | `quanta-raw` (`quanta::Clock::raw`) | the counter alone, unscaled: the floor of any counter-based clock, not a time a generator can use |
 //! | `cached` ([`CachedClock`]) | one load behind an `Arc`, refreshed by a thread every 250 µs |
-//! | `global` ([`GlobalClock`]) | one load from a `static`, refreshed by one thread every 250 µs |
+//! | `global` ([`GlobalClock`]) | one load from a `static`, refreshed by one thread just after each millisecond begins |
 //! | `system-time` (`SystemTime::now`) | the operating system's wall clock (a vDSO call on Linux) |
 //!
 //! Groups:

@@ -25,9 +25,10 @@
 //! default features).
 //!
 //! Two things to keep in mind when comparing: ferroid's clock is one load of an atomic that a
-//! background thread updates every millisecond, as are snowmint's `CachedClock` and
-//! `GlobalClock` (every 250 µs, with precise reads when a tick fills), while snowmint's default clock reads a hardware
-//! counter and snowflake_me the system clock on every mint; and a ferroid thread that loses a
+//! background thread updates every millisecond, as are snowmint's `CachedClock` (every
+//! 250 µs) and `GlobalClock` (once a millisecond), both with precise reads when a tick fills,
+//! while snowmint's default clock reads a hardware counter and snowflake_me the system clock
+//! on every mint; and a ferroid thread that loses a
 //! CAS yields the CPU, so two ferroid threads mostly take turns on the shared word, while
 //! snowmint backs off with a doubling spin.
 //!

@@ -6,9 +6,15 @@
 //! `AtomicU64` of Unix milliseconds, so [`Clock::unix_ms`] is one load from a fixed address:
 //! no pointer to follow, which a [`CachedClock`](super::CachedClock) (an `Arc`) and every
 //! clock held behind a reference need. Its source is one [`MonotonicClock`] in a `static`,
-//! read by the thread `snowmint-clock` every [`GlobalClock::REFRESH`] and by
-//! [`Clock::unix_ms_precise`]; both raise the reading with `fetch_max`, as a `CachedClock`
-//! does, with the same orderings (see that module's `# Orderings`).
+//! read by the thread `snowmint-clock` just after each of its milliseconds begins (so once
+//! per [`GlobalClock::REFRESH`]) and by [`Clock::unix_ms_precise`]; both raise the reading
+//! with `fetch_max`, as a `CachedClock` does, with the same orderings (see that module's
+//! `# Orderings`).
+//!
+//! The thread sleeps to the source's next millisecond rather than for a fixed interval: the
+//! reading is in milliseconds, so one wake-up a millisecond, timed to when the value changes,
+//! keeps it as fresh as the thread's wake-up latency allows, where a fixed 250 µs period woke
+//! four times as often and still left the reading up to a period behind.
 //!
 //! The thread runs while a handle lives. Handles are counted: [`GlobalClock::new`] and
 //! `clone` add one, `drop` takes one away. The thread checks the count once per refresh and
@@ -43,11 +49,12 @@ static RUNNING: Mutex<bool> = Mutex::new(false);
 /// follows a pointer to read it, and each `CachedClock::new` starts a thread of its own. A
 /// `GlobalClock` is a handle of no size on one reading for the whole process: reading it is a
 /// single load from a fixed address, the cheapest clock a generator can have, and however
-/// many generators and handles there are, one thread (`snowmint-clock`) refreshes it, every
-/// [`REFRESH`](GlobalClock::REFRESH), from one [`MonotonicClock`].
+/// many generators and handles there are, one thread (`snowmint-clock`) refreshes it from
+/// one [`MonotonicClock`], just after each of the source's milliseconds begins.
 ///
-/// The guarantees are a `CachedClock`'s: the reading lags the source by up to the refresh
-/// interval, more when the thread is not scheduled in time (every core busy), and a lag never
+/// The guarantees are a `CachedClock`'s: the reading lags the source by the thread's wake-up
+/// latency (tens of microseconds on an idle machine), more when the thread is not scheduled
+/// in time (every core busy), and a lag never
 /// costs a generator capacity or correctness, because a generator reads the source through
 /// [`unix_ms_precise`](Clock::unix_ms_precise) when its tick is full and before it counts a
 /// reading behind its last tick as a regression. The reading never goes back.
@@ -74,8 +81,9 @@ pub struct GlobalClock {
 }
 
 impl GlobalClock {
-    /// How often the thread refreshes the reading: 250 µs, a quarter of a 1 ms tick.
-    pub const REFRESH: Duration = Duration::from_micros(250);
+    /// How often the thread refreshes the reading: once per millisecond, just after the
+    /// source's millisecond changes.
+    pub const REFRESH: Duration = Duration::from_millis(1);
 
     /// A handle on the process's cached clock, starting its thread if none is running.
     ///
@@ -114,10 +122,19 @@ fn read_source() -> u64 {
     now
 }
 
+/// How long past the start of a millisecond the thread asks to wake: the kernel's timer
+/// slack (50 µs by default on Linux) comes on top. A margin keeps a wake-up a hair early
+/// (the source and the kernel's sleep clock run at slightly different rates) from finding the
+/// old millisecond and sleeping again at once.
+const WAKE_MARGIN_NS: u64 = 10_000;
+
 /// The refresh thread's loop: it runs while a handle lives.
 fn refresh_while_held() {
+    let source = SOURCE.get_or_init(MonotonicClock::new);
     loop {
-        thread::sleep(GlobalClock::REFRESH);
+        // To just past the source's next millisecond, when the reading changes.
+        let into_ms = source.unix_ns() % 1_000_000;
+        thread::sleep(Duration::from_nanos(1_000_000 - into_ms + WAKE_MARGIN_NS));
         if HANDLES.load(Ordering::Relaxed) == 0 {
             // Decide under the lock, so that a `new` either sees the thread running (and it
             // keeps running, the count now above zero) or sees it stopped (and starts one).
