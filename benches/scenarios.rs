@@ -8,6 +8,7 @@
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer; a batch API where the contender has one, else one at a time; ns/ID |
 //! | table "s5" | 5 | one mint every 500 ns on one thread, on the Twitter layout: p50, p99, p99.9 and max of each call |
 //! | table "s6" | 6 | the largest gap, in ticks, between an ID's time and the wall clock read right after it, in scenario 1's check pass and in scenario 5 |
+//! | table "Targets" | 2, 5 | the issue's targets as medians of ratios to ferroid: scenario 2 with 1 and 2 threads and scenario 5's p99.9, over 21 rounds that each measure snowmint (both clocks) and ferroid back to back ([`paired`]) |
 //!
 //! # Contenders, and how each is set up
 //!
@@ -64,6 +65,14 @@
 //! `target/criterion/s1-saturation-twitter/report/` and `target/criterion/s2-hot-path/report/`
 //! (`lines.svg`: time against threads, `lines_throughput.svg`: aggregate IDs/s against
 //! threads) draw scenarios 1 and 2 against the thread count; plots are on for this bench only.
+//!
+//! Every contender's `mint` wrapper is `#[inline(always)]`, so the timed loop holds the
+//! library's own code, as a caller's function would, and no call the harness adds: left to
+//! the inliner, some wrappers were inlined and others were not, which cost the others about
+//! 0.4 ns an ID.
+//!
+//! `SNOWMINT_PAIRED_ONLY=1 cargo bench --bench scenarios` runs only the paired rounds of the
+//! targets' table (about ten seconds).
 //!
 //! # Checks
 //!
@@ -144,6 +153,12 @@ const PACED_MINTS: usize = 200_000;
 /// 12,500/s of 25,600/s is too), and fewer mints so it takes 2 s.
 const SONYFLAKE_PACE_NS: u64 = 80_000;
 const SONYFLAKE_PACED_MINTS: usize = 25_000;
+/// Rounds of the paired comparisons ([`paired`]), after one round of warm-up.
+const PAIRED_ROUNDS: usize = 21;
+/// IDs per contender per round of the paired scenario 2, shared out among the threads.
+const PAIRED_IDS: u64 = 4_000_000;
+/// Mints per contender per round of the paired scenario 5.
+const PAIRED_PACED_MINTS: usize = 50_000;
 /// IDs each thread mints in a check (sonyflake: fewer, see [`Spec::check_per_thread`]).
 const CHECK_PER_THREAD: usize = 100_000;
 
@@ -238,7 +253,7 @@ where
         &self.spec
     }
 
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u128 {
         self.generator
             .mint()
@@ -281,7 +296,7 @@ macro_rules! ferroid_contender {
                 &self.spec
             }
 
-            #[inline]
+            #[inline(always)]
             fn mint(&self) -> u128 {
                 // As ferroid's docs examples: yield to the scheduler when told to wait.
                 self.generator
@@ -324,7 +339,7 @@ impl Contender for SnowflakeMe {
         &self.spec
     }
 
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u128 {
         self.generator
             .next_id()
@@ -362,7 +377,7 @@ impl Contender for Snowflaked {
         &self.spec
     }
 
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u128 {
         self.generator.generate::<u64>().into()
     }
@@ -392,7 +407,7 @@ impl Contender for RsSnowflake {
         &self.spec
     }
 
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u128 {
         let id = self
             .generator
@@ -424,7 +439,7 @@ impl Contender for Sonyflake {
         &self.spec
     }
 
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u128 {
         self.generator
             .next_id()
@@ -462,7 +477,7 @@ impl Contender for UuidV7 {
         &self.spec
     }
 
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u128 {
         uuid::Uuid::now_v7().as_u128()
     }
@@ -484,7 +499,7 @@ impl Contender for Ulid {
         &self.spec
     }
 
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u128 {
         mint_ulid(&mut self.generator.lock().expect("ulid lock"))
     }
@@ -1277,6 +1292,38 @@ fn percentile(sorted: &[u64], q: f64) -> u64 {
     sorted[rank - 1]
 }
 
+/// One mint every `pace` ns, `count` times, on this thread: each call's latency, sorted, and
+/// the largest gaps to the wall clock. Panics unless the IDs are unique and increasing.
+fn paced_run<C: Contender>(
+    x: &C,
+    clock: &quanta::Clock,
+    pace: u64,
+    count: usize,
+) -> (Vec<u64>, Gap) {
+    let spec = x.spec();
+    let mut latencies = Vec::with_capacity(count);
+    let mut ids = Vec::with_capacity(count);
+    let mut gap = Gap::default();
+    let base = clock.raw();
+    let mut due = 0;
+    for _ in 0..count {
+        while clock.delta_as_nanos(base, clock.raw()) < due {
+            spin_loop();
+        }
+        let start = clock.raw();
+        let id = x.mint();
+        let end = clock.raw();
+        gap.record(spec, id, wall_ms());
+        latencies.push(clock.delta_as_nanos(start, end));
+        ids.push(id);
+        // No catching up after a stall: the next mint is one period after this one.
+        due = (due + pace).max(clock.delta_as_nanos(base, end));
+    }
+    check_ids(spec.name, "s5 paced", &[ids], true);
+    latencies.sort_unstable();
+    (latencies, gap)
+}
+
 /// Scenario 5 (and scenario 6's second pass): one mint every `PACE_NS` on one thread.
 fn paced(summary: &mut Summary, gaps: &RefCell<BTreeMap<String, Gap>>) {
     let set = twitter_set();
@@ -1297,26 +1344,7 @@ fn paced(summary: &mut Summary, gaps: &RefCell<BTreeMap<String, Gap>>) {
         } else {
             (PACE_NS, PACED_MINTS)
         };
-        let mut latencies = Vec::with_capacity(count);
-        let mut ids = Vec::with_capacity(count);
-        let mut gap = Gap::default();
-        let base = clock.raw();
-        let mut due = 0;
-        for _ in 0..count {
-            while clock.delta_as_nanos(base, clock.raw()) < due {
-                spin_loop();
-            }
-            let start = clock.raw();
-            let id = x.mint();
-            let end = clock.raw();
-            gap.record(spec, id, wall_ms());
-            latencies.push(clock.delta_as_nanos(start, end));
-            ids.push(id);
-            // No catching up after a stall: the next mint is one period after this one.
-            due = (due + pace).max(clock.delta_as_nanos(base, end));
-        }
-        check_ids(spec.name, "s5 paced", &[ids], true);
-        latencies.sort_unstable();
+        let (latencies, gap) = paced_run(x, &clock, pace, count);
         let figures = [
             count.to_string(),
             format!("{pace} ns"),
@@ -1386,6 +1414,123 @@ fn accuracy(summary: &mut Summary, gaps: &BTreeMap<String, Gap>) {
     });
 }
 
+/// The targets' comparisons as medians of ratios: snowmint (on either clock) against ferroid
+/// on scenario 2 with 1 and 2 threads, and on scenario 5's p99.9.
+///
+/// Each round measures the three contenders back to back, starting with a different one each
+/// round, and takes the ratios within the round, so drift in the machine's speed (another
+/// tenant, frequency) falls on all three alike instead of on whichever criterion happened to
+/// time during it. A round of scenario 2 mints `PAIRED_IDS` per contender; of scenario 5,
+/// `PAIRED_PACED_MINTS` at one every `PACE_NS`.
+fn paired(summary: &mut Summary) {
+    let hot = hot_set();
+    let twitter = twitter_set();
+    let clock = quanta::Clock::new();
+    let columns: Vec<String> = [
+        "snowmint-global ÷ ferroid",
+        "snowmint ÷ ferroid",
+        "medians: snowmint-global / snowmint / ferroid",
+    ]
+    .iter()
+    .map(|c| (*c).to_owned())
+    .collect();
+    let table = summary.table(
+        &format!(
+            "Targets: medians of per-round ratios to ferroid over {PAIRED_ROUNDS} rounds \
+             (lowest–highest); at most 1.00 meets the target"
+        ),
+        &columns,
+    );
+    println!("\npaired rounds (ratios to ferroid within each round):");
+    let mut row = |name: &str, unit: &str, rounds: Vec<[f64; 3]>| {
+        let figures = [
+            ratio_cell(&rounds, 0),
+            ratio_cell(&rounds, 1),
+            format!(
+                "{:.1} / {:.1} / {:.1} {unit}",
+                median(rounds.iter().map(|r| r[0])),
+                median(rounds.iter().map(|r| r[1])),
+                median(rounds.iter().map(|r| r[2])),
+            ),
+        ];
+        println!("paired {name:<22} {}", figures.join(", "));
+        for (column, figure) in columns.iter().zip(figures) {
+            summary.set(table, name, column, Cell::Text(figure));
+        }
+    };
+    for threads in [1, 2] {
+        let iters = PAIRED_IDS / threads as u64;
+        let rounds = rotated(|k| match k {
+            0 => hot_ns(&hot.snowmint_global, threads, iters),
+            1 => hot_ns(&hot.snowmint, threads, iters),
+            _ => hot_ns(&hot.ferroid, threads, iters),
+        });
+        row(&format!("s2, {threads} thr, ns/ID"), "ns", rounds);
+    }
+    let p999 = |latencies: (Vec<u64>, Gap)| percentile(&latencies.0, 0.999) as f64;
+    let rounds = rotated(|k| match k {
+        0 => p999(paced_run(
+            &twitter.snowmint_global,
+            &clock,
+            PACE_NS,
+            PAIRED_PACED_MINTS,
+        )),
+        1 => p999(paced_run(
+            &twitter.snowmint,
+            &clock,
+            PACE_NS,
+            PAIRED_PACED_MINTS,
+        )),
+        _ => p999(paced_run(
+            &twitter.ferroid,
+            &clock,
+            PACE_NS,
+            PAIRED_PACED_MINTS,
+        )),
+    });
+    row("s5, p99.9", "ns", rounds);
+}
+
+/// `measure(k)` of contenders k = 0, 1, 2, in `PAIRED_ROUNDS` rounds after one of warm-up,
+/// each round starting one contender later than the one before: the figures, by round.
+fn rotated(mut measure: impl FnMut(usize) -> f64) -> Vec<[f64; 3]> {
+    (0..=PAIRED_ROUNDS)
+        .map(|round| {
+            let mut figures = [0.0; 3];
+            for step in 0..3 {
+                let k = (round + step) % 3;
+                figures[k] = measure(k);
+            }
+            figures
+        })
+        .skip(1)
+        .collect()
+}
+
+/// ns per ID per thread of `c` minting `iters` IDs on each of `threads` threads.
+fn hot_ns<C: Contender>(c: &C, threads: usize, iters: u64) -> f64 {
+    timed_on_threads(threads, iters, || c.mint() as u64).as_nanos() as f64 / iters as f64
+}
+
+/// The median over rounds of contender `k`'s figure divided by ferroid's (index 2), with the
+/// lowest and highest.
+fn ratio_cell(rounds: &[[f64; 3]], k: usize) -> String {
+    let mut ratios: Vec<f64> = rounds.iter().map(|r| r[k] / r[2]).collect();
+    ratios.sort_by(f64::total_cmp);
+    format!(
+        "**{:.2}** ({:.2}–{:.2})",
+        median(ratios.iter().copied()),
+        ratios[0],
+        ratios[ratios.len() - 1]
+    )
+}
+
+fn median(figures: impl Iterator<Item = f64>) -> f64 {
+    let mut figures: Vec<f64> = figures.collect();
+    figures.sort_by(f64::total_cmp);
+    figures[figures.len() / 2]
+}
+
 fn main() {
     let mut criterion = Criterion::default()
         // 85 benches at about 3 s each (with analysis and plots) keep the whole run near
@@ -1401,12 +1546,18 @@ fn main() {
     let started = Instant::now();
     let mut summary = Summary::default();
     let gaps = RefCell::new(BTreeMap::new());
+    if std::env::var_os("SNOWMINT_PAIRED_ONLY").is_some() {
+        paired(&mut summary);
+        summary.print();
+        return;
+    }
     saturation(&mut criterion, &mut summary, &gaps);
     hot_path(&mut criterion, &mut summary);
     sharded(&mut criterion, &mut summary);
     batch(&mut criterion, &mut summary);
     paced(&mut summary, &gaps);
     accuracy(&mut summary, &gaps.borrow());
+    paired(&mut summary);
     criterion.final_summary();
     summary.print();
     println!(
