@@ -37,8 +37,10 @@
 //! CAS.
 //!
 //! The hot path is the first CAS succeeding on a new or same tick: one clock read, one load,
-//! one CAS, a few shifts and compares. Waiting, clock-behind handling, counters and errors
-//! live in `#[cold]` functions and on a separate cache line.
+//! one CAS, a few shifts and compares. The state word and the read-only plan it is minted with
+//! (masks, shifts, the epoch) share one 128-byte block of their own, so a mint touches that
+//! block and its clock and nothing else. Waiting, clock-behind handling, counters and errors
+//! live in `#[cold]` functions and in a block of their own.
 //!
 //! # Orderings
 //!
@@ -363,6 +365,10 @@ impl Snapshot {
 /// assert_eq!(generator.decode(b)?.node("machine"), Some(378));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
+// `repr(C, align(128))`: the state word and the plan first, in the generator's own 128-byte
+// block (two cache lines, which x86's adjacent-line prefetcher pairs, the unit crossbeam pads
+// to), so a mint's data is one block; the counters (`cold`) start a block of their own.
+#[repr(C, align(128))]
 pub struct Generator<C = MonotonicClock, S: State = SharedState> {
     state: S,
     plan: Plan,

@@ -9,8 +9,6 @@
 use std::cell::Cell;
 use std::fmt;
 
-use crossbeam_utils::CachePadded;
-
 use crate::sync::{AtomicU64, Ordering};
 
 /// The storage of a generator's state word: [`SharedState`] (the default) or [`LocalState`].
@@ -36,15 +34,15 @@ pub(crate) mod sealed {
     }
 }
 
-/// A state word any thread may mint from: one cache-padded `AtomicU64`, advanced by
+/// A state word any thread may mint from: one `AtomicU64`, advanced by
 /// compare-and-swap. A generator on it is `Sync`.
-pub struct SharedState(CachePadded<AtomicU64>);
+pub struct SharedState(AtomicU64);
 
 impl State for SharedState {}
 
 impl sealed::Word for SharedState {
     fn new(state: u64) -> Self {
-        SharedState(CachePadded::new(AtomicU64::new(state)))
+        SharedState(AtomicU64::new(state))
     }
 
     #[inline(always)]
@@ -72,19 +70,19 @@ impl fmt::Debug for SharedState {
     }
 }
 
-/// A state word one thread owns: a cache-padded `Cell<u64>`, advanced by a load and a store.
+/// A state word one thread owns: a `Cell<u64>`, advanced by a load and a store.
 /// A generator on it is `Send` (it can move to the thread that will own it) but not `Sync`.
 ///
 /// The swap still compares before it stores, so a clock that mints from the same generator
 /// inside its own reading (re-entrancy, the one way a second mint can start before the first
 /// finishes) makes the outer mint start over instead of repeating an ID.
-pub struct LocalState(CachePadded<Cell<u64>>);
+pub struct LocalState(Cell<u64>);
 
 impl State for LocalState {}
 
 impl sealed::Word for LocalState {
     fn new(state: u64) -> Self {
-        LocalState(CachePadded::new(Cell::new(state)))
+        LocalState(Cell::new(state))
     }
 
     #[inline(always)]
