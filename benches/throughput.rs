@@ -50,6 +50,9 @@
 //! Batch benches set `Throughput::Elements(batch)`: `time` is per batch, `thrpt` is IDs/s
 //! (divide by 1e9 for IDs per ns), and ns/ID is `time / batch`.
 //!
+//! Each contender's `mint_*` wrapper is `#[inline(always)]`, so the timed loop holds the
+//! library's own code, as a caller's function would, and no call the harness adds.
+//!
 //! A snowmint bench that fills whole ticks prints a note after its figures: it ran into the
 //! layout's ceiling of 4.19 IDs per ns (2^22 per ms), so its figure is a saturation figure,
 //! not the code's own cost. `mint_batch` of 4096 can get there on a fast core.
@@ -200,14 +203,17 @@ fn snowflake_me_shared() -> Snowflake {
         .expect("valid 41/0/0/22 snowflake_me configuration")
 }
 
+#[inline(always)]
 fn mint_snowmint<C: Clock>(generator: &Generator<C>) -> u64 {
     generator.mint().expect("snowmint mint").to_u64()
 }
 
+#[inline(always)]
 fn mint_sharded<C: Clock>(generator: &ShardedGenerator<C>) -> u64 {
     generator.mint().expect("snowmint sharded mint").to_u64()
 }
 
+#[inline(always)]
 fn mint_local<C: Clock>(generator: &LocalGenerator<C>) -> u64 {
     generator.mint().expect("snowmint local mint").to_u64()
 }
@@ -222,15 +228,18 @@ fn local_overflows<C>(pool: &Mutex<Vec<LocalGenerator<C>>>) -> u64 {
 }
 
 /// ferroid as its docs examples call it: yield to the scheduler when told to wait.
+#[inline(always)]
 fn mint_ferroid(generator: &Ferroid) -> u64 {
     generator.next_id(|_| thread::yield_now()).to_raw()
 }
 
 /// ferroid as its own benches call it: spin when told to wait.
+#[inline(always)]
 fn mint_ferroid_spin(generator: &Ferroid) -> u64 {
     generator.next_id(|_| std::hint::spin_loop()).to_raw()
 }
 
+#[inline(always)]
 fn mint_snowflake_me(generator: &Snowflake) -> u64 {
     generator.next_id().expect("snowflake_me next_id").as_u64()
 }
