@@ -2,7 +2,7 @@
 //!
 //! # Design
 //!
-//! The generator's whole mutable state is one cache-padded `AtomicU64` holding the last
+//! The generator's whole mutable state is one `AtomicU64` holding the last
 //! minted ID *without its node bits*: the tick in the time field's bits, the timeline in the
 //! tick-tock bit (when the layout has one) and the sequence in the sequence field's bits,
 //! exactly where they sit in an ID. (A [`LocalGenerator`], which one thread owns, keeps the
@@ -341,7 +341,7 @@ impl Snapshot {
 
 /// Mints unique IDs of one layout and node, from any number of threads.
 ///
-/// Lock-free: each ID is one compare-and-swap on one cache-padded `AtomicU64`, with no lock, no
+/// Lock-free: each ID is one compare-and-swap on one `AtomicU64`, with no lock, no
 /// allocation, no system call and no background thread. Share it by reference (it is `Sync`)
 /// or in an `Arc`.
 ///
@@ -367,14 +367,16 @@ impl Snapshot {
 /// ```
 // `repr(C, align(128))`: the state word and the plan first, in the generator's own 128-byte
 // block (two cache lines, which x86's adjacent-line prefetcher pairs, the unit crossbeam pads
-// to), so a mint's data is one block; the counters (`cold`) start a block of their own.
+// to), so a mint's data is one block; the clock last before the counters, which start a block
+// of their own, so that a clock that writes to itself (`MonotonicClock` re-anchoring) stays
+// out of the state's block. A test checks the offsets.
 #[repr(C, align(128))]
 pub struct Generator<C = MonotonicClock, S: State = SharedState> {
     state: S,
     plan: Plan,
     on_behind: ClockBehind,
-    clock: C,
     layout: Layout,
+    clock: C,
     cold: CachePadded<Cold>,
 }
 
@@ -1450,5 +1452,23 @@ impl<C, S: State> fmt::Debug for Generator<C, S> {
             .field("on_clock_behind", &self.on_behind)
             .field("stats", &self.stats())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::mem::{align_of, offset_of, size_of};
+
+    use super::{Generator, MonotonicClock, Plan, SharedState};
+
+    /// A mint reads the state word and the plan: both in the generator's first 128-byte
+    /// block, and the clock, which may write to itself, in none of it.
+    #[test]
+    fn the_state_and_the_plan_have_the_first_block_to_themselves() {
+        type Shared = Generator<MonotonicClock, SharedState>;
+        assert_eq!(align_of::<Shared>(), 128);
+        assert_eq!(offset_of!(Shared, state), 0);
+        assert!(offset_of!(Shared, plan) + size_of::<Plan>() <= 128);
+        assert!(offset_of!(Shared, clock) >= 128);
     }
 }

@@ -8,8 +8,8 @@
 //!
 //! - A [`Layout`] is data: the width and order of each field, the tick length and the epoch,
 //!   checked once (at compile time for constants).
-//! - A [`Generator`] keeps its whole state, the last tick and sequence, in one cache-padded
-//!   `AtomicU64`. Each mint loads it, reads the clock once and compare-and-swaps the next
+//! - A [`Generator`] keeps its whole state, the last tick and sequence, in one `AtomicU64`,
+//!   in a cache-padded block it shares only with its read-only masks. Each mint loads it, reads the clock once and compare-and-swaps the next
 //!   state: no lock, no allocation, no system call, no background thread. Uniqueness rests on
 //!   the modification order of that one word (see the generator module's `# Orderings`).
 //! - A [`Clock`] gives Unix milliseconds. The default [`MonotonicClock`] reads quanta's

@@ -34,8 +34,8 @@ pub(crate) mod sealed {
     }
 }
 
-/// A state word any thread may mint from: one `AtomicU64`, advanced by
-/// compare-and-swap. A generator on it is `Sync`.
+/// A state word any thread may mint from: one `AtomicU64`, advanced by compare-and-swap. A
+/// generator on it is `Sync`.
 pub struct SharedState(AtomicU64);
 
 impl State for SharedState {}
