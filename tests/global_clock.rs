@@ -222,18 +222,20 @@ fn the_refresh_thread_runs_while_a_handle_lives_and_restarts_with_a_fresh_readin
 #[test]
 fn handles_made_and_dropped_on_many_threads_leave_one_thread_or_none() {
     let _serial = serial();
-    // Handles come and go around the moments the thread checks the count.
+    // Handles come and go around the moments the thread checks the count: sleeps of up to
+    // about two of its periods.
+    let refresh_us = 2 * GlobalClock::REFRESH.as_micros() as u64;
     thread::scope(|s| {
         for t in 0..4u64 {
             s.spawn(move || {
                 for i in 0..100u64 {
                     let clock = GlobalClock::new().unwrap();
                     let copy = clock.clone();
-                    thread::sleep(Duration::from_micros((i * 37 + t * 101) % 400));
+                    thread::sleep(Duration::from_micros((i * 37 + t * 101) % refresh_us));
                     drop(clock);
                     assert!(copy.unix_ms() > 0);
                     drop(copy);
-                    thread::sleep(Duration::from_micros((i * 53 + t * 29) % 400));
+                    thread::sleep(Duration::from_micros((i * 53 + t * 29) % refresh_us));
                 }
             });
         }

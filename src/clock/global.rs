@@ -54,13 +54,14 @@ static RUNNING: Mutex<bool> = Mutex::new(false);
 ///
 /// The guarantees are a `CachedClock`'s: the reading lags the source by the thread's wake-up
 /// latency (tens of microseconds on an idle machine), more when the thread is not scheduled
-/// in time (every core busy), and a lag never
-/// costs a generator capacity or correctness, because a generator reads the source through
-/// [`unix_ms_precise`](Clock::unix_ms_precise) when its tick is full and before it counts a
-/// reading behind its last tick as a regression. The reading never goes back.
+/// in time (every core busy), and a lag never costs a generator capacity or correctness,
+/// because a generator reads the source through [`unix_ms_precise`](Clock::unix_ms_precise)
+/// when its tick is full and before it counts a reading behind its last tick as a
+/// regression. The reading never goes back.
 ///
-/// The thread runs while a handle lives: it stops within one interval of the last handle's
-/// drop, and the next [`new`](GlobalClock::new) starts it again.
+/// The thread runs while a handle lives: it stops about a millisecond after the last handle's
+/// drop (one [`REFRESH`](GlobalClock::REFRESH) plus its wake-up latency), and the next
+/// [`new`](GlobalClock::new) starts it again.
 ///
 /// # Examples
 ///
@@ -133,8 +134,9 @@ fn refresh_while_held() {
     let source = SOURCE.get_or_init(MonotonicClock::new);
     loop {
         // To just past the source's next millisecond, when the reading changes.
-        let into_ms = source.unix_ns() % 1_000_000;
-        thread::sleep(Duration::from_nanos(1_000_000 - into_ms + WAKE_MARGIN_NS));
+        let period = GlobalClock::REFRESH.as_nanos() as u64;
+        let into_period = source.unix_ns() % period;
+        thread::sleep(Duration::from_nanos(period - into_period + WAKE_MARGIN_NS));
         if HANDLES.load(Ordering::Relaxed) == 0 {
             // Decide under the lock, so that a `new` either sees the thread running (and it
             // keeps running, the count now above zero) or sees it stopped (and starts one).
