@@ -8,7 +8,7 @@
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer; a batch API where the contender has one, else one at a time; ns/ID |
 //! | table "s5" | 5 | one mint every 500 ns on one thread, on the Twitter layout: p50, p99, p99.9 and max of each call |
 //! | table "s6" | 6 | the largest gap, in ticks, between an ID's time and the wall clock read right after it, in scenario 1's check pass and in scenario 5 |
-//! | table "Targets" | 2, 5 | the issue's targets as medians of ratios to ferroid: scenario 2 with 1 and 2 threads and scenario 5's p99.9, over 21 rounds that each measure snowmint (both clocks) and ferroid back to back ([`paired`]) |
+//! | table "Targets" | 2, 3, 5 | the targets as medians of ratios to ferroid, over 24 rounds that each measure the contenders back to back ([`paired`]): scenario 2 with 1 and 2 threads and scenario 5's p99.9 (snowmint on both clocks against ferroid), scenario 3 (snowmint's per-thread and sharded generators and ferroid's per-thread one against ferroid's shared one) |
 //!
 //! # Contenders, and how each is set up
 //!
@@ -153,8 +153,9 @@ const PACED_MINTS: usize = 200_000;
 /// 12,500/s of 25,600/s is too), and fewer mints so it takes 2 s.
 const SONYFLAKE_PACE_NS: u64 = 80_000;
 const SONYFLAKE_PACED_MINTS: usize = 25_000;
-/// Rounds of the paired comparisons ([`paired`]), after one round of warm-up.
-const PAIRED_ROUNDS: usize = 21;
+/// Rounds of the paired comparisons ([`paired`]), after one round of warm-up: a multiple of 6,
+/// so that three contenders run in each of their six orders equally often.
+const PAIRED_ROUNDS: usize = 24;
 /// IDs per contender per round of the paired scenario 2, shared out among the threads.
 const PAIRED_IDS: u64 = 4_000_000;
 /// Mints per contender per round of the paired scenario 5.
@@ -782,6 +783,22 @@ fn check_and_bench_owning<T: Send>(
     name: &str,
     threads: usize,
     pool: &Mutex<Vec<T>>,
+    mint: impl Fn(&mut T) -> u128 + Sync + Copy,
+) {
+    check_owning(name, threads, pool, mint);
+    // By value: through a reference the timed loop called `<&F as Fn>::call`, which the
+    // inliner kept out of line for some contenders and not others.
+    group.bench_function(name, |b| {
+        b.iter_custom(|iters| timed_owning(threads, iters, pool, mint))
+    });
+}
+
+/// Panics unless `threads` threads, each minting through its own value from `pool`, mint
+/// unique IDs, strictly increasing per thread.
+fn check_owning<T: Send>(
+    name: &str,
+    threads: usize,
+    pool: &Mutex<Vec<T>>,
     mint: impl Fn(&mut T) -> u128 + Sync,
 ) {
     let per_thread: Vec<Vec<u128>> = on_threads(threads, || {
@@ -799,9 +816,6 @@ fn check_and_bench_owning<T: Send>(
         &per_thread,
         true,
     );
-    group.bench_function(name, |b| {
-        b.iter_custom(|iters| timed_owning(threads, iters, pool, &mint))
-    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1414,58 +1428,59 @@ fn accuracy(summary: &mut Summary, gaps: &BTreeMap<String, Gap>) {
     });
 }
 
-/// The targets' comparisons as medians of ratios: two snowmint contenders, A and B, against
-/// ferroid, on scenario 2 with 1 and 2 threads, scenario 5's p99.9 and scenario 3.
+/// The targets' comparisons as medians of ratios: snowmint's contenders against ferroid's, on
+/// scenario 2 with 1 and 2 threads, scenario 5's p99.9 and scenario 3.
 ///
-/// Each round measures the three contenders back to back, starting with a different one each
-/// round, and takes the ratios within the round, so drift in the machine's speed (another
-/// tenant, frequency) falls on all three alike instead of on whichever criterion happened to
-/// time during it. A round of scenarios 2 and 3 mints `PAIRED_IDS` per contender, shared out
-/// among the threads; of scenario 5, `PAIRED_PACED_MINTS` at one every `PACE_NS`.
+/// Each round measures the contenders of a row back to back, in an order that changes from
+/// round to round (every rotation, forwards and backwards), and takes the ratios to the last
+/// contender within the round, so drift in the machine's speed (another tenant, frequency)
+/// falls on all of them alike instead of on whichever criterion happened to time during it.
+/// A round of scenarios 2 and 3 mints `PAIRED_IDS` per contender, shared out among the
+/// threads; of scenario 5, `PAIRED_PACED_MINTS` at one every `PACE_NS`. Every contender is
+/// checked first, as in the scenarios themselves.
 fn paired(summary: &mut Summary) {
     let hot = hot_set();
     let twitter = twitter_set();
     let clock = quanta::Clock::new();
     let columns: Vec<String> = [
-        "A / B / ferroid",
-        "A ÷ ferroid",
-        "B ÷ ferroid",
+        "contenders: A / B (/ C) / last",
+        "A ÷ last",
+        "B ÷ last",
+        "C ÷ last",
         "target",
-        "medians: A / B / ferroid",
+        "medians: A / B (/ C) / last",
     ]
     .iter()
     .map(|c| (*c).to_owned())
     .collect();
     let table = summary.table(
         &format!(
-            "Targets: medians of per-round ratios to ferroid over {PAIRED_ROUNDS} rounds \
-             (lowest–highest)"
+            "Targets: medians of per-round ratios over {PAIRED_ROUNDS} rounds (lowest–highest)"
         ),
         &columns,
     );
-    println!("\npaired rounds (ratios to ferroid within each round):");
-    let mut row = |name: &str, contenders: &str, target: &str, rounds: Vec<[f64; 3]>| {
-        let figures = [
-            contenders.to_owned(),
-            ratio_cell(&rounds, 0),
-            ratio_cell(&rounds, 1),
-            target.to_owned(),
-            format!(
-                "{:.1} / {:.1} / {:.1}",
-                median(rounds.iter().map(|r| r[0])),
-                median(rounds.iter().map(|r| r[1])),
-                median(rounds.iter().map(|r| r[2])),
-            ),
-        ];
-        println!("paired {name:<30} {}", figures.join(", "));
-        for (column, figure) in columns.iter().zip(figures) {
-            summary.set(table, name, column, Cell::Text(figure));
-        }
-    };
+    println!("\npaired rounds (ratios to the last contender within each round):");
+    let mut row =
+        |name: &str, contenders: &str, target: &str, medians: String, ratios: Vec<String>| {
+            let mut figures = vec![contenders.to_owned()];
+            figures.extend(ratios);
+            // Rows of two contenders besides the last leave column C empty.
+            figures.resize(4, String::new());
+            figures.extend([target.to_owned(), medians]);
+            println!("paired {name:<30} {}", figures.join(", "));
+            for (column, figure) in columns.iter().zip(figures) {
+                summary.set(table, name, column, Cell::Text(figure));
+            }
+        };
+
     let shared = "snowmint-global / snowmint / ferroid";
     for threads in [1, 2] {
+        let config = format!("paired s2, {threads} threads");
+        check_shared(&hot.snowmint_global, &config, threads);
+        check_shared(&hot.snowmint, &config, threads);
+        check_shared(&hot.ferroid, &config, threads);
         let iters = PAIRED_IDS / threads as u64;
-        let rounds = rotated(|k| match k {
+        let rounds: Vec<[f64; 3]> = rotated(|k| match k {
             0 => hot_ns(&hot.snowmint_global, threads, iters),
             1 => hot_ns(&hot.snowmint, threads, iters),
             _ => hot_ns(&hot.ferroid, threads, iters),
@@ -1474,26 +1489,50 @@ fn paired(summary: &mut Summary) {
             &format!("s2, {threads} thr, ns/ID per thread"),
             shared,
             "A ≤ 1.00",
-            rounds,
+            medians(&rounds, "ns"),
+            ratios(&rounds),
         );
     }
-    let p999 = |c: &dyn Fn() -> (Vec<u64>, Gap)| percentile(&c().0, 0.999) as f64;
-    let rounds = rotated(|k| match k {
-        0 => p999(&|| {
-            paced_run(
+
+    // Scenario 5 (`paced_run` checks what it mints). A p99.9 of one round's mints is a few
+    // ticks of a 10 ns timer, so the row also gives each contender's p99.9 over all rounds.
+    let mut pooled: [Vec<u64>; 3] = Default::default();
+    let rounds: Vec<[f64; 3]> = rotated(|k| {
+        let (latencies, _) = match k {
+            0 => paced_run(
                 &twitter.snowmint_global,
                 &clock,
                 PACE_NS,
                 PAIRED_PACED_MINTS,
-            )
-        }),
-        1 => p999(&|| paced_run(&twitter.snowmint, &clock, PACE_NS, PAIRED_PACED_MINTS)),
-        _ => p999(&|| paced_run(&twitter.ferroid, &clock, PACE_NS, PAIRED_PACED_MINTS)),
+            ),
+            1 => paced_run(&twitter.snowmint, &clock, PACE_NS, PAIRED_PACED_MINTS),
+            _ => paced_run(&twitter.ferroid, &clock, PACE_NS, PAIRED_PACED_MINTS),
+        };
+        let p999 = percentile(&latencies, 0.999) as f64;
+        pooled[k].extend(latencies);
+        p999
     });
-    row("s5, p99.9 ns", shared, "A ≤ 1.00", rounds);
+    let overall: Vec<String> = pooled
+        .iter_mut()
+        .map(|latencies| {
+            latencies.sort_unstable();
+            percentile(latencies, 0.999).to_string()
+        })
+        .collect();
+    row(
+        "s5, p99.9 ns",
+        shared,
+        "A ≤ 1.00",
+        format!(
+            "{}; over all rounds: {} ns",
+            medians(&rounds, "ns"),
+            overall.join(" / ")
+        ),
+        ratios(&rounds),
+    );
 
-    // Scenario 3: per-thread generators and the any-thread sharded one, against ferroid's
-    // shared generator; twice ferroid's aggregate IDs/s is half its ns per ID per thread.
+    // Scenario 3: per-thread generators and the any-thread sharded one against ferroid's
+    // shared generator; twice its aggregate IDs/s is half its ns per ID per thread.
     let threads = thread::available_parallelism().map_or(2, usize::from);
     let builder = Generator::builder(HOT).clock(global_clock());
     let local = Mutex::new(
@@ -1505,40 +1544,70 @@ fn paired(summary: &mut Summary) {
     let sharded = builder
         .build_sharded(Shards::SplitSequence(threads))
         .expect("41/0/22 shards");
+    let ferroid_own = Mutex::new(
+        (0..threads)
+            .map(|machine| {
+                BasicSnowflakeGenerator::<FerroidShard, _>::new(machine as u64, ferroid_clock())
+            })
+            .collect::<Vec<_>>(),
+    );
+    let mint_local = |g: &mut LocalGenerator<GlobalClock>| -> u128 {
+        g.mint().expect("snowmint local mint").to_u64().into()
+    };
+    let mint_sharded = || sharded.mint().expect("snowmint sharded mint").to_u64();
+    let mint_ferroid_own = |g: &mut BasicSnowflakeGenerator<FerroidShard, FerroidClock>| {
+        u128::from(g.next_id(|_| thread::yield_now()).to_raw())
+    };
+    let config = format!("paired s3, {threads} threads");
+    check_owning("snowmint-local-shards", threads, &local, mint_local);
+    check_ids(
+        "snowmint-sharded",
+        &config,
+        &on_threads(threads, || {
+            (0..CHECK_PER_THREAD)
+                .map(|_| u128::from(mint_sharded()))
+                .collect::<Vec<_>>()
+        })
+        .into_iter()
+        .map(|(_, _, ids)| ids)
+        .collect::<Vec<_>>(),
+        true,
+    );
+    check_owning("ferroid-own", threads, &ferroid_own, mint_ferroid_own);
+    check_shared(&hot.ferroid, &config, threads);
     let iters = PAIRED_IDS / threads as u64;
-    let rounds = rotated(|k| {
+    let rounds: Vec<[f64; 4]> = rotated(|k| {
         let elapsed = match k {
-            0 => timed_owning(
-                threads,
-                iters,
-                &local,
-                |g: &mut LocalGenerator<GlobalClock>| {
-                    g.mint().expect("snowmint local mint").to_u64().into()
-                },
-            ),
-            1 => timed_on_threads(threads, iters, || {
-                sharded.mint().expect("snowmint sharded mint").to_u64()
-            }),
+            0 => timed_owning(threads, iters, &local, mint_local),
+            1 => timed_on_threads(threads, iters, mint_sharded),
+            2 => timed_owning(threads, iters, &ferroid_own, mint_ferroid_own),
             _ => return hot_ns(&hot.ferroid, threads, iters),
         };
         elapsed.as_nanos() as f64 / iters as f64
     });
     row(
         &format!("s3, {threads} thr, ns/ID per thread"),
-        "snowmint-local-shards / snowmint-sharded / ferroid (shared)",
+        "snowmint-local-shards / snowmint-sharded / ferroid-own (per thread) / ferroid (shared)",
         "A ≤ 0.50 (2× the IDs/s)",
-        rounds,
+        medians(&rounds, "ns"),
+        ratios(&rounds),
     );
 }
 
-/// `measure(k)` of contenders k = 0, 1, 2, in `PAIRED_ROUNDS` rounds after one of warm-up,
-/// each round starting one contender later than the one before: the figures, by round.
-fn rotated(mut measure: impl FnMut(usize) -> f64) -> Vec<[f64; 3]> {
+/// `measure(k)` of contenders k = 0..N in `PAIRED_ROUNDS` rounds after one of warm-up, each
+/// round in another order: the rotations of 0..N, forwards and then backwards. The figures,
+/// by round and contender.
+fn rotated<const N: usize>(mut measure: impl FnMut(usize) -> f64) -> Vec<[f64; N]> {
     (0..=PAIRED_ROUNDS)
         .map(|round| {
-            let mut figures = [0.0; 3];
-            for step in 0..3 {
-                let k = (round + step) % 3;
+            let mut figures = [0.0; N];
+            for step in 0..N {
+                let step = if (round / N) % 2 == 0 {
+                    step
+                } else {
+                    N - 1 - step
+                };
+                let k = (round + step) % N;
                 figures[k] = measure(k);
             }
             figures
@@ -1552,23 +1621,41 @@ fn hot_ns<C: Contender>(c: &C, threads: usize, iters: u64) -> f64 {
     timed_on_threads(threads, iters, || c.mint() as u64).as_nanos() as f64 / iters as f64
 }
 
-/// The median over rounds of contender `k`'s figure divided by ferroid's (index 2), with the
-/// lowest and highest.
-fn ratio_cell(rounds: &[[f64; 3]], k: usize) -> String {
-    let mut ratios: Vec<f64> = rounds.iter().map(|r| r[k] / r[2]).collect();
-    ratios.sort_by(f64::total_cmp);
-    format!(
-        "**{:.2}** ({:.2}–{:.2})",
-        median(ratios.iter().copied()),
-        ratios[0],
-        ratios[ratios.len() - 1]
-    )
+/// For each contender but the last: the median over rounds of its figure divided by the
+/// last's, with the lowest and highest.
+fn ratios<const N: usize>(rounds: &[[f64; N]]) -> Vec<String> {
+    (0..N - 1)
+        .map(|k| {
+            let mut ratios: Vec<f64> = rounds.iter().map(|r| r[k] / r[N - 1]).collect();
+            ratios.sort_by(f64::total_cmp);
+            format!(
+                "**{:.2}** ({:.2}–{:.2})",
+                median(ratios.iter().copied()),
+                ratios[0],
+                ratios[ratios.len() - 1]
+            )
+        })
+        .collect()
 }
 
+/// Each contender's median figure over the rounds, `/`-separated.
+fn medians<const N: usize>(rounds: &[[f64; N]], unit: &str) -> String {
+    let medians: Vec<String> = (0..N)
+        .map(|k| format!("{:.1}", median(rounds.iter().map(|r| r[k]))))
+        .collect();
+    format!("{} {unit}", medians.join(" / "))
+}
+
+/// The median: the middle figure, or the mean of the two middle ones.
 fn median(figures: impl Iterator<Item = f64>) -> f64 {
     let mut figures: Vec<f64> = figures.collect();
     figures.sort_by(f64::total_cmp);
-    figures[figures.len() / 2]
+    let middle = figures.len() / 2;
+    if figures.len() % 2 == 0 {
+        (figures[middle - 1] + figures[middle]) / 2.0
+    } else {
+        figures[middle]
+    }
 }
 
 fn main() {
@@ -1586,7 +1673,7 @@ fn main() {
     let started = Instant::now();
     let mut summary = Summary::default();
     let gaps = RefCell::new(BTreeMap::new());
-    if std::env::var_os("SNOWMINT_PAIRED_ONLY").is_some() {
+    if std::env::var("SNOWMINT_PAIRED_ONLY").is_ok_and(|only| only == "1") {
         paired(&mut summary);
         summary.print();
         return;

@@ -28,9 +28,8 @@
 //! background thread updates every millisecond, as are snowmint's `CachedClock` (every
 //! 250 µs) and `GlobalClock` (once a millisecond), both with precise reads when a tick fills,
 //! while snowmint's default clock reads a hardware counter and snowflake_me the system clock
-//! on every mint; and a ferroid thread that loses a
-//! CAS yields the CPU, so two ferroid threads mostly take turns on the shared word, while
-//! snowmint backs off with a doubling spin.
+//! on every mint; and a ferroid thread that loses a CAS yields the CPU, so two ferroid threads
+//! mostly take turns on the shared word, while snowmint backs off with a doubling spin.
 //!
 //! Targets (from the issue): in `s3-sharded`, snowmint's per-core shards' aggregate IDs/s at
 //! least 2x ferroid shared's; in `s4-batch/4096`, snowmint `mint_batch`'s ns/ID at most snowflake_me
