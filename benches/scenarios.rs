@@ -1251,12 +1251,7 @@ fn batch(c: &mut Criterion, summary: &mut Summary) {
                     &function,
                     true,
                     x.spec().check_per_thread,
-                    &mut |collect| {
-                        for slot in raw.iter_mut() {
-                            *slot = x.mint();
-                        }
-                        collect.then(|| raw.clone())
-                    },
+                    &mut |collect| one_at_a_time(&mut raw, collect, || x.mint()),
                 );
             }
         });
@@ -1266,10 +1261,9 @@ fn batch(c: &mut Criterion, summary: &mut Summary) {
             true,
             CHECK_PER_THREAD,
             &mut |collect| {
-                for slot in raw.iter_mut() {
-                    *slot = u128::from(rs_snowflake.real_time_generate() as u64);
-                }
-                collect.then(|| raw.clone())
+                one_at_a_time(&mut raw, collect, || {
+                    u128::from(rs_snowflake.real_time_generate() as u64)
+                })
             },
         );
         run(
@@ -1277,24 +1271,14 @@ fn batch(c: &mut Criterion, summary: &mut Summary) {
             "rs-snowflake-bucket",
             false,
             CHECK_PER_THREAD,
-            &mut |collect| {
-                for slot in raw.iter_mut() {
-                    *slot = u128::from(bucket.get_id() as u64);
-                }
-                collect.then(|| raw.clone())
-            },
+            &mut |collect| one_at_a_time(&mut raw, collect, || u128::from(bucket.get_id() as u64)),
         );
         run(
             "ulid one at a time (own)",
             "ulid-one-at-a-time",
             true,
             CHECK_PER_THREAD,
-            &mut |collect| {
-                for slot in raw.iter_mut() {
-                    *slot = mint_ulid(&mut ulid);
-                }
-                collect.then(|| raw.clone())
-            },
+            &mut |collect| one_at_a_time(&mut raw, collect, || mint_ulid(&mut ulid)),
         );
         group.finish();
     }
@@ -1336,6 +1320,20 @@ fn paced_run<C: Contender>(
     check_ids(spec.name, "s5 paced", &[ids], true);
     latencies.sort_unstable();
     (latencies, gap)
+}
+
+/// Scenario 4's fill of `raw` one ID at a time with `mint`; a copy of the IDs when asked to
+/// (`collect`), for the check.
+#[inline(always)]
+fn one_at_a_time(
+    raw: &mut [u128],
+    collect: bool,
+    mut mint: impl FnMut() -> u128,
+) -> Option<Vec<u128>> {
+    for slot in raw.iter_mut() {
+        *slot = mint();
+    }
+    collect.then(|| raw.to_vec())
 }
 
 /// Scenario 5 (and scenario 6's second pass): one mint every `PACE_NS` on one thread.
