@@ -38,17 +38,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use snowmint::{
-    CachedClock, Clock, Generator, GlobalClock, Layout, MonotonicClock, ShardedGenerator, Shards,
+    CachedClock, Clock, Generator, GlobalClock, MonotonicClock, ShardedGenerator, Shards,
 };
-use support::{on_threads, timed_on_threads};
-
-/// 1 unused bit, 41 time bits, no node bits, 22 sequence bits, on Twitter's epoch.
-const HOT: Layout = Layout::builder("bench-41-0-22", 64)
-    .unused(1)
-    .time(41)
-    .sequence(22)
-    .epoch_ms(1_288_834_974_657)
-    .build_const();
+use support::{HOT, on_threads, timed_on_threads};
 
 /// Minting threads per core in the oversubscribed group.
 const THREADS_PER_CORE: usize = 4;

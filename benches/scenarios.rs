@@ -103,20 +103,10 @@ use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
 use ferroid::id::{SnowflakeId, SnowflakeTwitterId};
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowmint::{Clock, Generator, GlobalClock, Id, Layout, LocalGenerator, MonotonicClock, Shards};
-use support::{on_threads, timed_on_threads};
+use support::{EPOCH_MS, HOT, on_threads, timed_on_threads};
 
-/// Twitter's epoch, in Unix milliseconds: every Snowflake contender counts from it.
-const EPOCH_MS: u64 = 1_288_834_974_657;
 /// Sonyflake's fixed epoch, 2014-09-01T00:00:00Z, in Unix milliseconds.
 const SONYFLAKE_EPOCH_MS: u64 = 1_409_529_600_000;
-
-/// snowmint's 41/0/22 layout: 1 unused bit, 41 time bits, no node bits, 22 sequence bits.
-const HOT: Layout = Layout::builder("bench-41-0-22", 64)
-    .unused(1)
-    .time(41)
-    .sequence(22)
-    .epoch_ms(EPOCH_MS)
-    .build_const();
 
 // ferroid accepts a 0-bit machine field, so its layout is exactly 41/0/22.
 ferroid::define_snowflake_id!(
@@ -536,46 +526,20 @@ struct SharedSet<F> {
     ulid: Ulid,
 }
 
-/// Runs `$body` with `$x` bound to each contender of a [`SharedSet`] in turn.
+/// Runs `$body` with `$x` bound to each contender of a [`SharedSet`] in turn, in the order of
+/// its fields.
 macro_rules! each_shared {
-    ($set:expr, |$x:ident| $body:expr) => {{
+    ($set:expr, |$x:ident| $body:expr) => {
+        each_shared!(@fields $set, $x, $body,
+            snowmint_global snowmint ferroid snowflake_me snowflaked
+            rs_snowflake sonyflake uuid ulid)
+    };
+    (@fields $set:expr, $x:ident, $body:expr, $($field:ident)*) => {{
         let set = $set;
-        {
-            let $x = &set.snowmint_global;
+        $({
+            let $x = &set.$field;
             $body;
-        }
-        {
-            let $x = &set.snowmint;
-            $body;
-        }
-        {
-            let $x = &set.ferroid;
-            $body;
-        }
-        {
-            let $x = &set.snowflake_me;
-            $body;
-        }
-        {
-            let $x = &set.snowflaked;
-            $body;
-        }
-        {
-            let $x = &set.rs_snowflake;
-            $body;
-        }
-        {
-            let $x = &set.sonyflake;
-            $body;
-        }
-        {
-            let $x = &set.uuid;
-            $body;
-        }
-        {
-            let $x = &set.ulid;
-            $body;
-        }
+        })*
     }};
 }
 

@@ -79,23 +79,12 @@ use ferroid::generator::AtomicSnowflakeGenerator;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowflake_me::Snowflake;
 use snowmint::{
-    CachedClock, Clock, Generator, GlobalClock, Id, Layout, LocalGenerator, ShardedGenerator,
-    Shards,
+    CachedClock, Clock, Generator, GlobalClock, Id, LocalGenerator, ShardedGenerator, Shards,
 };
-use support::{on_threads, timed_on_threads, timed_on_threads_with};
+use support::{EPOCH_MS, HOT, on_threads, timed_on_threads, timed_on_threads_with};
 
-/// The epoch all contenders count from: Twitter's, in Unix milliseconds.
-const EPOCH_MS: u64 = 1_288_834_974_657;
 /// Bits below the time field in every contender's IDs (no node bits, 22 sequence bits).
 const TIME_SHIFT: u32 = 22;
-
-/// snowmint's 41/0/22 layout: 1 unused bit, 41 time bits, no node bits, 22 sequence bits.
-const HOT: Layout = Layout::builder("bench-41-0-22", 64)
-    .unused(1)
-    .time(41)
-    .sequence(22)
-    .epoch_ms(EPOCH_MS)
-    .build_const();
 
 // ferroid accepts a 0-bit machine field, so its layout is exactly 41/0/22.
 ferroid::define_snowflake_id!(

@@ -1,9 +1,24 @@
-//! What the benches share: running a mint on several threads at once and timing it.
+//! What the benches share: the hot-path layout, and running a mint on several threads at once
+//! and timing it.
 
 use std::hint::black_box;
 use std::sync::Barrier;
 use std::thread;
 use std::time::{Duration, Instant};
+
+use snowmint::Layout;
+
+/// Twitter's epoch, in Unix milliseconds: every Snowflake contender counts from it.
+pub const EPOCH_MS: u64 = 1_288_834_974_657;
+
+/// snowmint's 41/0/22 layout: 1 unused bit, 41 time bits, no node bits, 22 sequence bits, so
+/// the sequence never caps a figure and the figure is the code's own cost.
+pub const HOT: Layout = Layout::builder("bench-41-0-22", 64)
+    .unused(1)
+    .time(41)
+    .sequence(22)
+    .epoch_ms(EPOCH_MS)
+    .build_const();
 
 /// Runs `work` on `threads` threads released together by a barrier and returns each thread's
 /// result with the instants it started and finished.
