@@ -47,9 +47,11 @@ use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{
-    ClockBehind, Error, Generator, Id, Layout, LocalGenerator, ManualClock, Snapshot, State, Stats,
-};
+use snowmint::{Error, Generator, Id, Layout, LocalGenerator, ManualClock, Snapshot, Stats};
+
+mod common;
+
+use common::{Call, Minted, Outcome, Policy, perform, supported};
 
 /// The tiny layouts' epoch, and the start of the run for the 41-bit ones.
 const RECENT_MS: u64 = 1_700_000_000_000;
@@ -57,26 +59,6 @@ const RECENT_MS: u64 = 1_700_000_000_000;
 const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
 /// More mints than this in one input are skipped, to keep executions fast.
 const MAX_MINTS: usize = 20_000;
-/// What a batch buffer holds before the call: no generator here mints it (every layout has an
-/// unused top bit or is narrower than 64 bits).
-const UNWRITTEN: Id = Id::from_u64(u64::MAX);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Arbitrary)]
-enum Policy {
-    Error,
-    Wait,
-    TickTock,
-}
-
-impl Policy {
-    fn get(self) -> ClockBehind {
-        match self {
-            Policy::Error => ClockBehind::Error,
-            Policy::Wait => ClockBehind::Wait { max_ms: 0 },
-            Policy::TickTock => ClockBehind::TickTock { max_ms: 0 },
-        }
-    }
-}
 
 /// A sequence range for `GeneratorBuilder::sequence_range`; `max` is the layout's largest
 /// sequence. Five of the eight kinds are always valid.
@@ -324,47 +306,6 @@ fn expected_build(
     check_range(layout, range)
 }
 
-/// One ID, as the model sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Minted {
-    tick: u64,
-    timeline: u64,
-    sequence: u64,
-}
-
-/// What the model says a call does.
-#[derive(Debug, PartialEq)]
-enum Outcome {
-    /// The IDs returned, in order (one for `mint`).
-    Ids(Vec<Minted>),
-    Fail(Error),
-    /// A waiting call would wait for a later tick (never made).
-    Blocks,
-}
-
-/// A call the generator answers with one reservation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Call {
-    Mint,
-    TryMint,
-    MintBatch(usize),
-    TryMintBatch(usize),
-}
-
-impl Call {
-    /// The call that fails where this one waits for a full tick.
-    fn without_wait(self) -> Call {
-        match self {
-            Call::Mint | Call::TryMint => Call::TryMint,
-            Call::MintBatch(n) | Call::TryMintBatch(n) => Call::TryMintBatch(n),
-        }
-    }
-
-    fn waits(self) -> bool {
-        matches!(self, Call::Mint | Call::MintBatch(_))
-    }
-}
-
 /// The generator's configuration, state and counters, following the rules of `generator.rs`
 /// for one thread.
 #[derive(Debug, Clone)]
@@ -593,36 +534,6 @@ struct Run {
 
 fuzz_target!(|input: Input| run(input));
 
-/// What a call returned (the IDs, one for a mint, or the error) and, for a batch, the whole
-/// buffer it was given; a batch fills the front of the buffer and leaves the rest untouched.
-fn perform<S: State>(
-    generator: &Generator<ManualClock, S>,
-    call: Call,
-) -> (Result<Vec<Id>, Error>, Vec<Id>) {
-    match call {
-        Call::Mint => (generator.mint().map(|id| vec![id]), Vec::new()),
-        Call::TryMint => (generator.try_mint().map(|id| vec![id]), Vec::new()),
-        Call::MintBatch(len) | Call::TryMintBatch(len) => {
-            let mut buffer = vec![UNWRITTEN; len];
-            let result = if call.waits() {
-                generator.mint_batch(&mut buffer)
-            } else {
-                generator.try_mint_batch(&mut buffer)
-            };
-            let written = *result.as_ref().unwrap_or(&0);
-            assert!(
-                written <= len && (written > 0 || len == 0 || result.is_err()),
-                "{call:?} wrote {written} IDs ({result:?})"
-            );
-            assert!(
-                buffer[written..].iter().all(|&id| id == UNWRITTEN),
-                "{call:?} returned {result:?} but wrote past the IDs it returned"
-            );
-            (result.map(|_| buffer[..written].to_vec()), buffer)
-        }
-    }
-}
-
 fn run(input: Input) {
     let layout = layout(input.layout, input.tick_4ms);
     let nodes: Vec<(&'static str, u64)> = layout
@@ -707,15 +618,6 @@ fn run(input: Input) {
     for op in &input.ops {
         run.apply(op);
         run.check_state();
-    }
-}
-
-/// The policy, or `Wait { max_ms: 0 }` in place of tick-tock on a layout without the bit.
-fn supported(layout: &Layout, policy: Policy) -> Policy {
-    if policy == Policy::TickTock && layout.tick_tock_field().is_none() {
-        Policy::Wait
-    } else {
-        policy
     }
 }
 

@@ -54,9 +54,11 @@ use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{
-    Clock, ClockBehind, Error, Generator, Id, Layout, LocalGenerator, Snapshot, State, Stats,
-};
+use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot, Stats};
+
+mod common;
+
+use common::{Call, Minted, Outcome, Policy, perform, supported};
 
 /// The 16-bit layouts' epoch, and the start of the run for the 41-bit one.
 const RECENT_MS: u64 = 1_700_000_000_000;
@@ -64,35 +66,6 @@ const RECENT_MS: u64 = 1_700_000_000_000;
 const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
 /// More mints than this in one input are skipped, to keep executions fast.
 const MAX_MINTS: usize = 20_000;
-/// What a batch buffer holds before the call: no generator here mints it (every layout has an
-/// unused top bit or is narrower than 64 bits).
-const UNWRITTEN: Id = Id::from_u64(u64::MAX);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Arbitrary)]
-enum Policy {
-    Error,
-    Wait,
-    TickTock,
-}
-
-impl Policy {
-    fn get(self) -> ClockBehind {
-        match self {
-            Policy::Error => ClockBehind::Error,
-            Policy::Wait => ClockBehind::Wait { max_ms: 0 },
-            Policy::TickTock => ClockBehind::TickTock { max_ms: 0 },
-        }
-    }
-}
-
-/// The policy, or `Wait { max_ms: 0 }` in place of tick-tock on a layout without the bit.
-fn supported(layout: &Layout, policy: Policy) -> Policy {
-    if policy == Policy::TickTock && layout.tick_tock_field().is_none() {
-        Policy::Wait
-    } else {
-        policy
-    }
-}
 
 #[derive(Debug, Arbitrary)]
 enum Op {
@@ -238,47 +211,6 @@ impl ModelClock {
             self.lagging = self.lagging.max(self.fresh);
         }
         self.fresh
-    }
-}
-
-/// One ID, as the model sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Minted {
-    tick: u64,
-    timeline: u64,
-    sequence: u64,
-}
-
-/// What the model says a call does.
-#[derive(Debug, PartialEq)]
-enum Outcome {
-    /// The IDs returned, in order (one for `mint`).
-    Ids(Vec<Minted>),
-    Fail(Error),
-    /// A waiting call would wait for a later tick (never made).
-    Blocks,
-}
-
-/// A call the generator answers with one reservation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Call {
-    Mint,
-    TryMint,
-    MintBatch(usize),
-    TryMintBatch(usize),
-}
-
-impl Call {
-    /// The call that fails where this one waits for a full tick.
-    fn without_wait(self) -> Call {
-        match self {
-            Call::Mint | Call::TryMint => Call::TryMint,
-            Call::MintBatch(n) | Call::TryMintBatch(n) => Call::TryMintBatch(n),
-        }
-    }
-
-    fn waits(self) -> bool {
-        matches!(self, Call::Mint | Call::MintBatch(_))
     }
 }
 
@@ -533,36 +465,6 @@ struct Run {
 }
 
 fuzz_target!(|input: Input| run(input));
-
-/// What a call returned (the IDs, one for a mint, or the error) and, for a batch, the whole
-/// buffer it was given; a batch fills the front of the buffer and leaves the rest untouched.
-fn perform<S: State>(
-    generator: &Generator<TwoReadings, S>,
-    call: Call,
-) -> (Result<Vec<Id>, Error>, Vec<Id>) {
-    match call {
-        Call::Mint => (generator.mint().map(|id| vec![id]), Vec::new()),
-        Call::TryMint => (generator.try_mint().map(|id| vec![id]), Vec::new()),
-        Call::MintBatch(len) | Call::TryMintBatch(len) => {
-            let mut buffer = vec![UNWRITTEN; len];
-            let result = if call.waits() {
-                generator.mint_batch(&mut buffer)
-            } else {
-                generator.try_mint_batch(&mut buffer)
-            };
-            let written = *result.as_ref().unwrap_or(&0);
-            assert!(
-                written <= len && (written > 0 || len == 0 || result.is_err()),
-                "{call:?} wrote {written} IDs ({result:?})"
-            );
-            assert!(
-                buffer[written..].iter().all(|&id| id == UNWRITTEN),
-                "{call:?} returned {result:?} but wrote past the IDs it returned"
-            );
-            (result.map(|_| buffer[..written].to_vec()), buffer)
-        }
-    }
-}
 
 fn run(input: Input) {
     let layout = layout(input.layout, input.tick_4ms);

@@ -1,0 +1,106 @@
+//! What the two generator targets share: the calls they make, how they perform them on a
+//! generator (shared or local, on either target's clock), and what their models say of them.
+
+use arbitrary::Arbitrary;
+use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, State};
+
+/// What a batch buffer holds before the call: no generator here mints it (every layout has an
+/// unused top bit or is narrower than 64 bits).
+pub(crate) const UNWRITTEN: Id = Id::from_u64(u64::MAX);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Arbitrary)]
+pub(crate) enum Policy {
+    Error,
+    Wait,
+    TickTock,
+}
+
+impl Policy {
+    pub(crate) fn get(self) -> ClockBehind {
+        match self {
+            Policy::Error => ClockBehind::Error,
+            Policy::Wait => ClockBehind::Wait { max_ms: 0 },
+            Policy::TickTock => ClockBehind::TickTock { max_ms: 0 },
+        }
+    }
+}
+
+/// The policy, or `Wait { max_ms: 0 }` in place of tick-tock on a layout without the bit.
+pub(crate) fn supported(layout: &Layout, policy: Policy) -> Policy {
+    if policy == Policy::TickTock && layout.tick_tock_field().is_none() {
+        Policy::Wait
+    } else {
+        policy
+    }
+}
+
+/// One ID, as the model sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Minted {
+    pub(crate) tick: u64,
+    pub(crate) timeline: u64,
+    pub(crate) sequence: u64,
+}
+
+/// What the model says a call does.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Outcome {
+    /// The IDs returned, in order (one for `mint`).
+    Ids(Vec<Minted>),
+    Fail(Error),
+    /// A waiting call would wait for a later tick (never made).
+    Blocks,
+}
+
+/// A call the generator answers with one reservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Call {
+    Mint,
+    TryMint,
+    MintBatch(usize),
+    TryMintBatch(usize),
+}
+
+impl Call {
+    /// The call that fails where this one waits for a full tick.
+    pub(crate) fn without_wait(self) -> Call {
+        match self {
+            Call::Mint | Call::TryMint => Call::TryMint,
+            Call::MintBatch(n) | Call::TryMintBatch(n) => Call::TryMintBatch(n),
+        }
+    }
+
+    pub(crate) fn waits(self) -> bool {
+        matches!(self, Call::Mint | Call::MintBatch(_))
+    }
+}
+
+/// What a call returned (the IDs, one for a mint, or the error) and, for a batch, the whole
+/// buffer it was given; a batch fills the front of the buffer and leaves the rest untouched.
+pub(crate) fn perform<C: Clock, S: State>(
+    generator: &Generator<C, S>,
+    call: Call,
+) -> (Result<Vec<Id>, Error>, Vec<Id>) {
+    match call {
+        Call::Mint => (generator.mint().map(|id| vec![id]), Vec::new()),
+        Call::TryMint => (generator.try_mint().map(|id| vec![id]), Vec::new()),
+        Call::MintBatch(len) | Call::TryMintBatch(len) => {
+            let mut buffer = vec![UNWRITTEN; len];
+            let result = if call.waits() {
+                generator.mint_batch(&mut buffer)
+            } else {
+                generator.try_mint_batch(&mut buffer)
+            };
+            let written = *result.as_ref().unwrap_or(&0);
+            assert!(
+                written <= len && (written > 0 || len == 0 || result.is_err()),
+                "{call:?} wrote {written} IDs ({result:?})"
+            );
+            assert!(
+                buffer[written..].iter().all(|&id| id == UNWRITTEN),
+                "{call:?} returned {result:?} but wrote past the IDs it returned"
+            );
+            (result.map(|_| buffer[..written].to_vec()), buffer)
+        }
+    }
+}
