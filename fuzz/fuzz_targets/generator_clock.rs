@@ -51,7 +51,7 @@ use snowmint::{Error, Generator, Id, Layout, LocalGenerator, ManualClock, Snapsh
 
 mod common;
 
-use common::{Call, Minted, Outcome, Policy, perform, supported};
+use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
 
 /// The tiny layouts' epoch, and the start of the run for the 41-bit ones.
 const RECENT_MS: u64 = 1_700_000_000_000;
@@ -1109,21 +1109,7 @@ impl Run {
     /// The snapshot and counters agree with the model; counters never decrease.
     fn check_state(&mut self) {
         let snapshot = self.generator.snapshot();
-        assert_eq!(
-            self.twin.snapshot(),
-            snapshot,
-            "the LocalGenerator's snapshot (left) differs"
-        );
-        assert_eq!(
-            self.twin.stats(),
-            self.generator.stats(),
-            "the LocalGenerator's stats (left) differ"
-        );
-        assert_eq!(
-            format!("{:?}", self.twin),
-            format!("{:?}", self.generator),
-            "the LocalGenerator's Debug output (left) differs"
-        );
+        check_twin(&self.generator, &self.twin);
         let model = &self.model;
         let expected = Snapshot {
             layout: self.layout,

@@ -58,7 +58,7 @@ use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot, St
 
 mod common;
 
-use common::{Call, Minted, Outcome, Policy, perform, supported};
+use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
 
 /// The 16-bit layouts' epoch, and the start of the run for the 41-bit one.
 const RECENT_MS: u64 = 1_700_000_000_000;
@@ -800,21 +800,7 @@ impl Run {
     /// never gone back.
     fn check_state(&self) {
         let snapshot = self.generator.snapshot();
-        assert_eq!(
-            self.twin.snapshot(),
-            snapshot,
-            "the LocalGenerator's snapshot (left) differs"
-        );
-        assert_eq!(
-            self.twin.stats(),
-            self.generator.stats(),
-            "the LocalGenerator's stats (left) differ"
-        );
-        assert_eq!(
-            format!("{:?}", self.twin),
-            format!("{:?}", self.generator),
-            "the LocalGenerator's Debug output (left) differs"
-        );
+        check_twin(&self.generator, &self.twin);
         let model = &self.model;
         let expected = Snapshot {
             layout: self.layout,

@@ -2,7 +2,9 @@
 //! generator (shared or local, on either target's clock), and what their models say of them.
 
 use arbitrary::Arbitrary;
-use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, State};
+use std::fmt::Debug;
+
+use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, LocalGenerator, State};
 
 /// What a batch buffer holds before the call: no generator here mints it (every layout has an
 /// unused top bit or is narrower than 64 bits).
@@ -103,4 +105,24 @@ pub(crate) fn perform<C: Clock, S: State>(
             (result.map(|_| buffer[..written].to_vec()), buffer)
         }
     }
+}
+
+/// The `LocalGenerator` twin agrees with the shared generator on everything it shows: its
+/// snapshot, its counters and its `Debug` output.
+pub(crate) fn check_twin<C: Clock + Debug>(generator: &Generator<C>, twin: &LocalGenerator<C>) {
+    assert_eq!(
+        twin.snapshot(),
+        generator.snapshot(),
+        "the LocalGenerator's snapshot (left) differs"
+    );
+    assert_eq!(
+        twin.stats(),
+        generator.stats(),
+        "the LocalGenerator's stats (left) differ"
+    );
+    assert_eq!(
+        format!("{twin:?}"),
+        format!("{generator:?}"),
+        "the LocalGenerator's Debug output (left) differs"
+    );
 }
