@@ -3,19 +3,19 @@
 //!
 //! | clock | a reading is |
 //! |---|---|
-//! | `monotonic` ([`MonotonicClock`], the default) | quanta's counter, scaled, plus an offset to the wall clock |
+//! | `global` ([`CachedClock::global`], the default of every generator) | one load from a `static`, refreshed by one process-wide thread just after each millisecond begins |
+//! | `private` ([`CachedClock::new`] over a [`MonotonicClock`]) | one load through the clock's handle, refreshed by a thread of its own once a millisecond |
+//! | `monotonic` ([`MonotonicClock`], no thread) | quanta's counter, scaled, plus an offset to the wall clock |
 //! | `quanta-raw` (`quanta::Clock::raw`) | the counter alone, unscaled: the floor of any counter-based clock, not a time a generator can use |
-//! | `cached` ([`CachedClock`]) | one load behind an `Arc`, refreshed by a thread every 250 µs |
-//! | `global` ([`GlobalClock`]) | one load from a `static`, refreshed by one thread just after each millisecond begins |
 //! | `system-time` (`SystemTime::now`) | the operating system's wall clock (a vDSO call on Linux) |
 //!
 //! Groups:
 //! - `clock-read`: one reading, one thread.
 //! - `clock-mint/1-thread`: a mint on the 41/0/22 layout (never capped by its sequence) from one
 //!   generator on each clock: what the clock costs a mint.
-//! - `clock-mint/oversubscribed`: 4 threads per core, each minting from its own shard of a
-//!   `ShardedGenerator` on each clock: the cached clocks' refresh thread must compete with
-//!   them for a core. The time is per ID per thread.
+//! - `clock-mint/oversubscribed`: 4 threads per core (8 on two cores), each minting from its
+//!   own shard of a `ShardedGenerator` on each clock: the cached clocks' refresher must compete
+//!   with them for a core. The time is per ID per thread.
 //!
 //! # Checks
 //!
@@ -37,9 +37,7 @@ use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use snowmint::{
-    CachedClock, Clock, Generator, GlobalClock, MonotonicClock, ShardedGenerator, Shards,
-};
+use snowmint::{CachedClock, Clock, Generator, MonotonicClock, ShardedGenerator, Shards};
 use support::{HOT, on_threads, timed_on_threads};
 
 /// Minting threads per core in the oversubscribed group.
@@ -120,38 +118,38 @@ fn clocks(c: &mut Criterion) {
     let threads = cores * THREADS_PER_CORE;
     let monotonic = MonotonicClock::new();
     let raw = quanta::Clock::new();
-    let cached = CachedClock::monotonic().expect("start the cached clock's thread");
-    let global = GlobalClock::new().expect("start the global clock's thread");
+    let global = CachedClock::global();
+    let private = CachedClock::new(MonotonicClock::new());
 
     let mut group = c.benchmark_group("clock-read");
     group.throughput(Throughput::Elements(1));
+    group.bench_function("global", |b| b.iter(|| black_box(global.unix_ms())));
+    group.bench_function("private", |b| b.iter(|| black_box(private.unix_ms())));
     group.bench_function("monotonic", |b| b.iter(|| black_box(monotonic.unix_ms())));
     group.bench_function("quanta-raw", |b| b.iter(|| black_box(raw.raw())));
-    group.bench_function("cached", |b| b.iter(|| black_box(cached.unix_ms())));
-    group.bench_function("global", |b| b.iter(|| black_box(global.unix_ms())));
     group.bench_function("system-time", |b| b.iter(|| black_box(wall_ms())));
     group.finish();
 
     let mut group = c.benchmark_group("clock-mint/1-thread");
     group.throughput(Throughput::Elements(1));
+    let on_global = single(global);
+    let on_private = single(private.clone());
     let on_monotonic = single(monotonic.clone());
-    let on_cached = single(cached.clone());
-    let on_global = single(global.clone());
     let on_system = single(SystemClock);
-    group.bench_function("monotonic", |b| b.iter(|| on_monotonic.mint()));
-    group.bench_function("cached", |b| b.iter(|| on_cached.mint()));
     group.bench_function("global", |b| b.iter(|| on_global.mint()));
+    group.bench_function("private", |b| b.iter(|| on_private.mint()));
+    group.bench_function("monotonic", |b| b.iter(|| on_monotonic.mint()));
     group.bench_function("system-time", |b| b.iter(|| on_system.mint()));
     group.finish();
 
-    let sharded_monotonic = sharded(monotonic, threads);
-    let sharded_cached = sharded(cached, threads);
     let sharded_global = sharded(global, threads);
+    let sharded_private = sharded(private, threads);
+    let sharded_monotonic = sharded(monotonic, threads);
     let sharded_system = sharded(SystemClock, threads);
     for (name, lag) in [
-        ("monotonic", check("monotonic", &sharded_monotonic, threads)),
-        ("cached", check("cached", &sharded_cached, threads)),
         ("global", check("global", &sharded_global, threads)),
+        ("private", check("private", &sharded_private, threads)),
+        ("monotonic", check("monotonic", &sharded_monotonic, threads)),
         (
             "system-time",
             check("system-time", &sharded_system, threads),
@@ -170,11 +168,13 @@ fn clocks(c: &mut Criterion) {
             b.iter_custom(|iters| timed_on_threads(threads, iters, mint))
         });
     };
+    bench("global", &|| sharded_global.mint().expect("mint").to_u64());
+    bench("private", &|| {
+        sharded_private.mint().expect("mint").to_u64()
+    });
     bench("monotonic", &|| {
         sharded_monotonic.mint().expect("mint").to_u64()
     });
-    bench("cached", &|| sharded_cached.mint().expect("mint").to_u64());
-    bench("global", &|| sharded_global.mint().expect("mint").to_u64());
     bench("system-time", &|| {
         sharded_system.mint().expect("mint").to_u64()
     });

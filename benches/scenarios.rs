@@ -2,21 +2,23 @@
 //!
 //! | group or table | scenario | what it measures |
 //! |---|---|---|
-//! | `s1-saturation-twitter/<contender>/<threads>` | 1 | one shared generator on the Twitter layout (41 time, 10 node, 12 sequence bits), 1, 2 and 8 threads; aggregate IDs/s, and the percentage of the layout's ceiling (4,096,000 IDs/s) from a separate run of 0.5 s |
+//! | `s1-saturation-twitter/<contender>/<threads>` | 1 | one shared generator on the Twitter layout (41 time, 10 node, 12 sequence bits), 1, 2 and 8 threads; aggregate IDs/s, and the percentage of the layout's ceiling (4,096,000 IDs/s) from a separate run of 0.5 s ([`saturation_rate`]) |
 //! | `s2-hot-path/<contender>/<threads>` | 2 | one shared generator on 41/0/22 (never capped by its sequence), 1, 2 and 4 threads; ns/ID |
 //! | `s3-sharded/<N>-threads` | 3 | N = `available_parallelism()` threads, each contender in its own per-thread or shared form; aggregate IDs/s |
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer; a batch API where the contender has one, else one at a time; ns/ID |
 //! | table "s5" | 5 | one mint every 500 ns on one thread, on the Twitter layout: p50, p99, p99.9 and max of each call |
 //! | table "s6" | 6 | the largest gap, in ticks, between an ID's time and the wall clock read right after it, in scenario 1's check pass and in scenario 5 |
-//! | table "Targets" | 2, 3, 5 | the targets as medians of ratios to ferroid, over 24 rounds that each measure the contenders back to back ([`paired`]): scenario 2 with 1 and 2 threads and scenario 5's p99.9 (snowmint on both clocks against ferroid), scenario 3 (snowmint's per-thread and sharded generators and ferroid's per-thread one against ferroid's shared one) |
+//! | table "Targets" | 1, 2, 3, 5 | the issue's targets, each with a verdict ([`targets`]): scenario 2 with 1 and 2 threads, default-built `LocalGenerator`s on 2 threads, and scenario 5's p99.9, as medians of ratios to ferroid's shared `AtomicSnowflakeGenerator` over 24 rounds that each measure the contenders back to back; scenario 1's % of the ceiling with 1, 2 and 8 threads, and with 2 threads while another process spins on every core; the default clock's wake-ups per second while its generators sit idle |
 //!
 //! # Contenders, and how each is set up
 //!
-//! - `snowmint-global`: a shared [`Generator`] on the [`GlobalClock`] (one load from a `static`
-//!   per reading), snowmint's fastest shared configuration; `snowmint`: the default clock
-//!   (`Generator::builder(layout).build()`, the CPU's counter read on every mint). In scenario 3,
-//!   `snowmint-local-shards`: one [`LocalGenerator`] per thread from
-//!   `build_local_shards(Shards::SplitSequence(n))` on the `GlobalClock`.
+//! - `snowmint`: a shared [`Generator`] built as a user builds it,
+//!   `Generator::builder(layout).build()`, so on the default clock, [`CachedClock::global`]
+//!   (one load from a `static` per reading, refreshed by one process-wide thread);
+//!   `snowmint-monotonic`: the same on a [`MonotonicClock`], for a user who wants no thread
+//!   (the CPU's counter read on every mint). In scenario 3, `snowmint-local-shards`: one
+//!   default-built [`LocalGenerator`] per thread from
+//!   `build_local_shards(Shards::SplitSequence(n))`.
 //! - `ferroid` 2.0: `AtomicSnowflakeGenerator` on ferroid's `MonotonicClock::<1>::with_epoch
 //!   (TWITTER_EPOCH)`, backing off with `thread::yield_now`, as ferroid's README sets it up
 //!   ("Setting Up a Clock", "Basic Usage"). Twitter layout: its `SnowflakeTwitterId`; 41/0/22:
@@ -69,10 +71,21 @@
 //! Every contender's `mint` wrapper is `#[inline(always)]`, so the timed loop holds the
 //! library's own code, as a caller's function would, and no call the harness adds: left to
 //! the inliner, some wrappers were inlined and others were not, which cost the others about
-//! 0.4 ns an ID.
+//! 0.4 ns an ID. For the same reason closures reach the timed loops by value, never through
+//! a reference (see [`check_and_bench_owning`]).
 //!
-//! `SNOWMINT_PAIRED_ONLY=1 cargo bench --bench scenarios` runs only the paired rounds of the
-//! targets' table (about ten seconds).
+//! `SNOWMINT_PAIRED_ONLY=1 cargo bench --bench scenarios` runs only the targets' table
+//! (under a minute on two cores).
+//!
+//! # Saturation
+//!
+//! [`saturation_rate`] counts only the IDs of whole ticks, those after every thread's first
+//! tick and before every thread's last (a run's first and last ticks are partial), so a run's
+//! edges add nothing to the figure and a tick nobody minted in counts as lost; no contender
+//! here runs its time ahead of the clock (snowmint borrows only when told to), so its ticks
+//! are the clock's. The busy row runs another process, this bench's
+//! own executable with `SNOWMINT_SPIN_SECONDS` set ([`Spinner`]), which spins one thread per
+//! core until it is killed (or for that many seconds, if this one dies first).
 //!
 //! # Checks
 //!
@@ -81,7 +94,7 @@
 //! thread (every contender here promises it, except `rs-snowflake-bucket`); scenario 5 checks
 //! the IDs it minted the same way.
 //!
-//! Run with `cargo bench --bench scenarios` (about five minutes on two cores). The summary
+//! Run with `cargo bench --bench scenarios` (about six minutes on two cores). The summary
 //! tables at the end are markdown, medians of criterion's estimates read back from
 //! `target/criterion`.
 
@@ -90,7 +103,9 @@ mod support;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::hint::{black_box, spin_loop};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::sync::{Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -102,7 +117,7 @@ use criterion::{
 use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
 use ferroid::id::{SnowflakeId, SnowflakeTwitterId};
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
-use snowmint::{Clock, Generator, GlobalClock, Id, Layout, LocalGenerator, MonotonicClock, Shards};
+use snowmint::{CachedClock, Clock, Generator, Id, Layout, LocalGenerator, MonotonicClock, Shards};
 use support::{EPOCH_MS, HOT, on_threads, timed_on_threads};
 
 /// Sonyflake's fixed epoch, 2014-09-01T00:00:00Z, in Unix milliseconds.
@@ -143,9 +158,23 @@ const PACED_MINTS: usize = 200_000;
 /// 12,500/s of 25,600/s is too), and fewer mints so it takes 2 s.
 const SONYFLAKE_PACE_NS: u64 = 80_000;
 const SONYFLAKE_PACED_MINTS: usize = 25_000;
-/// Rounds of the paired comparisons ([`paired`]), after one round of warm-up: a multiple of 6,
-/// so that three contenders run in each of their six orders equally often.
+/// Rounds of the paired comparisons ([`targets`]), after one round of warm-up: a multiple of
+/// 6, so that three contenders run in each of their six orders equally often.
 const PAIRED_ROUNDS: usize = 24;
+/// Rounds of the saturation targets, after one of warm-up: a multiple of 4, so that each of
+/// the two contenders runs first equally often.
+const SATURATION_ROUNDS: usize = 4;
+/// One run of a saturation target, per contender and round.
+const TARGET_SATURATION_RUN: Duration = Duration::from_millis(300);
+/// How long the idle target holds its generators before it counts wake-ups, and how long it
+/// counts.
+const IDLE_SETTLE: Duration = Duration::from_millis(200);
+const IDLE_WINDOW: Duration = Duration::from_secs(2);
+/// Set in the environment of the [`Spinner`]'s process: it spins this many seconds and exits.
+const SPIN_ENV: &str = "SNOWMINT_SPIN_SECONDS";
+/// The longest a spinner spins if nobody kills it: the busy saturation target takes
+/// 2 × (`SATURATION_ROUNDS` + 1) runs of `TARGET_SATURATION_RUN`, 3 s.
+const SPIN_LIMIT: Duration = Duration::from_secs(15);
 /// IDs per contender per round of the paired scenario 2, shared out among the threads.
 const PAIRED_IDS: u64 = 4_000_000;
 /// Mints per contender per round of the paired scenario 5.
@@ -254,25 +283,23 @@ where
     }
 }
 
-fn snowmint_global(layout: Layout) -> Snowmint<GlobalClock> {
-    Snowmint {
-        spec: Spec::of_layout("snowmint-global", &layout),
-        generator: Generator::builder(layout)
-            .clock(global_clock())
-            .build()
-            .expect("valid layout"),
-    }
-}
-
-fn snowmint_default(layout: Layout) -> Snowmint<MonotonicClock> {
+/// snowmint as a user builds it: on the default clock, [`CachedClock::global`].
+fn snowmint_default(layout: Layout) -> Snowmint<CachedClock> {
     Snowmint {
         spec: Spec::of_layout("snowmint", &layout),
         generator: Generator::builder(layout).build().expect("valid layout"),
     }
 }
 
-fn global_clock() -> GlobalClock {
-    GlobalClock::new().expect("start the global clock's thread")
+/// snowmint on a [`MonotonicClock`]: no thread, the CPU's counter read on every mint.
+fn snowmint_monotonic(layout: Layout) -> Snowmint<MonotonicClock> {
+    Snowmint {
+        spec: Spec::of_layout("snowmint-monotonic", &layout),
+        generator: Generator::builder(layout)
+            .clock(MonotonicClock::new())
+            .build()
+            .expect("valid layout"),
+    }
 }
 
 struct Ferroid<T: SnowflakeId<Ty = u64>> {
@@ -505,6 +532,16 @@ fn mint_ulid(generator: &mut ulid::Generator) -> u128 {
     .into()
 }
 
+/// A default-built [`LocalGenerator`]'s mint, widened.
+#[inline(always)]
+fn mint_local(generator: &mut LocalGenerator) -> u128 {
+    generator
+        .mint()
+        .expect("snowmint local mint")
+        .to_u64()
+        .into()
+}
+
 fn ulid() -> Ulid {
     Ulid {
         spec: Spec::unix_ms_128("ulid"),
@@ -515,8 +552,8 @@ fn ulid() -> Ulid {
 /// Every contender of scenarios 1, 2 and 5 as one shared generator; `F` is ferroid's
 /// contender on the set's layout.
 struct SharedSet<F> {
-    snowmint_global: Snowmint<GlobalClock>,
-    snowmint: Snowmint<MonotonicClock>,
+    snowmint: Snowmint<CachedClock>,
+    snowmint_monotonic: Snowmint<MonotonicClock>,
     ferroid: F,
     snowflake_me: SnowflakeMe,
     snowflaked: Snowflaked,
@@ -531,7 +568,7 @@ struct SharedSet<F> {
 macro_rules! each_shared {
     ($set:expr, |$x:ident| $body:expr) => {
         each_shared!(@fields $set, $x, $body,
-            snowmint_global snowmint ferroid snowflake_me snowflaked
+            snowmint snowmint_monotonic ferroid snowflake_me snowflaked
             rs_snowflake sonyflake uuid ulid)
     };
     (@fields $set:expr, $x:ident, $body:expr, $($field:ident)*) => {{
@@ -546,8 +583,8 @@ macro_rules! each_shared {
 /// Scenario 1's and 5's set: every contender on its Twitter layout (sonyflake on its own).
 fn twitter_set() -> SharedSet<Ferroid<SnowflakeTwitterId>> {
     SharedSet {
-        snowmint_global: snowmint_global(Layout::TWITTER),
         snowmint: snowmint_default(Layout::TWITTER),
+        snowmint_monotonic: snowmint_monotonic(Layout::TWITTER),
         ferroid: ferroid_twitter(),
         snowflake_me: snowflake_me(5),
         snowflaked: snowflaked(),
@@ -561,8 +598,8 @@ fn twitter_set() -> SharedSet<Ferroid<SnowflakeTwitterId>> {
 /// Scenario 2's set: 41/0/22 where the contender allows it, its own layout otherwise.
 fn hot_set() -> SharedSet<Ferroid<FerroidHot>> {
     SharedSet {
-        snowmint_global: snowmint_global(HOT),
         snowmint: snowmint_default(HOT),
+        snowmint_monotonic: snowmint_monotonic(HOT),
         ferroid: ferroid_hot(),
         snowflake_me: snowflake_me(0),
         snowflaked: snowflaked(),
@@ -684,25 +721,53 @@ fn bench_named<C: Contender>(
     function
 }
 
-/// IDs/s of `c` on `threads` threads minting for `SATURATION_RUN`: total IDs / elapsed.
-fn saturation_rate<C: Contender>(c: &C, threads: usize) -> f64 {
-    let spans = on_threads(threads, || {
-        let deadline = Instant::now() + SATURATION_RUN;
-        let mut minted = 0u64;
+/// IDs/s of `c` on `threads` threads minting for `run`, counted over whole ticks: the IDs
+/// whose time is a tick after every thread's first and before every thread's last, divided by
+/// those ticks' length. Each thread's IDs increase (the checks make sure), so its ticks come
+/// in order and it counts them as they come.
+fn saturation_rate<C: Contender>(c: &C, threads: usize, run: Duration) -> f64 {
+    let spec = c.spec();
+    let runs = on_threads(threads, || {
+        let deadline = Instant::now() + run;
+        // (tick, IDs minted in it), in order.
+        let mut ticks: Vec<(i64, u64)> = Vec::with_capacity(4096);
+        let mut tick = spec.ticks(c.mint());
+        let mut minted = 1;
         loop {
             for _ in 0..64 {
-                black_box(c.mint());
+                let next = spec.ticks(c.mint());
+                if next == tick {
+                    minted += 1;
+                } else {
+                    ticks.push((tick, minted));
+                    (tick, minted) = (next, 1);
+                }
             }
-            minted += 64;
             if Instant::now() >= deadline {
-                return minted;
+                ticks.push((tick, minted));
+                return ticks;
             }
         }
     });
-    let start = spans.iter().map(|span| span.0).min().expect("one thread");
-    let end = spans.iter().map(|span| span.1).max().expect("one thread");
-    let total: u64 = spans.iter().map(|span| span.2).sum();
-    total as f64 / (end - start).as_secs_f64()
+    let first = runs.iter().map(|(_, _, ticks)| ticks[0].0).max();
+    let last = runs
+        .iter()
+        .map(|(_, _, ticks)| ticks[ticks.len() - 1].0)
+        .min();
+    let (first, last) = (first.expect("one thread"), last.expect("one thread"));
+    assert!(
+        last - first >= 2,
+        "{}: a saturation run of {run:?} spanned no whole tick in which every thread minted",
+        spec.name
+    );
+    let minted: u64 = runs
+        .iter()
+        .flat_map(|(_, _, ticks)| ticks)
+        .filter(|(tick, _)| first < *tick && *tick < last)
+        .map(|(_, minted)| minted)
+        .sum();
+    let whole_ms = ((last - first - 1) as u64 * spec.tick_ms) as f64;
+    minted as f64 * 1000.0 / whole_ms
 }
 
 /// As `timed_on_threads`, each thread minting through a value it owns for the run, taken
@@ -799,6 +864,8 @@ enum Cell {
 /// One markdown table of the summary.
 struct Table {
     title: String,
+    /// The header of the first column, which names the rows.
+    rows_are: String,
     columns: Vec<String>,
     rows: Vec<(String, BTreeMap<String, Cell>)>,
 }
@@ -810,8 +877,14 @@ struct Summary {
 
 impl Summary {
     fn table(&mut self, title: &str, columns: &[String]) -> usize {
+        self.table_of("contender", title, columns)
+    }
+
+    /// A table whose rows are `rows_are` (the header of its first column).
+    fn table_of(&mut self, rows_are: &str, title: &str, columns: &[String]) -> usize {
         self.tables.push(Table {
             title: title.to_owned(),
+            rows_are: rows_are.to_owned(),
             columns: columns.to_vec(),
             rows: Vec::new(),
         });
@@ -835,7 +908,7 @@ impl Summary {
         println!("\n# Summary (medians of criterion's estimates; printed figures of this run)\n");
         for table in &self.tables {
             println!("### {}\n", table.title);
-            println!("| contender | {} |", table.columns.join(" | "));
+            println!("| {} | {} |", table.rows_are, table.columns.join(" | "));
             println!("|---|{}", "---|".repeat(table.columns.len()));
             for (row, cells) in &table.rows {
                 let shown: Vec<String> = table
@@ -937,7 +1010,7 @@ fn saturation(c: &mut Criterion, summary: &mut Summary, gaps: &RefCell<BTreeMap<
     }
     for threads in S1_THREADS {
         each_shared!(&set, |x| {
-            let rate = saturation_rate(x, threads);
+            let rate = saturation_rate(x, threads, SATURATION_RUN);
             let percent = percent_of(x.spec(), rate);
             println!(
                 "s1 saturation: {:<16} {threads} threads: {:>14.0} IDs/s = {percent} of the \
@@ -1037,7 +1110,6 @@ fn sharded(c: &mut Criterion, summary: &mut Summary) {
 
     let local_shards = Mutex::new(
         Generator::builder(HOT)
-            .clock(global_clock())
             .build_local_shards(Shards::SplitSequence(threads))
             .expect("valid 41/0/22 layout and shard count"),
     );
@@ -1046,9 +1118,7 @@ fn sharded(c: &mut Criterion, summary: &mut Summary) {
         "snowmint-local-shards",
         threads,
         &local_shards,
-        |g: &mut LocalGenerator<GlobalClock>| {
-            g.mint().expect("snowmint local mint").to_u64().into()
-        },
+        mint_local,
     );
     row("snowmint-local-shards (own)", "snowmint-local-shards");
 
@@ -1102,8 +1172,8 @@ fn sharded(c: &mut Criterion, summary: &mut Summary) {
     let set = hot_set();
     for (row_name, function) in [
         (
-            "snowmint-global (shared)",
-            bench_named(&mut group, &set.snowmint_global, threads),
+            "snowmint (shared)",
+            bench_named(&mut group, &set.snowmint, threads),
         ),
         (
             "snowflake_me (shared, 41/0/0/22)",
@@ -1133,7 +1203,6 @@ fn batch(c: &mut Criterion, summary: &mut Summary) {
         "Scenario 4: batches on one thread (41/0/22 where allowed)",
         &columns,
     );
-    let snowmint = snowmint_global(HOT);
     let set = hot_set();
     let mut rs_snowflake = rs_snowflake_generator(0);
     let mut bucket = snowflake::SnowflakeIdBucket::with_epoch(0, 0, twitter_epoch());
@@ -1177,14 +1246,15 @@ fn batch(c: &mut Criterion, summary: &mut Summary) {
         // Each closure fills its buffer in place; asked to (`collect`), it also returns the
         // batch for the check. Only the fill is timed.
         run(
-            "snowmint-global mint_batch",
-            "snowmint-global-mint_batch",
+            "snowmint mint_batch",
+            "snowmint-mint_batch",
             true,
             CHECK_PER_THREAD,
             &mut |collect| {
                 let mut filled = 0;
                 while filled < ids.len() {
-                    filled += snowmint
+                    filled += set
+                        .snowmint
                         .generator
                         .mint_batch(&mut ids[filled..])
                         .expect("snowmint mint_batch");
@@ -1390,177 +1460,357 @@ fn accuracy(summary: &mut Summary, gaps: &BTreeMap<String, Gap>) {
     });
 }
 
-/// The targets' comparisons as medians of ratios: snowmint's contenders against ferroid's, on
-/// scenario 2 with 1 and 2 threads, scenario 5's p99.9 and scenario 3.
+/// A bound the issue sets on a figure.
+#[derive(Clone, Copy)]
+enum Bound {
+    AtMost(f64),
+    AtLeast(f64),
+}
+
+impl Bound {
+    /// "met", or by how much, relative to the bound, `figure` missed it.
+    fn verdict(self, figure: f64) -> String {
+        let missed = match self {
+            Bound::AtMost(bound) => figure / bound - 1.0,
+            Bound::AtLeast(bound) => 1.0 - figure / bound,
+        };
+        if missed <= 0.0 {
+            "met".to_owned()
+        } else {
+            format!("missed by {:.1}%", 100.0 * missed)
+        }
+    }
+}
+
+/// The median of some figures, with the lowest and the highest.
+#[derive(Clone, Copy)]
+struct Spread {
+    median: f64,
+    low: f64,
+    high: f64,
+}
+
+impl Spread {
+    fn of(figures: impl Iterator<Item = f64>) -> Spread {
+        let mut figures: Vec<f64> = figures.collect();
+        figures.sort_by(f64::total_cmp);
+        Spread {
+            median: median(figures.iter().copied()),
+            low: figures[0],
+            high: figures[figures.len() - 1],
+        }
+    }
+
+    /// `**median** (lowest–highest)`, with `decimals` decimals and `unit` after each figure.
+    fn shown(self, decimals: usize, unit: &str) -> String {
+        format!(
+            "**{:.decimals$}{unit}** ({:.decimals$}–{:.decimals$}{unit})",
+            self.median, self.low, self.high
+        )
+    }
+}
+
+/// The issue's targets, each with its verdict:
 ///
-/// Each round measures the contenders of a row back to back, in an order that changes from
-/// round to round (every rotation, forwards and backwards), and takes the ratios to the last
-/// contender within the round, so drift in the machine's speed (another tenant, frequency)
-/// falls on all of them alike instead of on whichever criterion happened to time during it.
-/// A round of scenarios 2 and 3 mints `PAIRED_IDS` per contender, shared out among the
-/// threads; of scenario 5, `PAIRED_PACED_MINTS` at one every `PACE_NS`. Every contender is
-/// checked first, as in the scenarios themselves.
-fn paired(summary: &mut Summary) {
-    let hot = hot_set();
-    let twitter = twitter_set();
-    let clock = quanta::Clock::new();
-    let columns: Vec<String> = [
-        "contenders: A / B (/ C) / last",
-        "A ÷ last",
-        "B ÷ last",
-        "C ÷ last",
+/// - scenario 2 (41/0/22, one shared generator, 1 and 2 threads): snowmint's ns per ID per
+///   thread ÷ ferroid's ≤ 1 (and `snowmint-monotonic`'s ratio, without a target);
+/// - default-built `LocalGenerator`s, one per thread, on 2 threads: ns per ID per thread ÷
+///   ferroid's shared generator's on 2 threads ≤ 0.5 (twice its aggregate IDs/s);
+/// - scenario 5 (one mint every 500 ns, Twitter layout): snowmint's p99.9 ÷ ferroid's ≤ 1
+///   (and `snowmint-monotonic`'s, without a target);
+/// - scenario 1 (Twitter layout, one shared generator): ≥ 99.5% of the ceiling with 1, 2 and
+///   8 threads, and ≥ 97% with 2 threads while another process spins on every core
+///   ([`Spinner`]), ferroid's figure beside it;
+/// - the default clock, idle: at most 10 wake-ups a second of [`CachedClock::global`] while
+///   default-built generators are held but not used.
+///
+/// Every contender is built as a user builds it, and checked first, as in the scenarios. The
+/// ratios come from rounds that measure the contenders of a row back to back, in an order
+/// that changes from round to round (every rotation, forwards and backwards), each divided by
+/// ferroid's within the round, so that drift in the machine's speed (another tenant,
+/// frequency) falls on all of them alike instead of on whichever criterion happened to time
+/// during it. A round of scenarios 2 and 3 mints `PAIRED_IDS` per contender, shared out among
+/// the threads; of scenario 5, `PAIRED_PACED_MINTS` at one every `PACE_NS`. Scenario 1's
+/// percentages are medians of `SATURATION_ROUNDS` rounds of `TARGET_SATURATION_RUN` each, in
+/// alternating order.
+fn targets(summary: &mut Summary) {
+    let columns: Vec<String> = ["median (lowest–highest)", "target", "verdict", "beside it"]
+        .iter()
+        .map(|c| (*c).to_owned())
+        .collect();
+    let table = summary.table_of(
         "target",
-        "medians: A / B (/ C) / last",
-    ]
-    .iter()
-    .map(|c| (*c).to_owned())
-    .collect();
-    let table = summary.table(
         &format!(
-            "Targets: medians of per-round ratios over {PAIRED_ROUNDS} rounds (lowest–highest)"
+            "Targets (ratios: medians of per-round ratios to ferroid's shared \
+             AtomicSnowflakeGenerator over {PAIRED_ROUNDS} rounds; saturation: medians of \
+             {SATURATION_ROUNDS} rounds)"
         ),
         &columns,
     );
-    println!("\npaired rounds (ratios to the last contender within each round):");
+    println!("\ntargets:");
     let mut row =
-        |name: &str, contenders: &str, target: &str, medians: String, ratios: Vec<String>| {
-            let mut figures = vec![contenders.to_owned()];
-            figures.extend(ratios);
-            // Rows of two contenders besides the last leave column C empty.
-            figures.resize(4, String::new());
-            figures.extend([target.to_owned(), medians]);
-            println!("paired {name:<30} {}", figures.join(", "));
-            for (column, figure) in columns.iter().zip(figures) {
-                summary.set(table, name, column, Cell::Text(figure));
+        |name: &str, shown: String, figure: f64, target: Option<(Bound, &str)>, beside| {
+            let (target, verdict) = target
+                .map_or(("none".to_owned(), "—".to_owned()), |(bound, text)| {
+                    (text.to_owned(), bound.verdict(figure))
+                });
+            println!("target {name}: {shown}; target {target}: {verdict}; {beside}");
+            for (column, text) in columns.iter().zip([shown, target, verdict, beside]) {
+                summary.set(table, name, column, Cell::Text(text));
             }
         };
+    let at_most_1 = Some((Bound::AtMost(1.0), "≤ 1.00"));
 
-    let shared = "snowmint-global / snowmint / ferroid";
+    // Scenario 2.
+    let hot = hot_set();
     for threads in [1, 2] {
-        let config = format!("paired s2, {threads} threads");
-        check_shared(&hot.snowmint_global, &config, threads);
+        let config = format!("targets, s2, {threads} threads");
         check_shared(&hot.snowmint, &config, threads);
+        check_shared(&hot.snowmint_monotonic, &config, threads);
         check_shared(&hot.ferroid, &config, threads);
         let iters = PAIRED_IDS / threads as u64;
-        let rounds: Vec<[f64; 3]> = rotated(|k| match k {
-            0 => hot_ns(&hot.snowmint_global, threads, iters),
-            1 => hot_ns(&hot.snowmint, threads, iters),
+        let rounds: Vec<[f64; 3]> = rotated(PAIRED_ROUNDS, |k| match k {
+            0 => hot_ns(&hot.snowmint, threads, iters),
+            1 => hot_ns(&hot.snowmint_monotonic, threads, iters),
             _ => hot_ns(&hot.ferroid, threads, iters),
         });
-        row(
-            &format!("s2, {threads} thr, ns/ID per thread"),
-            shared,
-            "A ≤ 1.00",
-            medians(&rounds, "ns"),
-            ratios(&rounds),
-        );
+        let ns = medians(&rounds);
+        for (k, contender, target) in [(0, "snowmint", at_most_1), (1, "snowmint-monotonic", None)]
+        {
+            let ratio = ratio_to_last(&rounds, k);
+            row(
+                &format!("s2 hot path, shared, {threads} thr: {contender} ÷ ferroid (ns/ID)"),
+                ratio.shown(2, ""),
+                ratio.median,
+                target,
+                format!("{:.2} / {:.2} ns per ID per thread", ns[k], ns[2]),
+            );
+        }
     }
+
+    // Per-thread generators against ferroid's shared one, on 2 threads: twice its aggregate
+    // IDs/s is half its ns per ID per thread.
+    let threads = 2;
+    let local = Mutex::new(
+        Generator::builder(HOT)
+            .build_local_shards(Shards::SplitSequence(threads))
+            .expect("41/0/22 shards"),
+    );
+    check_owning("snowmint-local-shards", threads, &local, mint_local);
+    check_shared(&hot.ferroid, "targets, per-thread, 2 threads", threads);
+    let iters = PAIRED_IDS / threads as u64;
+    let rounds: Vec<[f64; 2]> = rotated(PAIRED_ROUNDS, |k| match k {
+        0 => timed_owning(threads, iters, &local, mint_local).as_nanos() as f64 / iters as f64,
+        _ => hot_ns(&hot.ferroid, threads, iters),
+    });
+    let ratio = ratio_to_last(&rounds, 0);
+    let ns = medians(&rounds);
+    row(
+        "per-thread LocalGenerator, 2 thr ÷ ferroid shared, 2 thr (ns/ID)",
+        ratio.shown(2, ""),
+        ratio.median,
+        Some((Bound::AtMost(0.5), "≤ 0.50 (2× the IDs/s)")),
+        format!("{:.2} / {:.2} ns per ID per thread", ns[0], ns[1]),
+    );
 
     // Scenario 5 (`paced_run` checks what it mints). A p99.9 of one round's mints is a few
     // ticks of a 10 ns timer, so the row also gives each contender's p99.9 over all rounds.
+    let twitter = twitter_set();
+    let clock = quanta::Clock::new();
     let mut pooled: [Vec<u64>; 3] = Default::default();
-    let rounds: Vec<[f64; 3]> = rotated(|k| {
+    let mut runs = 0;
+    let rounds: Vec<[f64; 3]> = rotated(PAIRED_ROUNDS, |k| {
         let (latencies, _) = match k {
-            0 => paced_run(
-                &twitter.snowmint_global,
+            0 => paced_run(&twitter.snowmint, &clock, PACE_NS, PAIRED_PACED_MINTS),
+            1 => paced_run(
+                &twitter.snowmint_monotonic,
                 &clock,
                 PACE_NS,
                 PAIRED_PACED_MINTS,
             ),
-            1 => paced_run(&twitter.snowmint, &clock, PACE_NS, PAIRED_PACED_MINTS),
             _ => paced_run(&twitter.ferroid, &clock, PACE_NS, PAIRED_PACED_MINTS),
         };
         let p999 = percentile(&latencies, 0.999) as f64;
-        pooled[k].extend(latencies);
+        // The warm-up round's three runs are left out, as `rotated` leaves out its figures.
+        runs += 1;
+        if runs > 3 {
+            pooled[k].extend(latencies);
+        }
         p999
     });
-    let overall: Vec<String> = pooled
+    let overall: Vec<u64> = pooled
         .iter_mut()
         .map(|latencies| {
             latencies.sort_unstable();
-            percentile(latencies, 0.999).to_string()
+            percentile(latencies, 0.999)
         })
         .collect();
-    row(
-        "s5, p99.9 ns",
-        shared,
-        "A ≤ 1.00",
-        format!(
-            "{}; over all rounds: {} ns",
-            medians(&rounds, "ns"),
-            overall.join(" / ")
-        ),
-        ratios(&rounds),
+    let ns = medians(&rounds);
+    for (k, contender, target) in [(0, "snowmint", at_most_1), (1, "snowmint-monotonic", None)] {
+        let ratio = ratio_to_last(&rounds, k);
+        row(
+            &format!("s5 paced, 1 per {PACE_NS} ns, twitter: {contender} ÷ ferroid (p99.9)"),
+            ratio.shown(2, ""),
+            ratio.median,
+            target,
+            format!(
+                "{:.0} / {:.0} ns (medians); over all rounds {} / {} ns",
+                ns[k], ns[2], overall[k], overall[2]
+            ),
+        );
+    }
+
+    // Scenario 1, and with another process spinning on every core.
+    let ceiling = twitter
+        .snowmint
+        .spec()
+        .ceiling
+        .expect("the Twitter layout's ceiling") as f64;
+    let saturation = |threads: usize| -> [Spread; 2] {
+        let rounds: Vec<[f64; 2]> = rotated(SATURATION_ROUNDS, |k| match k {
+            0 => saturation_rate(&twitter.snowmint, threads, TARGET_SATURATION_RUN),
+            _ => saturation_rate(&twitter.ferroid, threads, TARGET_SATURATION_RUN),
+        });
+        [0, 1].map(|k| Spread::of(rounds.iter().map(|r| 100.0 * r[k] / ceiling)))
+    };
+    let mut saturation_row = |name: &str, [snowmint, ferroid]: [Spread; 2], bound: f64| {
+        row(
+            name,
+            snowmint.shown(1, "%"),
+            snowmint.median,
+            Some((Bound::AtLeast(bound), &format!("≥ {bound}%"))),
+            format!("ferroid {}", ferroid.shown(1, "%").replace("**", "")),
+        );
+    };
+    for threads in S1_THREADS {
+        let config = format!("targets, s1, {threads} threads");
+        check_shared(&twitter.snowmint, &config, threads);
+        check_shared(&twitter.ferroid, &config, threads);
+        saturation_row(
+            &format!("s1 saturation, twitter, shared, {threads} thr: snowmint, % of ceiling"),
+            saturation(threads),
+            99.5,
+        );
+    }
+    let busy = {
+        let _spinner = Spinner::start();
+        saturation(2)
+    };
+    saturation_row(
+        "s1 saturation, twitter, shared, 2 thr, every core busy: snowmint, % of ceiling",
+        busy,
+        97.0,
     );
 
-    // Scenario 3: per-thread generators and the any-thread sharded one against ferroid's
-    // shared generator; twice its aggregate IDs/s is half its ns per ID per thread.
-    let threads = thread::available_parallelism().map_or(2, usize::from);
-    let builder = Generator::builder(HOT).clock(global_clock());
-    let local = Mutex::new(
-        builder
-            .clone()
-            .build_local_shards(Shards::SplitSequence(threads))
-            .expect("41/0/22 shards"),
-    );
-    let sharded = builder
-        .build_sharded(Shards::SplitSequence(threads))
-        .expect("41/0/22 shards");
-    let ferroid_own = Mutex::new(
-        (0..threads)
-            .map(|machine| {
-                BasicSnowflakeGenerator::<FerroidShard, _>::new(machine as u64, ferroid_clock())
-            })
-            .collect::<Vec<_>>(),
-    );
-    let mint_local = |g: &mut LocalGenerator<GlobalClock>| -> u128 {
-        g.mint().expect("snowmint local mint").to_u64().into()
-    };
-    let mint_sharded = || sharded.mint().expect("snowmint sharded mint").to_u64();
-    let mint_ferroid_own = |g: &mut BasicSnowflakeGenerator<FerroidShard, FerroidClock>| {
-        u128::from(g.next_id(|_| thread::yield_now()).to_raw())
-    };
-    let config = format!("paired s3, {threads} threads");
-    check_owning("snowmint-local-shards", threads, &local, mint_local);
-    check_ids(
-        "snowmint-sharded",
-        &config,
-        &on_threads(threads, || {
-            (0..CHECK_PER_THREAD)
-                .map(|_| u128::from(mint_sharded()))
-                .collect::<Vec<_>>()
-        })
-        .into_iter()
-        .map(|(_, _, ids)| ids)
-        .collect::<Vec<_>>(),
-        true,
-    );
-    check_owning("ferroid-own", threads, &ferroid_own, mint_ferroid_own);
-    check_shared(&hot.ferroid, &config, threads);
-    let iters = PAIRED_IDS / threads as u64;
-    let rounds: Vec<[f64; 4]> = rotated(|k| {
-        let elapsed = match k {
-            0 => timed_owning(threads, iters, &local, mint_local),
-            1 => timed_on_threads(threads, iters, mint_sharded),
-            2 => timed_owning(threads, iters, &ferroid_own, mint_ferroid_own),
-            _ => return hot_ns(&hot.ferroid, threads, iters),
-        };
-        elapsed.as_nanos() as f64 / iters as f64
-    });
+    // The default clock while its generators sit idle.
+    let (wakeups, idle) = idle_wakeups();
+    let rate = wakeups as f64 / idle.as_secs_f64();
     row(
-        &format!("s3, {threads} thr, ns/ID per thread"),
-        "snowmint-local-shards / snowmint-sharded / ferroid-own (per thread) / ferroid (shared)",
-        "A ≤ 0.50 (2× the IDs/s)",
-        medians(&rounds, "ns"),
-        ratios(&rounds),
+        "idle: CachedClock::global() wake-ups per second, default-built generators held",
+        format!("**{rate:.1}/s**"),
+        rate,
+        Some((Bound::AtMost(10.0), "≤ 10/s")),
+        format!(
+            "{wakeups} wake-ups in {:.2} s, after {} ms of settling",
+            idle.as_secs_f64(),
+            IDLE_SETTLE.as_millis()
+        ),
     );
 }
 
-/// `measure(k)` of contenders k = 0..N in `PAIRED_ROUNDS` rounds after one of warm-up, each
-/// round in another order: the rotations of 0..N, forwards and then backwards. The figures,
-/// by round and contender.
-fn rotated<const N: usize>(mut measure: impl FnMut(usize) -> f64) -> Vec<[f64; N]> {
-    (0..=PAIRED_ROUNDS)
+/// Builds default-built generators of every form, mints a little from each, and holds them
+/// unused for `IDLE_SETTLE` and then `IDLE_WINDOW`: how many times the default clock's
+/// refresher woke in the window, and the window's length.
+fn idle_wakeups() -> (u64, Duration) {
+    let shared = Generator::builder(Layout::TWITTER)
+        .build()
+        .expect("valid layout");
+    let local = Generator::builder(HOT).build_local().expect("valid layout");
+    let sharded = Generator::builder(Layout::TWITTER)
+        .build_sharded(Shards::SplitSequence(2))
+        .expect("valid layout and shard count");
+    let local_shards = Generator::builder(HOT)
+        .build_local_shards(Shards::SplitSequence(2))
+        .expect("valid layout and shard count");
+    for _ in 0..1_000 {
+        black_box(shared.mint().expect("mint"));
+        black_box(local.mint().expect("mint"));
+        black_box(sharded.mint().expect("mint"));
+        for generator in &local_shards {
+            black_box(generator.mint().expect("mint"));
+        }
+    }
+    thread::sleep(IDLE_SETTLE);
+    let (before, start) = (CachedClock::global().wakeups(), Instant::now());
+    thread::sleep(IDLE_WINDOW);
+    let (after, idle) = (CachedClock::global().wakeups(), start.elapsed());
+    black_box((&shared, &local, &sharded, &local_shards));
+    (after - before, idle)
+}
+
+/// Another process spinning one thread per core, until dropped: this bench's own executable,
+/// run with `SPIN_ENV` set (see [`spin`]). Dropping it kills the process, also when a panic
+/// unwinds past it; if this process dies without unwinding, the spinner stops on its own
+/// after `SPIN_LIMIT`.
+struct Spinner(Child);
+
+impl Spinner {
+    /// Starts the spinner and returns once its threads spin.
+    fn start() -> Spinner {
+        let mut child = Command::new(std::env::current_exe().expect("this bench's executable"))
+            .env(SPIN_ENV, SPIN_LIMIT.as_secs().to_string())
+            .env_remove("SNOWMINT_PAIRED_ONLY")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start the spinning process");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("the spinner's stdout");
+        let spinner = Spinner(child);
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the spinner's stdout");
+        assert_eq!(line.trim(), "spinning", "the spinner did not start");
+        spinner
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        // The process may have ended on its own (after `SPIN_LIMIT`): nothing to kill then.
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The spinner's `main`: one thread per core spins for `seconds`, then the process ends.
+fn spin(seconds: &str) {
+    let seconds: u64 = seconds
+        .parse()
+        .expect("SNOWMINT_SPIN_SECONDS: whole seconds");
+    let until = Instant::now() + Duration::from_secs(seconds);
+    let cores = thread::available_parallelism().map_or(2, usize::from);
+    thread::scope(|s| {
+        for _ in 0..cores {
+            s.spawn(|| {
+                while Instant::now() < until {
+                    for _ in 0..1_000 {
+                        spin_loop();
+                    }
+                }
+            });
+        }
+        let mut stdout = std::io::stdout();
+        writeln!(stdout, "spinning").expect("tell the bench the threads spin");
+        stdout.flush().expect("tell the bench the threads spin");
+    });
+}
+
+/// `measure(k)` of contenders k = 0..N in `rounds` rounds after one of warm-up, each round in
+/// another order: the rotations of 0..N, forwards and then backwards. The figures, by round
+/// and contender.
+fn rotated<const N: usize>(rounds: usize, mut measure: impl FnMut(usize) -> f64) -> Vec<[f64; N]> {
+    (0..=rounds)
         .map(|round| {
             let mut figures = [0.0; N];
             for step in 0..N {
@@ -1583,29 +1833,14 @@ fn hot_ns<C: Contender>(c: &C, threads: usize, iters: u64) -> f64 {
     timed_on_threads(threads, iters, || c.mint() as u64).as_nanos() as f64 / iters as f64
 }
 
-/// For each contender but the last: the median over rounds of its figure divided by the
-/// last's, with the lowest and highest.
-fn ratios<const N: usize>(rounds: &[[f64; N]]) -> Vec<String> {
-    (0..N - 1)
-        .map(|k| {
-            let mut ratios: Vec<f64> = rounds.iter().map(|r| r[k] / r[N - 1]).collect();
-            ratios.sort_by(f64::total_cmp);
-            format!(
-                "**{:.2}** ({:.2}–{:.2})",
-                median(ratios.iter().copied()),
-                ratios[0],
-                ratios[ratios.len() - 1]
-            )
-        })
-        .collect()
+/// Contender `k`'s figure divided by the last's, round by round.
+fn ratio_to_last<const N: usize>(rounds: &[[f64; N]], k: usize) -> Spread {
+    Spread::of(rounds.iter().map(|r| r[k] / r[N - 1]))
 }
 
-/// Each contender's median figure over the rounds, `/`-separated.
-fn medians<const N: usize>(rounds: &[[f64; N]], unit: &str) -> String {
-    let medians: Vec<String> = (0..N)
-        .map(|k| format!("{:.1}", median(rounds.iter().map(|r| r[k]))))
-        .collect();
-    format!("{} {unit}", medians.join(" / "))
+/// Each contender's median figure over the rounds.
+fn medians<const N: usize>(rounds: &[[f64; N]]) -> [f64; N] {
+    std::array::from_fn(|k| median(rounds.iter().map(|r| r[k])))
 }
 
 /// The median: the middle figure, or the mean of the two middle ones.
@@ -1621,8 +1856,12 @@ fn median(figures: impl Iterator<Item = f64>) -> f64 {
 }
 
 fn main() {
+    if let Some(seconds) = std::env::var_os(SPIN_ENV) {
+        spin(&seconds.to_string_lossy());
+        return;
+    }
     let mut criterion = Criterion::default()
-        // 85 benches at about 3 s each (with analysis and plots) keep the whole run near
+        // 87 benches at about 3 s each (with analysis and plots) keep the whole run near
         // five minutes on two cores; a tenth of the default resamples makes the plots' density
         // estimates ten times cheaper (they were 3.7 s a bench).
         .warm_up_time(Duration::from_millis(500))
@@ -1635,9 +1874,14 @@ fn main() {
     let started = Instant::now();
     let mut summary = Summary::default();
     let gaps = RefCell::new(BTreeMap::new());
+    let cores = thread::available_parallelism().map_or(0, usize::from);
     if std::env::var("SNOWMINT_PAIRED_ONLY").is_ok_and(|only| only == "1") {
-        paired(&mut summary);
+        targets(&mut summary);
         summary.print();
+        println!(
+            "targets ran in {:.0} s on {cores} cores",
+            started.elapsed().as_secs_f64()
+        );
         return;
     }
     saturation(&mut criterion, &mut summary, &gaps);
@@ -1646,12 +1890,11 @@ fn main() {
     batch(&mut criterion, &mut summary);
     paced(&mut summary, &gaps);
     accuracy(&mut summary, &gaps.borrow());
-    paired(&mut summary);
+    targets(&mut summary);
     criterion.final_summary();
     summary.print();
     println!(
-        "scenarios ran in {:.0} s on {} cores",
-        started.elapsed().as_secs_f64(),
-        thread::available_parallelism().map_or(0, usize::from)
+        "scenarios ran in {:.0} s on {cores} cores",
+        started.elapsed().as_secs_f64()
     );
 }

@@ -11,29 +11,33 @@
 //! | `s3-sharded/N-threads` | 3 | N = `available_parallelism()` threads: snowmint's per-core shards (a `ShardedGenerator` with one shard per thread, and one `LocalGenerator` per thread) against one shared generator of each peer (and snowmint's own shared one); aggregate IDs/s |
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer of 64 or 4096 IDs: snowmint `mint_batch` against snowflake_me `next_ids_into`, and snowmint and ferroid one ID at a time as a baseline; IDs per ns |
 //!
-//! Contenders: `snowmint` ([`Generator`], [`ShardedGenerator`], on the default clock;
-//! `-cached` on a [`CachedClock`], one load behind an `Arc` per reading, as ferroid's clock;
-//! `-global` on the [`GlobalClock`], one load from a `static`; `-cached-local` looks each
-//! thread's shard up once with `ShardedGenerator::local`, as a thread minting in a loop would;
-//! `local-shards` gives each thread its own [`LocalGenerator`] from `build_local_shards` on the
-//! `GlobalClock`, as a server with one event loop per core would, minting with a load and a
-//! store instead of a compare-and-swap); `ferroid` 2.0
-//! (`AtomicSnowflakeGenerator` with ferroid's `MonotonicClock`, as its README sets it up;
-//! `ferroid` backs off with `thread::yield_now` as ferroid's docs examples do, `ferroid-spin`
-//! with `spin_loop` as ferroid's own benches do: they differ only when a CAS is lost, so only
-//! with 2+ threads); `snowflake_me` 2.2 (`Snowflake` with 0 data-center and 0 machine bits,
-//! default features).
+//! Contenders: `snowmint` ([`Generator`], [`ShardedGenerator`], built as a user builds them,
+//! `Generator::builder(layout).build()`, so on the default clock,
+//! [`CachedClock::global`](snowmint::CachedClock::global): one load from a `static` per
+//! reading); `snowmint-monotonic` (the same on a [`MonotonicClock`], for a user who wants no
+//! thread: the CPU's counter read on every mint);
+//! `snowmint-sharded-local` looks each thread's shard up once with `ShardedGenerator::local`,
+//! as a thread minting in a loop would; `snowmint-local-shards` gives each thread its own
+//! [`LocalGenerator`] from `build_local_shards(Shards::SplitSequence(n))`, default-built, as a
+//! server with one event loop per core would, minting with a load and a store instead of a
+//! compare-and-swap; `ferroid` 2.0 (`AtomicSnowflakeGenerator` with ferroid's
+//! `MonotonicClock`, as its README sets it up; `ferroid` backs off with `thread::yield_now` as
+//! ferroid's docs examples do, `ferroid-spin` with `spin_loop` as ferroid's own benches do:
+//! they differ only when a CAS is lost, so only with 2+ threads); `snowflake_me` 2.2
+//! (`Snowflake` with 0 data-center and 0 machine bits, default features).
 //!
 //! Two things to keep in mind when comparing: ferroid's clock is one load of an atomic that a
-//! background thread updates every millisecond, as are snowmint's `CachedClock` (every
-//! 250 µs) and `GlobalClock` (once a millisecond), both with precise reads when a tick fills,
-//! while snowmint's default clock reads a hardware counter and snowflake_me the system clock
-//! on every mint; and a ferroid thread that loses a CAS yields the CPU, so two ferroid threads
-//! mostly take turns on the shared word, while snowmint backs off with a doubling spin.
+//! background thread updates every millisecond, as is snowmint's default clock (its one
+//! process-wide refresher wakes just after each millisecond begins, and a generator reads the
+//! precise time when a tick fills), while `snowmint-monotonic` reads a hardware counter and
+//! snowflake_me the system clock on every mint; and a ferroid thread that loses a CAS yields
+//! the CPU, so two ferroid threads mostly take turns on the shared word, while snowmint backs
+//! off with a doubling spin.
 //!
 //! Targets (from the issue): in `s3-sharded`, snowmint's per-core shards' aggregate IDs/s at
-//! least 2x ferroid shared's; in `s4-batch/4096`, snowmint `mint_batch`'s ns/ID at most snowflake_me
-//! `next_ids_into`'s.
+//! least 2x ferroid shared's; in `s4-batch/4096`, snowmint `mint_batch`'s ns/ID at most
+//! snowflake_me `next_ids_into`'s. The hot-path and per-thread targets are measured as paired
+//! ratios to ferroid by the "Targets" table of `benches/scenarios.rs`.
 //!
 //! Run with `cargo bench --bench throughput` (about two minutes on two cores); one group with
 //! e.g. `cargo bench --bench throughput -- s3-sharded`.
@@ -78,9 +82,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterio
 use ferroid::generator::AtomicSnowflakeGenerator;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowflake_me::Snowflake;
-use snowmint::{
-    CachedClock, Clock, Generator, GlobalClock, Id, LocalGenerator, ShardedGenerator, Shards,
-};
+use snowmint::{Clock, Generator, Id, LocalGenerator, MonotonicClock, ShardedGenerator, Shards};
 use support::{EPOCH_MS, HOT, on_threads, timed_on_threads, timed_on_threads_with};
 
 /// Bits below the time field in every contender's IDs (no node bits, 22 sequence bits).
@@ -121,55 +123,31 @@ fn snowmint_sharded(shards: usize) -> ShardedGenerator {
         .expect("valid 41/0/22 layout and shard count")
 }
 
-/// snowmint's shared generator on a [`CachedClock`]: one load per clock reading, as ferroid's.
-fn snowmint_shared_cached(clock: &CachedClock) -> Generator<CachedClock> {
+/// snowmint's shared generator on a [`MonotonicClock`]: the CPU's counter read on every mint,
+/// no thread.
+fn snowmint_shared_monotonic() -> Generator<MonotonicClock> {
     Generator::builder(HOT)
-        .clock(clock.clone())
+        .clock(MonotonicClock::new())
         .build()
         .expect("valid 41/0/22 layout")
 }
 
-/// snowmint's sharded generator on a [`CachedClock`].
-fn snowmint_sharded_cached(clock: &CachedClock, shards: usize) -> ShardedGenerator<CachedClock> {
+/// snowmint's sharded generator on a [`MonotonicClock`].
+fn snowmint_sharded_monotonic(shards: usize) -> ShardedGenerator<MonotonicClock> {
     Generator::builder(HOT)
-        .clock(clock.clone())
+        .clock(MonotonicClock::new())
         .build_sharded(Shards::SplitSequence(shards))
         .expect("valid 41/0/22 layout and shard count")
 }
 
-/// snowmint's shared generator on the [`GlobalClock`]: one load from a `static` per reading.
-fn snowmint_shared_global() -> Generator<GlobalClock> {
-    Generator::builder(HOT)
-        .clock(global_clock())
-        .build()
-        .expect("valid 41/0/22 layout")
-}
-
-/// snowmint's sharded generator on the [`GlobalClock`].
-fn snowmint_sharded_global(shards: usize) -> ShardedGenerator<GlobalClock> {
-    Generator::builder(HOT)
-        .clock(global_clock())
-        .build_sharded(Shards::SplitSequence(shards))
-        .expect("valid 41/0/22 layout and shard count")
-}
-
-/// One [`LocalGenerator`] per thread on the [`GlobalClock`], each with its part of the
-/// sequence, in a pool the bench threads take them from and give them back to.
-fn snowmint_local_shards(shards: usize) -> Mutex<Vec<LocalGenerator<GlobalClock>>> {
+/// One default-built [`LocalGenerator`] per thread, each with its part of the sequence, in a
+/// pool the bench threads take them from and give them back to.
+fn snowmint_local_shards(shards: usize) -> Mutex<Vec<LocalGenerator>> {
     Mutex::new(
         Generator::builder(HOT)
-            .clock(global_clock())
             .build_local_shards(Shards::SplitSequence(shards))
             .expect("valid 41/0/22 layout and shard count"),
     )
-}
-
-fn global_clock() -> GlobalClock {
-    GlobalClock::new().expect("start the global clock's thread")
-}
-
-fn cached_clock() -> CachedClock {
-    CachedClock::monotonic().expect("start the cached clock's thread")
 }
 
 fn ferroid_shared() -> Ferroid {
@@ -483,16 +461,13 @@ fn threads_available() -> usize {
 /// Scenario 2: one shared generator per contender, 1 and 2 threads, ns/ID.
 fn hot_path(c: &mut Criterion) {
     let snowmint = snowmint_shared();
-    let clock = cached_clock();
-    let cached = snowmint_shared_cached(&clock);
-    let global = snowmint_shared_global();
+    let monotonic = snowmint_shared_monotonic();
     let ferroid = ferroid_shared();
     let snowflake_me = snowflake_me_shared();
 
     for threads in [1, 2] {
         check_threads("snowmint", threads, || mint_snowmint(&snowmint));
-        check_threads("snowmint-cached", threads, || mint_snowmint(&cached));
-        check_threads("snowmint-global", threads, || mint_snowmint(&global));
+        check_threads("snowmint-monotonic", threads, || mint_snowmint(&monotonic));
         check_threads("ferroid", threads, || mint_ferroid(&ferroid));
         check_threads("snowflake_me", threads, || mint_snowflake_me(&snowflake_me));
     }
@@ -512,20 +487,11 @@ fn hot_path(c: &mut Criterion) {
             || bench_threads(&mut group, "snowmint", threads, || mint_snowmint(&snowmint)),
         );
         noting_full_ticks(
-            &format!("{name}/snowmint-cached"),
-            || cached.stats().overflows,
+            &format!("{name}/snowmint-monotonic"),
+            || monotonic.stats().overflows,
             || {
-                bench_threads(&mut group, "snowmint-cached", threads, || {
-                    mint_snowmint(&cached)
-                })
-            },
-        );
-        noting_full_ticks(
-            &format!("{name}/snowmint-global"),
-            || global.stats().overflows,
-            || {
-                bench_threads(&mut group, "snowmint-global", threads, || {
-                    mint_snowmint(&global)
+                bench_threads(&mut group, "snowmint-monotonic", threads, || {
+                    mint_snowmint(&monotonic)
                 })
             },
         );
@@ -548,17 +514,14 @@ fn hot_path(c: &mut Criterion) {
 fn sharded(c: &mut Criterion) {
     let threads = threads_available();
     let sharded = snowmint_sharded(threads);
-    let clock = cached_clock();
-    let sharded_cached = snowmint_sharded_cached(&clock, threads);
-    let sharded_global = snowmint_sharded_global(threads);
+    let sharded_monotonic = snowmint_sharded_monotonic(threads);
     let local_shards = snowmint_local_shards(threads);
     let snowmint = snowmint_shared();
     let ferroid = ferroid_shared();
     let snowflake_me = snowflake_me_shared();
 
     check_sharded("snowmint sharded", &sharded, threads);
-    check_sharded("snowmint sharded-cached", &sharded_cached, threads);
-    check_sharded("snowmint sharded-global", &sharded_global, threads);
+    check_sharded("snowmint sharded-monotonic", &sharded_monotonic, threads);
     check_owning("snowmint local-shards", threads, &local_shards, mint_local);
     check_threads("snowmint shared", threads, || mint_snowmint(&snowmint));
     check_threads("ferroid", threads, || mint_ferroid(&ferroid));
@@ -577,34 +540,25 @@ fn sharded(c: &mut Criterion) {
         },
     );
     noting_full_ticks(
-        &format!("s3-sharded/{threads}-threads/snowmint-sharded-cached"),
-        || sharded_cached.stats().overflows,
-        || {
-            bench_threads(&mut group, "snowmint-sharded-cached", threads, || {
-                mint_sharded(&sharded_cached)
-            })
-        },
-    );
-    noting_full_ticks(
-        &format!("s3-sharded/{threads}-threads/snowmint-sharded-cached-local"),
-        || sharded_cached.stats().overflows,
+        &format!("s3-sharded/{threads}-threads/snowmint-sharded-local"),
+        || sharded.stats().overflows,
         || {
             // A thread that mints in a loop looks its shard up once (`local`).
             bench_threads_with(
                 &mut group,
-                "snowmint-sharded-cached-local",
+                "snowmint-sharded-local",
                 threads,
-                || sharded_cached.local(),
+                || sharded.local(),
                 |shard| mint_snowmint(shard),
             )
         },
     );
     noting_full_ticks(
-        &format!("s3-sharded/{threads}-threads/snowmint-sharded-global"),
-        || sharded_global.stats().overflows,
+        &format!("s3-sharded/{threads}-threads/snowmint-sharded-monotonic"),
+        || sharded_monotonic.stats().overflows,
         || {
-            bench_threads(&mut group, "snowmint-sharded-global", threads, || {
-                mint_sharded(&sharded_global)
+            bench_threads(&mut group, "snowmint-sharded-monotonic", threads, || {
+                mint_sharded(&sharded_monotonic)
             })
         },
     );
@@ -714,7 +668,7 @@ fn batch(c: &mut Criterion) {
 
 criterion_group!(
     name = benches;
-    // 20 benches at about 5 s each (with analysis) keep the whole run under two minutes on
+    // 25 benches at about 5 s each (with analysis) keep the whole run near two minutes on
     // two cores; plots are off for the same reason (`--plotting-backend` turns them back on).
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))

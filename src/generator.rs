@@ -18,7 +18,11 @@
 //! 3. compare-and-swap the state; on success the ID is the new state OR the node bits; on
 //!    failure start again from step 2 with the value the CAS found, *without* re-reading the
 //!    clock: a tick another thread installed is a time some thread has read, so minting on it
-//!    is as fresh as minting on ours.
+//!    is as fresh as minting on ours. The exception is a layout with a tick-tock bit, where a
+//!    toggle (see below) may have moved the state back since the reading: there a reading is
+//!    only used on a state it was read after, so a CAS lost to a state on the other timeline,
+//!    or to one behind the reading, sends the thread to start over and read the clock again,
+//!    and a reading from before a toggle never carries a timeline past the toggle's time.
 //!
 //! A batch is the same loop with a longer step: the CAS installs the *last* of `n`
 //! consecutive sequence values (as many as the tick's range has left), and the caller gets
@@ -89,7 +93,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
-use crate::clock::{Clock, MonotonicClock};
+use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
 use crate::id::{Id, Parts};
 use crate::layout::Layout;
@@ -98,16 +102,15 @@ use crate::sync::{AtomicU64, Backoff, Ordering};
 
 /// What a generator does when its clock reads behind the last tick it minted.
 ///
-/// Regressions come from the wall clock going back (the default [`MonotonicClock`] reports an
-/// NTP step back unless built with [`WallClockBack::Slew`](crate::WallClockBack::Slew)), from
+/// Regressions come from the wall clock going back (the default clock's [`MonotonicClock`](crate::MonotonicClock)
+/// source reports a step back unless built with
+/// [`WallClockBack::Slew`](crate::WallClockBack::Slew)), from
 /// restarts resumed from a [`Snapshot`] on a host whose clock is behind, and from a
 /// [`ManualClock`](crate::ManualClock) in a test. Whatever the policy, no ID is ever repeated.
 ///
-/// Re-anchoring in `Report` mode can also step the default clock back by microseconds (the
-/// counter's drift since the last re-anchor); when that crosses a tick boundary the generator
-/// sees a one-tick regression. The default `Wait` absorbs it in microseconds; under `Error`
-/// or `TickTock` it is an error or a toggle, so pair those policies with a clock built with
-/// [`WallClockBack::Slew`](crate::WallClockBack::Slew) or `anchor_once` when that matters.
+/// The counter's drift is never a regression: the default clock's source slews it (see the
+/// [clock module's table](crate::clock#choosing-a-clock)); only a real step of the wall clock
+/// back, above the source's step threshold, is.
 ///
 /// | policy | on a regression | order of the IDs | pick it when |
 /// |---|---|---|---|
@@ -186,6 +189,18 @@ struct Plan {
     max_ticks: u64,
     /// How many ticks ahead of the clock a full tick may push the state (0: never).
     borrow_ticks: u64,
+}
+
+/// How many times a slow-path mint starts over (see `Generator::reserve_slow`) before a clock
+/// seen behind while waiting for a tick is waited out rather than started over from.
+const MAX_RESTARTS: u32 = 4;
+
+/// How a pass of the slow path ends.
+enum Pass {
+    /// The reservation succeeded.
+    Reserved(Run),
+    /// Start over from a fresh load of the state and a precise reading.
+    Restart,
 }
 
 /// A run of `count` consecutive states starting at `first`, reserved by one CAS.
@@ -342,8 +357,10 @@ impl Snapshot {
 /// Mints unique IDs of one layout and node, from any number of threads.
 ///
 /// Lock-free: each ID is one compare-and-swap on one `AtomicU64`, with no lock, no
-/// allocation, no system call and no background thread. Share it by reference (it is `Sync`)
-/// or in an `Arc`.
+/// allocation and no system call. Share it by reference (it is `Sync`) or in an `Arc`. Its
+/// clock is the process-wide [`CachedClock`](crate::CachedClock) unless
+/// [`GeneratorBuilder::clock`] gives another (a [`MonotonicClock`](crate::MonotonicClock) for a
+/// process that must run no background thread).
 ///
 /// IDs from one generator are unique. Under the [`ClockBehind`] policies `Wait` and `Error`,
 /// each ID is also greater than every ID this generator returned before it was minted (in
@@ -371,7 +388,7 @@ impl Snapshot {
 // of their own, so that a clock that writes to itself (`MonotonicClock` re-anchoring) stays
 // out of the state's block. A test checks the offsets.
 #[repr(C, align(128))]
-pub struct Generator<C = MonotonicClock, S: State = SharedState> {
+pub struct Generator<C = DefaultClock, S: State = SharedState> {
     state: S,
     plan: Plan,
     on_behind: ClockBehind,
@@ -422,12 +439,7 @@ pub struct Generator<C = MonotonicClock, S: State = SharedState> {
 ///     s.spawn(|| generator.mint());
 /// });
 /// ```
-pub type LocalGenerator<C = MonotonicClock> = Generator<C, LocalState>;
-
-/// The builder's clock before [`GeneratorBuilder::clock`] is called: a [`MonotonicClock`]
-/// created by `build()`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DefaultClock;
+pub type LocalGenerator<C = DefaultClock> = Generator<C, LocalState>;
 
 /// Configures a [`Generator`]: node fields, clock and clock-behind policy.
 ///
@@ -469,7 +481,7 @@ pub struct GeneratorBuilder<C = DefaultClock> {
 
 impl Generator {
     /// Starts configuring a generator for `layout`, with every node field 0, the
-    /// [`MonotonicClock`] and [`ClockBehind::default`].
+    /// process-wide [`CachedClock`](crate::CachedClock) and [`ClockBehind::default`].
     pub fn builder(layout: Layout) -> GeneratorBuilder {
         GeneratorBuilder {
             layout,
@@ -479,7 +491,7 @@ impl Generator {
             borrow_ticks: 0,
             resume: None,
             events: None,
-            clock: DefaultClock,
+            clock: DefaultClock::default(),
         }
     }
 
@@ -608,7 +620,7 @@ impl<C> GeneratorBuilder<C> {
         self
     }
 
-    /// Uses `clock` instead of a [`MonotonicClock`].
+    /// Uses `clock` instead of the process-wide [`CachedClock`](crate::CachedClock).
     pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<D> {
         self.swap_clock(clock).0
     }
@@ -630,7 +642,7 @@ impl<C> GeneratorBuilder<C> {
 
     /// Splits the builder into its configuration, on the default clock, and its clock.
     pub(crate) fn take_clock(self) -> (GeneratorBuilder, C) {
-        self.swap_clock(DefaultClock)
+        self.swap_clock(DefaultClock::default())
     }
 
     /// The same configuration on `clock`, and the clock it replaces.
@@ -743,8 +755,8 @@ impl<C> GeneratorBuilder<C> {
     }
 }
 
-impl GeneratorBuilder<DefaultClock> {
-    /// Validates the configuration and builds the generator on a new [`MonotonicClock`].
+impl<C: Clock> GeneratorBuilder<C> {
+    /// Validates the configuration and builds the generator.
     ///
     /// # Errors
     ///
@@ -752,40 +764,16 @@ impl GeneratorBuilder<DefaultClock> {
     /// [`Error::DuplicateNodeField`], [`Error::NodeOutOfRange`]),
     /// [`Error::TickTockUnsupported`] for the tick-tock policy on a layout without the bit, and
     /// [`Error::InvalidSnapshot`] for a resumed snapshot that does not fit the layout.
-    pub fn build(self) -> Result<Generator<MonotonicClock>> {
-        // Validate before creating the clock: the first one in a process calibrates quanta.
-        self.start(&self.plan()?)?;
-        self.clock(MonotonicClock::new()).build()
-    }
-
-    /// Validates the configuration and builds a [`LocalGenerator`] on a new
-    /// [`MonotonicClock`]: a generator for one thread.
-    ///
-    /// # Errors
-    ///
-    /// As for [`build`](Self::build).
-    pub fn build_local(self) -> Result<LocalGenerator<MonotonicClock>> {
-        self.start(&self.plan()?)?;
-        self.clock(MonotonicClock::new()).build_local()
-    }
-}
-
-impl<C: Clock> GeneratorBuilder<C> {
-    /// Validates the configuration and builds the generator on the clock given.
-    ///
-    /// # Errors
-    ///
-    /// As for the default clock's `build`.
     pub fn build(self) -> Result<Generator<C>> {
         self.build_on()
     }
 
-    /// Validates the configuration and builds a [`LocalGenerator`] on the clock given: a
-    /// generator for one thread, which mints without a locked instruction.
+    /// Validates the configuration and builds a [`LocalGenerator`]: a generator for one
+    /// thread, which mints without a locked instruction.
     ///
     /// # Errors
     ///
-    /// As for the default clock's `build`.
+    /// As for [`build`](Self::build).
     pub fn build_local(self) -> Result<LocalGenerator<C>> {
         self.build_on()
     }
@@ -1002,17 +990,36 @@ impl<C: Clock, S: State> Generator<C, S> {
         self.reserve_slow(want, on_full)
     }
 
-    /// [`reserve`](Self::reserve) in full, out of line: from a fresh load of the state and a
-    /// fresh reading (any reading after the load will do; see `# Orderings`).
+    /// [`reserve`](Self::reserve) in full, out of line: a loop that starts from a fresh load of
+    /// the state and a fresh reading (any reading after the load will do; see `# Orderings`)
+    /// until a reservation succeeds or fails. A pass ends in a restart when the clock went
+    /// back while the thread waited for a full tick, or when a toggle won the CAS: the next
+    /// pass reads the clock precisely. After [`MAX_RESTARTS`] restarts a clock seen behind
+    /// while waiting for a tick is waited out as [`ClockBehind::Wait`] would, so a clock whose
+    /// precise readings alternate across a tick boundary cannot keep a thread looping.
     #[cold]
     #[inline(never)]
     fn reserve_slow(&self, want: u64, on_full: OnFull) -> Result<Run> {
-        let current = self.state.load();
-        let now = self.ticks(self.clock.unix_ms())?;
-        if now < current >> self.plan.time_shift {
-            return self.reserve_behind(current, now, want, on_full);
+        let mut restarts = 0;
+        loop {
+            let current = self.state.load();
+            let reading = if restarts == 0 {
+                self.clock.unix_ms()
+            } else {
+                self.clock.unix_ms_precise()
+            };
+            let now = self.ticks(reading)?;
+            let settle = restarts >= MAX_RESTARTS;
+            let pass = if now < current >> self.plan.time_shift {
+                self.reserve_behind(current, now, want, on_full, settle)?
+            } else {
+                self.advance(current, now, want, on_full, settle)?
+            };
+            match pass {
+                Pass::Reserved(run) => return Ok(run),
+                Pass::Restart => restarts += 1,
+            }
         }
-        self.advance(current, now, want, on_full)
     }
 
     /// The first state a reservation from `current` takes at a clock reading `now` at or past
@@ -1032,17 +1039,32 @@ impl<C: Clock, S: State> Generator<C, S> {
     }
 
     /// The CAS loop, from a state `current` and a clock reading `now` taken after it. A
-    /// reading at or behind the state's tick mints on the state's tick.
+    /// reading at or behind the state's tick mints on the state's tick. `settle`: see
+    /// [`next_tick`](Self::next_tick).
+    ///
+    /// On a tick-tock layout a reading is used only on a state it was read after: a CAS lost
+    /// to a state on the other timeline (a toggle, whose time may be far behind this
+    /// reading), or to one behind the reading (a toggle there and back leaves the state on
+    /// this timeline, behind the reading), ends the pass, and the next one reads the clock
+    /// again. Minting on with the old reading would carry a timeline up to a time from before
+    /// the toggle. Without a tick-tock bit there is one timeline, and the reading is kept.
     #[inline(always)]
-    fn advance(&self, mut current: u64, mut now: u64, want: u64, on_full: OnFull) -> Result<Run> {
+    fn advance(
+        &self,
+        mut current: u64,
+        mut now: u64,
+        want: u64,
+        on_full: OnFull,
+        settle: bool,
+    ) -> Result<Pass> {
         let plan = &self.plan;
         let backoff = Backoff::new();
         loop {
             let Some(first) = self.first_after(current, now) else {
-                match self.next_tick(current >> plan.time_shift, on_full)? {
+                match self.next_tick(current >> plan.time_shift, on_full, settle)? {
                     Some(later) => now = later,
                     // The clock went back while this thread waited: start over from the state.
-                    None => return self.restart(want, on_full),
+                    None => return Ok(Pass::Restart),
                 }
                 continue;
             };
@@ -1050,7 +1072,18 @@ impl<C: Clock, S: State> Generator<C, S> {
             // AcqRel on success publishes the tick this thread read (see `# Orderings`);
             // Acquire on failure, as for the first load.
             match self.state.swap_if(current, next) {
-                Ok(_) => return Ok(run),
+                Ok(_) => return Ok(Pass::Reserved(run)),
+                // On a tick-tock layout, a reading is used only on a state it was read after:
+                // a winner on the other timeline, or one behind this reading (which a toggle
+                // there and back leaves on this timeline), may have come from a toggle after
+                // the reading, so the pass ends and the next one reads the clock again.
+                Err(actual)
+                    if plan.tick_mask != 0
+                        && ((actual ^ current) & plan.tick_mask != 0
+                            || now > actual >> plan.time_shift) =>
+                {
+                    return Ok(Pass::Restart);
+                }
                 Err(actual) => {
                     current = actual;
                     // Back off, two doubling steps per lost CAS (1 + 2 pauses, then 4 + 8,
@@ -1120,7 +1153,8 @@ impl<C: Clock, S: State> Generator<C, S> {
         mut now: u64,
         want: u64,
         on_full: OnFull,
-    ) -> Result<Run> {
+        settle: bool,
+    ) -> Result<Pass> {
         let shift = self.plan.time_shift;
         if self.is_behind(current >> shift, now) {
             // A clock that serves a cached reading may lag: only its precise reading can tell
@@ -1130,13 +1164,13 @@ impl<C: Clock, S: State> Generator<C, S> {
         if !self.is_behind(current >> shift, now) {
             // The state runs ahead of the clock on borrowed time (or of a lagging reading):
             // mint on its tick.
-            return self.advance(current, now, want, on_full);
+            return self.advance(current, now, want, on_full, settle);
         }
         self.regression(current >> shift, now);
         if let ClockBehind::TickTock { .. } = self.on_behind {
             while self.is_behind(current >> shift, now) {
                 match self.toggle(current, now, want) {
-                    Some(Ok(run)) => return Ok(run),
+                    Some(Ok(run)) => return Ok(Pass::Reserved(run)),
                     // The CAS lost: read the clock again after the state that won.
                     Some(Err(actual)) => {
                         current = actual;
@@ -1147,11 +1181,11 @@ impl<C: Clock, S: State> Generator<C, S> {
                 }
             }
             if !self.is_behind(current >> shift, now) {
-                return self.advance(current, now, want, on_full);
+                return self.advance(current, now, want, on_full, settle);
             }
         }
         let now = self.clock_behind(current >> shift)?;
-        self.advance(self.state.load(), now, want, on_full)
+        self.advance(self.state.load(), now, want, on_full, settle)
     }
 
     /// Moves from the state `current` to the other timeline at tick `now`, if that timeline
@@ -1181,28 +1215,15 @@ impl<C: Clock, S: State> Generator<C, S> {
         }
     }
 
-    /// A reservation from scratch, for a thread whose clock went back while it waited for a
-    /// tick: from the state as it is now and a precise reading, which found the regression.
-    /// (A cached reading may still show the full tick, which would send this thread back to
-    /// wait for it, and round again.)
-    #[cold]
-    #[inline(never)]
-    fn restart(&self, want: u64, on_full: OnFull) -> Result<Run> {
-        let current = self.state.load();
-        let now = self.ticks(self.clock.unix_ms_precise())?;
-        if now < current >> self.plan.time_shift {
-            return self.reserve_behind(current, now, want, on_full);
-        }
-        self.advance(current, now, want, on_full)
-    }
-
     /// The tick `last` is full: return a later tick to mint in (borrowed, when borrowing allows
     /// it, or waited for), or fail, as `on_full` says. `None` when the clock goes back
     /// meanwhile under [`ClockBehind::TickTock`]: the caller starts over, and the regression is
-    /// handled like any other.
+    /// handled like any other, unless `settle` (the caller has started over
+    /// [`MAX_RESTARTS`] times): then the regression is waited out as under
+    /// [`ClockBehind::Wait`].
     #[cold]
     #[inline(never)]
-    fn next_tick(&self, last: u64, on_full: OnFull) -> Result<Option<u64>> {
+    fn next_tick(&self, last: u64, on_full: OnFull, settle: bool) -> Result<Option<u64>> {
         self.cold.overflows.fetch_add(1, Ordering::Relaxed);
         let borrow = self.plan.borrow_ticks;
         let backoff = Backoff::new();
@@ -1212,7 +1233,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             let mut now = self.ticks(self.clock.unix_ms_precise())?;
             if self.is_behind(last, now) {
                 // The clock went back while this thread waited.
-                if let ClockBehind::TickTock { .. } = self.on_behind {
+                if !settle && matches!(self.on_behind, ClockBehind::TickTock { .. }) {
                     return Ok(None);
                 }
                 self.regression(last, now);
@@ -1459,7 +1480,8 @@ impl<C, S: State> fmt::Debug for Generator<C, S> {
 mod tests {
     use std::mem::{align_of, offset_of, size_of};
 
-    use super::{Generator, MonotonicClock, Plan, SharedState};
+    use super::{Generator, Plan, SharedState};
+    use crate::MonotonicClock;
 
     /// A mint reads the state word and the plan: both in the generator's first 128-byte
     /// block, and the clock, which may write to itself, in none of it.

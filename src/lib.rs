@@ -9,15 +9,17 @@
 //! - A [`Layout`] is data: the width and order of each field, the tick length and the epoch,
 //!   checked once (at compile time for constants).
 //! - A [`Generator`] keeps its whole state, the last tick and sequence, in one `AtomicU64`,
-//!   in a cache-padded block it shares only with its read-only masks. Each mint loads it, reads the clock once and compare-and-swaps the next
-//!   state: no lock, no allocation, no system call, no background thread. Uniqueness rests on
+//!   in a cache-padded block it shares only with its read-only masks. Each mint loads it,
+//!   reads the clock once and compare-and-swaps the next state: no lock, no allocation, no
+//!   system call. Uniqueness rests on
 //!   the modification order of that one word (see the generator module's `# Orderings`).
-//! - A [`Clock`] gives Unix milliseconds. The default [`MonotonicClock`] reads quanta's
-//!   monotonic counter plus an offset to the wall clock, re-checked once a second off the
-//!   reading path: timestamps are wall time at the cost of a counter read. [`CachedClock`]
-//!   serves a reading a background thread refreshes (one load per mint) and reads its source
-//!   precisely where a stale reading would cost capacity; [`GlobalClock`] is the process's one
-//!   such clock, read with one load from a `static`. [`ManualClock`] is for tests.
+//! - A [`Clock`] gives Unix milliseconds. The default is [`CachedClock::global`]: one load
+//!   from a `static` that a background thread refreshes from a [`MonotonicClock`] (quanta's
+//!   counter anchored to the wall clock) just after each millisecond begins, parks when
+//!   nobody reads it, and restarts in the child of a `fork()`. A generator reads the source
+//!   precisely where a stale reading would cost capacity or look like a regression.
+//!   [`MonotonicClock`] itself is for users who want no thread; [`ManualClock`] is for tests.
+//!   The [`clock`] module's table compares them.
 //! - When a tick's sequence is exhausted, [`Generator::mint`] waits for the next tick and
 //!   [`Generator::try_mint`] returns [`Error::SequenceExhausted`]. When a clock reads behind
 //!   the last tick, the [`ClockBehind`] policy waits (bounded), fails, or (tick-tock) moves to
@@ -66,10 +68,11 @@
 //! # Ok::<(), snowmint::Error>(())
 //! ```
 
-#![forbid(unsafe_code)]
+// One exception, in `clock/cached.rs`: registering the fork handler (see its `// SAFETY:`).
+#![deny(unsafe_code)]
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 
-mod clock;
+pub mod clock;
 mod encoding;
 mod error;
 #[cfg(feature = "etcd")]
@@ -87,15 +90,15 @@ mod state;
 mod sync;
 mod time;
 
-#[cfg(not(loom))]
-pub use clock::{CachedClock, GlobalClock};
-pub use clock::{Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack};
+pub use clock::{
+    CachedClock, Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack,
+};
 pub use encoding::{EncodedId, Encoding};
 pub use error::{Error, ParseIdReason, Result};
 #[cfg(feature = "etcd")]
 pub use etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
 pub use generator::{
-    ClockBehind, DefaultClock, Event, Generator, GeneratorBuilder, LocalGenerator, Snapshot, Stats,
+    ClockBehind, Event, Generator, GeneratorBuilder, LocalGenerator, Snapshot, Stats,
 };
 pub use id::{Id, Parts};
 pub use layout::{

@@ -15,9 +15,9 @@ use std::cell::Cell;
 use std::fmt;
 use std::ops::RangeInclusive;
 
-use crate::clock::{Clock, MonotonicClock};
+use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
-use crate::generator::{DefaultClock, Generator, GeneratorBuilder, LocalGenerator, Stats};
+use crate::generator::{Generator, GeneratorBuilder, LocalGenerator, Stats};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::sync::ThreadCounter;
@@ -253,37 +253,10 @@ pub enum Shards<'a> {
 /// assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 2000);
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct ShardedGenerator<C = MonotonicClock> {
+pub struct ShardedGenerator<C = DefaultClock> {
     shards: Box<[Generator<Arc<C>>]>,
     /// Reduces thread slots past the shard count without a division.
     wrap: SlotWrap,
-}
-
-impl GeneratorBuilder<DefaultClock> {
-    /// Validates the configuration and builds a [`ShardedGenerator`] whose shards share one
-    /// new [`MonotonicClock`].
-    ///
-    /// # Errors
-    ///
-    /// The errors of [`build`](Self::build) for any shard, and [`Error::InvalidShards`] for a
-    /// shard count of 0 or above the sequence range's size, an empty block of node values, or
-    /// a builder made by [`Generator::resume`] (resume each shard from its own snapshot).
-    pub fn build_sharded(self, shards: Shards<'_>) -> Result<ShardedGenerator<MonotonicClock>> {
-        self.clock(MonotonicClock::new()).build_sharded(shards)
-    }
-
-    /// Validates the configuration and builds one [`LocalGenerator`] per shard, each on a
-    /// clone of one new [`MonotonicClock`]: per-thread generators whose IDs never collide.
-    ///
-    /// # Errors
-    ///
-    /// As for [`build_sharded`](Self::build_sharded).
-    pub fn build_local_shards(
-        self,
-        shards: Shards<'_>,
-    ) -> Result<Vec<LocalGenerator<MonotonicClock>>> {
-        self.clock(MonotonicClock::new()).build_local_shards(shards)
-    }
 }
 
 impl<C: Clock> GeneratorBuilder<C> {
@@ -292,7 +265,7 @@ impl<C: Clock> GeneratorBuilder<C> {
     ///
     /// # Errors
     ///
-    /// As for the default clock's `build_sharded`.
+    /// As for [`build_sharded`](Self::build_sharded).
     pub fn build_sharded(self, shards: Shards<'_>) -> Result<ShardedGenerator<C>> {
         let (builders, clock) = self.shard_builders(shards)?;
         let clock = Arc::new(clock);
@@ -311,21 +284,20 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// generator. The shards' IDs never collide, as a [`ShardedGenerator`]'s do not, and
     /// each mints with a load and a store instead of a compare-and-swap.
     ///
-    /// Clones of a [`GlobalClock`](crate::GlobalClock) or [`CachedClock`](crate::CachedClock)
-    /// share one reading; clones of a [`MonotonicClock`] each keep their own anchor.
+    /// Clones of a [`CachedClock`](crate::CachedClock) (the default) share one reading;
+    /// clones of a [`MonotonicClock`](crate::MonotonicClock) each keep their own anchor.
     ///
     /// # Errors
     ///
-    /// As for the default clock's `build_sharded`.
+    /// As for [`build_sharded`](Self::build_sharded).
     ///
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Generator, GlobalClock, Layout, Shards};
+    /// use snowmint::{Generator, Layout, Shards};
     ///
     /// // Machines 8 to 11 granted to this process: one per core's thread.
     /// let generators = Generator::builder(Layout::TWITTER)
-    ///     .clock(GlobalClock::new()?)
     ///     .build_local_shards(Shards::NodeBlock { field: "machine", values: 8..=11 })?;
     /// assert_eq!(generators.len(), 4);
     /// let parts = generators[3].decode(generators[3].mint()?)?;

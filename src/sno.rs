@@ -10,9 +10,9 @@ use std::str::FromStr;
 use std::sync::mpsc::SyncSender;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::clock::{Clock, MonotonicClock};
+use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, ParseIdReason, Result};
-use crate::generator::{ClockBehind, DefaultClock, Event, Generator, GeneratorBuilder};
+use crate::generator::{ClockBehind, Event, Generator, GeneratorBuilder};
 use crate::generator::{Snapshot, Stats};
 use crate::layout::Layout;
 use crate::time::Rfc3339;
@@ -494,7 +494,7 @@ impl AsRef<[u8]> for SnoId {
 /// assert_eq!((b.meta(), b.partition()), (1, 0x410a));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct SnoGenerator<C = MonotonicClock> {
+pub struct SnoGenerator<C = DefaultClock> {
     inner: Generator<C>,
     partition: u16,
 }
@@ -572,8 +572,8 @@ impl SnoGenerator {
         .epoch_ms(SnoId::EPOCH_MS)
         .build_const();
 
-    /// Starts configuring a generator: partition 0, the whole sequence, the
-    /// [`MonotonicClock`] and [`ClockBehind::TickTock`] with `max_ms: 1000`.
+    /// Starts configuring a generator: partition 0, the whole sequence, the process-wide
+    /// [`CachedClock`](crate::CachedClock) and [`ClockBehind::TickTock`] with `max_ms: 1000`.
     pub fn builder() -> SnoGeneratorBuilder {
         SnoGeneratorBuilder {
             inner: Generator::builder(Self::LAYOUT).on_clock_behind(DEFAULT_POLICY),
@@ -637,7 +637,7 @@ impl<C> SnoGeneratorBuilder<C> {
         self
     }
 
-    /// Uses `clock` instead of a [`MonotonicClock`].
+    /// Uses `clock` instead of the process-wide [`CachedClock`](crate::CachedClock).
     pub fn clock<D: Clock>(self, clock: D) -> SnoGeneratorBuilder<D> {
         SnoGeneratorBuilder {
             inner: self.inner.clock(clock),
@@ -659,29 +659,14 @@ impl<C> SnoGeneratorBuilder<C> {
     }
 }
 
-impl SnoGeneratorBuilder<DefaultClock> {
-    /// Validates the configuration and builds the generator on a new [`MonotonicClock`].
+impl<C: Clock> SnoGeneratorBuilder<C> {
+    /// Validates the configuration and builds the generator.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidSequenceRange`] for an empty sequence range, and
     /// [`Error::InvalidSnapshot`] for a resumed snapshot that does not fit
     /// [`SnoGenerator::LAYOUT`].
-    pub fn build(self) -> Result<SnoGenerator<MonotonicClock>> {
-        self.check_layout()?;
-        Ok(SnoGenerator {
-            inner: self.inner.build()?,
-            partition: self.partition,
-        })
-    }
-}
-
-impl<C: Clock> SnoGeneratorBuilder<C> {
-    /// Validates the configuration and builds the generator on the clock given.
-    ///
-    /// # Errors
-    ///
-    /// As for the default clock's `build`.
     pub fn build(self) -> Result<SnoGenerator<C>> {
         self.check_layout()?;
         Ok(SnoGenerator {

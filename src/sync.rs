@@ -1,19 +1,23 @@
 //! The one place snowmint takes its atomics and spin hints from.
 //!
 //! Under `cfg(loom)` everything here comes from [loom](https://docs.rs/loom), so the model
-//! checker in `loom-tests/` can explore every interleaving of the mint path; otherwise it comes
+//! checker in `loom-tests/` can explore every interleaving of the mint path and of the cached
+//! clock's refresher; otherwise it comes
 //! from `core` and `std`. No other module imports `core::sync::atomic` directly.
 
 #[cfg(loom)]
 pub(crate) use loom::{
-    sync::Arc,
     sync::atomic::{AtomicU64, Ordering},
+    sync::{Arc, Mutex},
+    thread::{Thread, current, yield_now},
 };
 
 #[cfg(not(loom))]
 pub(crate) use core::sync::atomic::{AtomicU64, Ordering};
 #[cfg(not(loom))]
-pub(crate) use std::sync::Arc;
+pub(crate) use std::sync::{Arc, Mutex};
+#[cfg(not(loom))]
+pub(crate) use std::thread::{Thread, current, yield_now};
 
 /// Exponential backoff: `spin` after a lost compare-and-swap, `snooze` in the waits of the cold
 /// paths (sequence overflow, clock behind).

@@ -277,11 +277,21 @@ fn a_regression_while_four_threads_mint_toggles_once_and_repeats_nothing() {
         regression_under_threads(ClockBehind::TickTock { max_ms: 0 }, |s| s.toggles > 0);
     // One toggle at the step back; the step forward again stays on timeline 1.
     assert!(stats.regressions >= 1 && stats.toggles == 1, "{stats:?}");
-    let on_timeline_1 = ids
+    let on_timeline_1: Vec<u64> = ids
         .iter()
-        .filter(|id| TT.decode(**id).unwrap().timeline() == Some(1))
-        .count();
-    assert!(on_timeline_1 > 0);
+        .map(|id| TT.decode(*id).unwrap())
+        .filter(|parts| parts.timeline() == Some(1))
+        .map(|parts| parts.timestamp_ms())
+        .collect();
+    assert!(!on_timeline_1.is_empty());
+    // Timeline 1 starts at the step back and carries only readings taken after it: never a
+    // time read before the toggle (T0 + 1, T0 + 2), which would use it up to the old time.
+    for ms in on_timeline_1 {
+        assert!(
+            ms == T0 + 3 - HOUR || ms >= T0 + 4,
+            "an ID on timeline 1 at {ms}, a time read before the toggle"
+        );
+    }
 }
 
 #[test]
@@ -431,4 +441,177 @@ fn regressions_send_an_event_and_a_full_channel_never_blocks_minting() {
         rx.try_recv(),
         Ok(snowmint::Event::Regression { .. })
     ));
+}
+
+/// The tick-tock layout with 4 IDs per tick: a tick fills after four mints.
+const TT4: Layout = Layout::builder("tt4", 64)
+    .unused(1)
+    .time(41)
+    .tick_tock()
+    .node("machine", 19)
+    .sequence(2)
+    .epoch_ms(1_288_834_974_657)
+    .build_const();
+
+/// A clock whose readings on the thread named `x` follow a script (the rest read `base`), so a
+/// test can hold that thread between its reading and its compare-and-swap.
+struct HeldReader {
+    base: ManualClock,
+    /// How many readings thread `x` has taken.
+    x_reads: std::sync::atomic::AtomicUsize,
+    /// Told when `x` has taken its reading of `T0 + 101`; `x` then waits for `resume`.
+    reading_taken: std::sync::Mutex<mpsc::Sender<()>>,
+    resume: std::sync::Mutex<mpsc::Receiver<()>>,
+}
+
+impl snowmint::Clock for HeldReader {
+    fn unix_ms(&self) -> u64 {
+        if thread::current().name() != Some("x") {
+            return self.base.unix_ms();
+        }
+        match self.x_reads.fetch_add(1, Ordering::SeqCst) {
+            // The fast path: the full tick sends `x` to the slow path.
+            0 => T0 + 100,
+            // The slow path's reading, taken before the other thread's toggle and used after.
+            1 => {
+                self.reading_taken.lock().unwrap().send(()).unwrap();
+                self.resume.lock().unwrap().recv().unwrap();
+                T0 + 101
+            }
+            _ => self.base.unix_ms(),
+        }
+    }
+}
+
+/// Regression: a reading from before a toggle carried the new timeline up to the old time.
+/// Thread `x` reads `T0 + 101` on timeline 0 and is held there; the clock steps back to
+/// `T0 + 50` and the main thread's mint toggles to timeline 1 at `T0 + 50`; `x`'s CAS then
+/// loses to the toggle. Minting on with its old reading put timeline 1 at `T0 + 101`, using it
+/// up to the old time; a reading is only used on the timeline of the state it was read after,
+/// so `x` reads again and mints the next ID at `T0 + 50` on timeline 1.
+#[test]
+fn a_reading_from_before_a_toggle_never_carries_the_new_timeline_to_the_old_time() {
+    let (taken_tx, taken_rx) = mpsc::channel();
+    let (resume_tx, resume_rx) = mpsc::channel();
+    let clock = HeldReader {
+        base: ManualClock::new(T0 + 100),
+        x_reads: Default::default(),
+        reading_taken: std::sync::Mutex::new(taken_tx),
+        resume: std::sync::Mutex::new(resume_rx),
+    };
+    let generator = Generator::builder(TT4)
+        .node("machine", 7)
+        .clock(&clock)
+        .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
+        .build()
+        .unwrap();
+    let mut ledger = Ledger::default();
+    for _ in 0..4 {
+        ledger.record(generator.decode(generator.try_mint().unwrap()).unwrap());
+    }
+    thread::scope(|s| {
+        let x = thread::Builder::new()
+            .name("x".into())
+            .spawn_scoped(s, || generator.try_mint())
+            .unwrap();
+        taken_rx.recv().unwrap();
+        clock.base.set(T0 + 50);
+        let toggled = generator.decode(generator.try_mint().unwrap()).unwrap();
+        assert_eq!(
+            (
+                toggled.timestamp_ms(),
+                toggled.timeline(),
+                toggled.sequence()
+            ),
+            (T0 + 50, Some(1), 0)
+        );
+        ledger.record(toggled);
+        resume_tx.send(()).unwrap();
+        let after = generator.decode(x.join().unwrap().unwrap()).unwrap();
+        assert_eq!(
+            (after.timestamp_ms(), after.timeline(), after.sequence()),
+            (T0 + 50, Some(1), 1),
+            "thread x minted on the new timeline with its reading from before the toggle"
+        );
+        ledger.record(after);
+    });
+    assert_eq!(generator.stats().toggles, 1);
+}
+
+/// A clock whose ordinary reading is `T0` and whose precise readings alternate between the
+/// tick before `T0` and `T0` for `alternations` reads, then read `after`.
+struct Alternating {
+    precise_reads: std::sync::atomic::AtomicU64,
+    alternations: u64,
+    after: u64,
+}
+
+impl snowmint::Clock for Alternating {
+    fn unix_ms(&self) -> u64 {
+        T0
+    }
+
+    fn unix_ms_precise(&self) -> u64 {
+        let n = self.precise_reads.fetch_add(1, Ordering::SeqCst);
+        match n {
+            n if n >= self.alternations => self.after,
+            n if n % 2 == 0 => T0 - 1,
+            _ => T0,
+        }
+    }
+}
+
+/// Regression: under `TickTock`, precise readings alternating between one tick behind and
+/// the current tick while the tick is full sent `advance → next_tick → restart → advance`
+/// round without end: a stack overflow in a debug build within 100,000 alternations. The slow
+/// path is a loop with a bound on restarts: after it, the regression is waited out (here: the
+/// reading is back on the full tick at once), so `try_mint` reports the full tick, and `mint`
+/// waits for the next one.
+#[test]
+fn alternating_precise_readings_at_a_full_tick_end_after_a_bounded_number_of_reads() {
+    let clock = Alternating {
+        precise_reads: Default::default(),
+        alternations: 1_000_000,
+        after: T0 + 1,
+    };
+    let generator = Generator::builder(TT4)
+        .node("machine", 7)
+        .clock(&clock)
+        .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 })
+        .build()
+        .unwrap();
+    for _ in 0..4 {
+        generator.try_mint().unwrap();
+    }
+    let reads_before = clock.precise_reads.load(Ordering::SeqCst);
+    match generator.try_mint() {
+        Err(Error::SequenceExhausted { tick, .. }) => {
+            assert_eq!(tick, T0 - TT4.epoch_ms())
+        }
+        other => panic!("expected SequenceExhausted, got {other:?}"),
+    }
+    let reads = clock.precise_reads.load(Ordering::SeqCst) - reads_before;
+    assert!(reads <= 32, "{reads} precise reads for one try_mint");
+    assert_eq!(generator.stats().toggles, 0);
+
+    // `mint` waits for the next tick: here the clock reaches it after 40 alternations.
+    let clock = Alternating {
+        precise_reads: Default::default(),
+        alternations: 40,
+        after: T0 + 1,
+    };
+    let generator = Generator::builder(TT4)
+        .node("machine", 7)
+        .clock(&clock)
+        .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 })
+        .build()
+        .unwrap();
+    for _ in 0..4 {
+        generator.mint().unwrap();
+    }
+    let parts = generator.decode(generator.mint().unwrap()).unwrap();
+    assert_eq!(
+        (parts.timestamp_ms(), parts.timeline(), parts.sequence()),
+        (T0 + 1, Some(0), 0)
+    );
 }

@@ -1,27 +1,34 @@
-//! `GlobalClock`: the process's one cached clock, its refresh thread, and a generator on it.
+//! `CachedClock::global()`, the process's one cached clock, and the refresher threads of
+//! cached clocks: when they run, park, wake and end; and a generator on the global clock.
 //!
-//! A test binary of its own, so no other test's handles keep the refresh thread alive or start
-//! it. The tests here still take one lock: a test that counts threads never runs beside one
-//! that holds a handle.
+//! A test binary of its own, so that no other test's clocks read the global clock or start
+//! refreshers while these tests count threads and wake-ups. The tests here still take one
+//! lock: a test that counts threads or wake-ups never runs beside one that reads a clock.
+//!
+//! The global clock's source here is a `MonotonicClock` that slews rather than going back
+//! (see [`global`]): a reading behind an earlier one is then the cache's doing, never its
+//! source's.
+
+mod common;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Clock, Generator, GlobalClock, Id, Layout};
+use snowmint::clock::IDLE_PARK;
+use snowmint::{CachedClock, Clock, Generator, Id, Layout, MonotonicClock, WallClockBack};
 
-/// How far a fresh reading may be from `SystemTime::now()`: the default clock follows the wall
-/// clock to well under a millisecond; the rest is for a thread descheduled between the reads.
+use common::{assert_parks_then_wakes, eventually, wait_parked};
+
+/// How far a fresh reading may be from `SystemTime::now()`: the clock follows the wall clock to
+/// well under a millisecond; the rest is for a thread descheduled between the reads.
 const NEAR_MS: u64 = 50;
 
-/// How far the cached reading may lag the wall clock when the refresh thread waits for a core
-/// (this machine has two, and the tests keep them busy).
+/// How far the cached reading may lag the wall clock when the refresher waits for a core (this
+/// machine has two, and the tests keep them busy).
 const LAG_MS: u64 = 1_000;
-
-/// The longest any bounded wait here waits.
-const PATIENCE: Duration = Duration::from_secs(10);
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -30,26 +37,27 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The process-wide clock, over a `MonotonicClock` that slews rather than going back (the
+/// default one may go back by a millisecond when it re-anchors to the wall clock). Every test
+/// gets the clock here, so its source is chosen before anything reads it.
+fn global() -> CachedClock {
+    static CHOSEN: Once = Once::new();
+    CHOSEN.call_once(|| {
+        let slewing = MonotonicClock::builder()
+            .on_wall_clock_back(WallClockBack::Slew)
+            .build();
+        CachedClock::set_global_source(slewing)
+            .expect("nothing read the process-wide clock before its source was chosen");
+    });
+    CachedClock::global()
+}
+
 /// Unix milliseconds from the wall clock.
 fn wall_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64
-}
-
-/// Whether `done` becomes true within [`PATIENCE`], checked every millisecond.
-fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    loop {
-        if done() {
-            return true;
-        }
-        if start.elapsed() > PATIENCE {
-            return false;
-        }
-        thread::sleep(Duration::from_millis(1));
-    }
 }
 
 /// `wall_before - slack <= reading <= wall_after + slack`.
@@ -63,7 +71,12 @@ fn assert_near(reading: u64, wall_before: u64, wall_after: u64, slack: u64, what
 #[test]
 fn readings_follow_the_wall_clock_and_never_go_back() {
     let _serial = serial();
-    let clock = GlobalClock::new().unwrap();
+    let clock = global();
+    assert_eq!(std::mem::size_of_val(&clock), 0);
+    assert!(
+        CachedClock::set_global_source(MonotonicClock::new()).is_err(),
+        "the source is chosen once"
+    );
 
     // Fresh readings, one thread.
     for _ in 0..20 {
@@ -72,7 +85,7 @@ fn readings_follow_the_wall_clock_and_never_go_back() {
         let cached = clock.unix_ms();
         let after = wall_ms();
         assert_near(precise, before, after, NEAR_MS, "the precise reading");
-        // The precise read raised the cached reading.
+        // The precise read published its reading, or the refresher a later one.
         assert!(
             cached >= precise,
             "cached {cached} ms after precise {precise} ms"
@@ -90,16 +103,15 @@ fn readings_follow_the_wall_clock_and_never_go_back() {
         );
     }
 
-    // Many reads on four threads: the cached reading never goes back, on a thread or after a
-    // reading another thread published; a precise read is never behind the cached one read
-    // before it, and raises it.
+    // Many reads on four threads, with a source that never goes back: the cached reading never
+    // goes back, on a thread or after a reading another thread published; a precise read is
+    // never behind the cached one read before it, and the cached one is never behind it after.
     const THREADS: usize = 4;
     const READS: usize = 100_000;
     let latest = AtomicU64::new(0);
-    let steps_back = AtomicU64::new(0);
     thread::scope(|s| {
         for _ in 0..THREADS {
-            let (clock, latest, steps_back) = (clock.clone(), &latest, &steps_back);
+            let latest = &latest;
             s.spawn(move || {
                 let mut last = 0;
                 for i in 0..READS {
@@ -114,14 +126,8 @@ fn readings_follow_the_wall_clock_and_never_go_back() {
                     last = cached;
                     if i % 16 == 0 {
                         let precise = clock.unix_ms_precise();
-                        // The default clock re-anchors to the wall clock once a second, and may
-                        // step back by microseconds then: across a millisecond boundary, one
-                        // millisecond. Counted, and allowed.
-                        if precise < cached {
-                            steps_back.fetch_add(1, Ordering::Relaxed);
-                        }
                         assert!(
-                            precise + 1 >= cached,
+                            precise >= cached,
                             "precise {precise} ms after cached {cached} ms"
                         );
                         let raised = clock.unix_ms();
@@ -135,10 +141,6 @@ fn readings_follow_the_wall_clock_and_never_go_back() {
             });
         }
     });
-    let steps_back = steps_back.load(Ordering::Relaxed);
-    if steps_back > 0 {
-        eprintln!("{steps_back} precise readings one millisecond behind the cached one");
-    }
     let before = wall_ms();
     assert_near(
         clock.unix_ms_precise(),
@@ -147,6 +149,33 @@ fn readings_follow_the_wall_clock_and_never_go_back() {
         NEAR_MS,
         "the precise reading",
     );
+}
+
+/// The global refresher parks when nobody reads the clock, at most ten wake-ups a second, and
+/// the next read wakes it; its readings then follow the wall clock again.
+#[test]
+fn the_global_refresher_parks_when_nobody_reads_and_the_next_read_wakes_it() {
+    let _serial = serial();
+    let clock = global();
+    assert_parks_then_wakes(|| clock.unix_ms(), || clock.wakeups());
+
+    let reading = clock.unix_ms();
+    assert!(
+        eventually(|| clock.unix_ms() >= reading + 5),
+        "the reading stays at {reading} ms"
+    );
+    for _ in 0..20 {
+        thread::sleep(Duration::from_millis(3));
+        let before = wall_ms();
+        let cached = clock.unix_ms();
+        assert_near(
+            cached,
+            before - LAG_MS,
+            wall_ms(),
+            NEAR_MS,
+            "the cached reading",
+        );
+    }
 }
 
 /// How many threads named `snowmint-clock` this process has.
@@ -163,99 +192,89 @@ fn clock_threads() -> usize {
         .count()
 }
 
+/// The global clock has one refresher, started by the first read, which parks but never ends.
+/// A private clock starts its own on its first read; a clone keeps it (parked, it stays); it
+/// ends after the last clone is dropped.
 #[cfg(target_os = "linux")]
 #[test]
-fn the_refresh_thread_runs_while_a_handle_lives_and_restarts_with_a_fresh_reading() {
+fn a_private_clocks_refresher_ends_after_its_last_clone_is_dropped() {
     let _serial = serial();
-    assert!(
-        eventually(|| clock_threads() == 0),
-        "a refresh thread with no handle"
-    );
-
-    let first = GlobalClock::new().unwrap();
-    assert!(eventually(|| clock_threads() == 1), "no refresh thread");
-    let second = first.clone();
-    drop(first);
-    // A clone keeps the thread running, and refreshing: the reading moves with nobody
-    // reading the source.
-    thread::sleep(GlobalClock::REFRESH * 40);
-    assert_eq!(clock_threads(), 1, "a clone did not keep the thread");
-    let reading = second.unix_ms();
-    assert!(
-        eventually(|| second.unix_ms() >= reading + 5),
-        "the reading stayed at {reading} ms"
-    );
-    let third = second.clone();
-    drop(second);
-    drop(third);
-    assert!(
-        eventually(|| clock_threads() == 0),
-        "the thread outlived the last handle"
-    );
-
-    // No thread for a while: the reading goes stale. The next handle starts a thread again,
-    // and reads the source before it is returned.
-    thread::sleep(Duration::from_millis(200));
-    let before = wall_ms();
-    let restarted = GlobalClock::new().unwrap();
-    let reading = restarted.unix_ms();
-    assert_near(
-        reading,
-        before,
-        wall_ms(),
-        NEAR_MS,
-        "the first reading after a restart",
-    );
+    let global = global();
+    global.unix_ms();
     assert!(
         eventually(|| clock_threads() == 1),
-        "no thread after a restart"
+        "not one refresher for the global clock: {}",
+        clock_threads()
     );
+
+    let clock = CachedClock::new(MonotonicClock::new());
+    let copy = clock.clone();
+    thread::sleep(IDLE_PARK);
+    assert_eq!(clock_threads(), 1, "a refresher before the first read");
+    assert_eq!(clock.wakeups(), 0);
+    clock.unix_ms();
     assert!(
-        eventually(|| restarted.unix_ms() >= reading + 5),
-        "the restarted thread does not refresh"
+        eventually(|| clock_threads() == 2),
+        "no refresher after the first read"
     );
-    drop(restarted);
-    assert!(eventually(|| clock_threads() == 0));
+    drop(clock);
+
+    // Unread, the refresher parks; the clone keeps it across its idle wake-ups, and a read
+    // wakes it.
+    wait_parked(|| copy.wakeups());
+    thread::sleep(IDLE_PARK * 3);
+    assert_eq!(clock_threads(), 2, "a clone did not keep the refresher");
+    let reading = copy.unix_ms();
+    assert!(
+        eventually(|| copy.unix_ms() >= reading + 5),
+        "the reading stays at {reading} ms"
+    );
+    drop(copy);
+    assert!(
+        eventually(|| clock_threads() == 1),
+        "the refresher outlived its clock's last clone"
+    );
 }
 
+/// Private clocks made, read and dropped on many threads, beside reads of the global clock:
+/// every private refresher ends, and the global clock keeps exactly one.
 #[cfg(target_os = "linux")]
 #[test]
-fn handles_made_and_dropped_on_many_threads_leave_one_thread_or_none() {
+fn clocks_made_and_dropped_on_many_threads_leave_the_global_refresher_alone() {
     let _serial = serial();
-    // Handles come and go around the moments the thread checks the count: sleeps of up to
-    // about two of its periods.
-    let refresh_us = 2 * GlobalClock::REFRESH.as_micros() as u64;
+    let global = global();
+    // Clocks come and go around the refreshers' wake-ups and probes: sleeps of up to a few
+    // milliseconds.
     thread::scope(|s| {
         for t in 0..4u64 {
             s.spawn(move || {
-                for i in 0..100u64 {
-                    let clock = GlobalClock::new().unwrap();
+                for i in 0..50u64 {
+                    let clock = CachedClock::new(MonotonicClock::new());
                     let copy = clock.clone();
-                    thread::sleep(Duration::from_micros((i * 37 + t * 101) % refresh_us));
+                    assert!(clock.unix_ms() > 0);
+                    assert!(global.unix_ms() > 0);
+                    thread::sleep(Duration::from_micros((i * 37 + t * 101) % 5_000));
                     drop(clock);
                     assert!(copy.unix_ms() > 0);
                     drop(copy);
-                    thread::sleep(Duration::from_micros((i * 53 + t * 29) % refresh_us));
+                    thread::sleep(Duration::from_micros((i * 53 + t * 29) % 5_000));
                 }
             });
         }
     });
     assert!(
-        eventually(|| clock_threads() == 0),
-        "a refresh thread outlived every handle"
+        eventually(|| clock_threads() == 1),
+        "a private refresher outlived its clock: {} refreshers",
+        clock_threads()
     );
-    let clock = GlobalClock::new().unwrap();
-    let reading = clock.unix_ms();
-    assert!(eventually(|| clock_threads() == 1));
+    let reading = global.unix_ms();
     assert!(
-        eventually(|| clock.unix_ms() >= reading + 5),
-        "a new handle has no running thread behind it"
+        eventually(|| global.unix_ms() >= reading + 5),
+        "the global reading stays at {reading} ms"
     );
-    // Exactly one, for as long as the handle lives.
-    thread::sleep(GlobalClock::REFRESH * 40);
+    // Exactly one, however long and however many threads read it.
+    thread::sleep(IDLE_PARK * 4);
     assert_eq!(clock_threads(), 1);
-    drop(clock);
-    assert!(eventually(|| clock_threads() == 0));
 }
 
 /// What a thread records per ID: the cached reading before the call, the wall clock after.
@@ -271,16 +290,16 @@ fn a_twitter_generator_on_the_global_clock_fills_ticks_without_losing_ids() {
     const PER_TICK: usize = 4096;
     const PER_THREAD: usize = PER_TICK * 50 / THREADS;
     let _serial = serial();
-    let clock = GlobalClock::new().unwrap();
+    let clock = global();
+    // The global clock is the builder's default.
     let generator = Generator::builder(Layout::TWITTER)
         .node("machine", 9)
-        .clock(clock.clone())
         .build()
         .unwrap();
     let minted: Vec<Vec<Minted>> = thread::scope(|s| {
         let workers: Vec<_> = (0..THREADS)
             .map(|t| {
-                let (generator, clock) = (&generator, &clock);
+                let generator = &generator;
                 s.spawn(move || {
                     let mut minted = Vec::with_capacity(PER_THREAD + 64);
                     let mut buffer = [Id::from_u64(0); 64];
@@ -317,8 +336,8 @@ fn a_twitter_generator_on_the_global_clock_fills_ticks_without_losing_ids() {
             assert_eq!(parts.node("machine"), Some(9));
             let time_ms = parts.timestamp_ms();
             // Never before the cached reading taken before the call, never past the wall
-            // clock read after it (two ticks of slack for the default clock's drift from the
-            // wall clock between re-anchors).
+            // clock read after it (two ticks of slack for the clock's drift from the wall
+            // clock between re-anchors).
             assert!(
                 m.cached_before <= time_ms && time_ms <= m.wall_after + 2,
                 "{parts:?}: cached {} ms before, wall clock {} ms after",

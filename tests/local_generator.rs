@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use snowmint::{
-    Clock, ClockBehind, Error, Generator, GeneratorBuilder, GlobalClock, Id, Layout,
-    LocalGenerator, ManualClock, Shards, State, Stats,
+    Clock, ClockBehind, Error, Generator, GeneratorBuilder, Id, Layout, LocalGenerator,
+    ManualClock, MonotonicClock, Shards, State, Stats,
 };
 
 const TWITTER: Layout = Layout::TWITTER;
@@ -853,8 +853,8 @@ fn split_sequence_shards_on_eight_threads_never_collide_on_the_default_clock() {
 }
 
 #[test]
-fn split_sequence_shards_on_eight_threads_never_collide_on_the_global_clock() {
-    let clock = GlobalClock::new().unwrap();
+fn split_sequence_shards_on_eight_threads_never_collide_on_the_monotonic_clock() {
+    let clock = MonotonicClock::new();
     let builder = Generator::builder(TWITTER)
         .node("machine", 378)
         .clock(clock);
@@ -868,8 +868,8 @@ fn node_block_shards_on_eight_threads_never_collide_on_the_default_clock() {
 }
 
 #[test]
-fn node_block_shards_on_eight_threads_never_collide_on_the_global_clock() {
-    let clock = GlobalClock::new().unwrap();
+fn node_block_shards_on_eight_threads_never_collide_on_the_monotonic_clock() {
+    let clock = MonotonicClock::new();
     let builder = Generator::builder(TWITTER).clock(clock);
     check_node_block(builder.build_local_shards(NODE_BLOCK).unwrap());
 }

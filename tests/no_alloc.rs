@@ -8,8 +8,8 @@ use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 
 use snowmint::{
-    CachedClock, Encoding, Generator, GlobalClock, Id, Layout, ManualClock, Shards, SnoGenerator,
-    SnoId,
+    CachedClock, Encoding, Generator, Id, Layout, ManualClock, MonotonicClock, Shards,
+    SnoGenerator, SnoId,
 };
 
 /// The system allocator, counting the allocations of threads that asked it to.
@@ -129,8 +129,8 @@ fn mint_through_full_ticks_allocates_nothing() {
 }
 
 #[test]
-fn batches_shards_and_a_cached_clock_allocate_nothing() {
-    let clock = CachedClock::monotonic().unwrap();
+fn batches_shards_and_a_private_cached_clock_allocate_nothing() {
+    let clock = CachedClock::new(MonotonicClock::new());
     let generator = Generator::builder(Layout::TWITTER)
         .clock(clock.clone())
         .build()
@@ -154,10 +154,9 @@ fn batches_shards_and_a_cached_clock_allocate_nothing() {
 }
 
 #[test]
-fn a_generator_on_the_global_clock_allocates_nothing() {
+fn a_generator_on_the_default_clock_allocates_nothing() {
     let generator = Generator::builder(Layout::TWITTER)
         .node("machine", 2)
-        .clock(GlobalClock::new().unwrap())
         .build()
         .unwrap();
     let mut batch = [Id::default(); 256];
@@ -171,31 +170,31 @@ fn a_generator_on_the_global_clock_allocates_nothing() {
             std::hint::black_box(generator.try_mint().ok());
         }
     });
-    assert_eq!(counted, 0, "a Generator on the GlobalClock allocated");
+    assert_eq!(counted, 0, "a Generator on the default clock allocated");
 }
 
 #[test]
-fn local_generators_on_the_default_and_global_clocks_allocate_nothing() {
+fn local_generators_on_the_default_and_monotonic_clocks_allocate_nothing() {
     let on_default = Generator::builder(Layout::TWITTER)
         .node("machine", 3)
         .build_local()
         .unwrap();
-    let on_global = Generator::builder(Layout::TWITTER)
+    let on_monotonic = Generator::builder(Layout::TWITTER)
         .node("machine", 4)
-        .clock(GlobalClock::new().unwrap())
+        .clock(MonotonicClock::new())
         .build_local()
         .unwrap();
     let mut batch = [Id::default(); 256];
     on_default.mint().unwrap();
-    on_global.mint().unwrap();
+    on_monotonic.mint().unwrap();
     let counted = allocations_in(|| {
         for _ in 0..MINTS / 256 {
             std::hint::black_box(on_default.mint_batch(&mut batch).unwrap());
-            std::hint::black_box(on_global.mint_batch(&mut batch).unwrap());
+            std::hint::black_box(on_monotonic.mint_batch(&mut batch).unwrap());
         }
         for _ in 0..MINTS {
             std::hint::black_box(on_default.mint().unwrap());
-            std::hint::black_box(on_global.mint().unwrap());
+            std::hint::black_box(on_monotonic.mint().unwrap());
         }
     });
     assert_eq!(counted, 0, "a LocalGenerator allocated");
@@ -228,7 +227,7 @@ fn local_shards_allocate_nothing() {
         .build_local_shards(Shards::SplitSequence(4))
         .unwrap();
     let block = Generator::builder(Layout::TWITTER)
-        .clock(GlobalClock::new().unwrap())
+        .clock(MonotonicClock::new())
         .build_local_shards(Shards::NodeBlock {
             field: "machine",
             values: 8..=11,

@@ -1,306 +1,918 @@
-//! A clock whose reading a background thread keeps fresh.
+//! The cached clock: one word a background thread keeps fresh, read with one load.
 //!
 //! # Design
 //!
-//! The reading is one cache-padded `AtomicU64` of Unix milliseconds: [`Clock::unix_ms`] is a
-//! relaxed load of it. A thread, `snowmint-clock`, reads the source clock every refresh
-//! interval and raises the cached reading with `fetch_max`; [`Clock::unix_ms_precise`] reads
-//! the source and raises the cached reading the same way. So the cached reading never goes
-//! back, and a precise reading is never behind the cached one unless the source went back.
+//! A cached clock's reading is one cache-padded `AtomicU64`. Values from [`FIRST_READING`]
+//! (2004) up are Unix milliseconds; the values below it are sentinels, which say why there is
+//! no reading to serve. A sentinel's two low bits are its kind, and the bits above them a
+//! generation that no other sentinel write repeats (see `# Publishing`):
 //!
-//! The thread holds only a `Weak` reference to the shared reading: when the last clone of the
-//! clock is dropped, it stops within one interval.
+//! - [`STALE`]: the refresher is awake and has just asked whether anyone still reads the
+//!   clock (a *probe*). A reader reads the source and publishes what it read, which answers
+//!   "yes".
+//! - [`PARKED`]: no refresher is awake: it parked after a probe went unanswered, it has not
+//!   been started yet, or this process is the child of a `fork()` (the child handler writes
+//!   `PARKED` into every word). A reader reads the source, publishes, and wakes (or starts)
+//!   the refresher.
+//! - [`UNCACHED`]: the refresher could not be started. Every reading reads the source.
+//!
+//! So [`Clock::unix_ms`] is one `Acquire` load and a compare that is false whenever the
+//! refresher is awake, and everything else is out of line.
+//!
+//! The refresher wakes once a millisecond (for the process-wide clock, just after its
+//! source's millisecond changes), reads the source and publishes the reading. Every
+//! [`PROBE_EVERY`]th wake-up it publishes [`STALE`] instead. If the word is still `STALE` at
+//! its next wake-up, nobody read the clock for that millisecond: it writes [`PARKED`] (a
+//! compare-and-swap, so a reader's answer is never lost) and parks. A reader that replaces
+//! `PARKED` unparks it. A parked refresher also wakes every [`IDLE_PARK`] on its own, to
+//! notice that the last handle of a private clock is gone: an idle process's clock wakes at
+//! most ten times a second.
+//!
+//! # Publishing
+//!
+//! Every write of a reading is a compare-and-swap from the value loaded *before* the source
+//! was read. So the word's values follow the order of the source readings they came from: a
+//! reading taken before another was published never replaces it. That needs the loaded value
+//! not to come back: a sentinel is written with a new generation each time (a refresher that
+//! parks, probes and parks again writes three different values), so a reader that loaded a
+//! sentinel, read the source and was descheduled across a step back and a park fails its
+//! compare-and-swap and reads the source again. A reading can come back only when the source
+//! returns to that very millisecond, and then what the late reader publishes is within its own
+//! delay of that time. That is what lets the
+//! cache follow its source back: a precise reading published after a step back is never
+//! overwritten by the refresher's reading from before the step, so a thread that sees a state
+//! minted from the new time never reads the old time from the cache. A refresher that loses
+//! the compare-and-swap drops its reading (the winner's is as fresh); a precise reader that
+//! loses tries again from the value that won, so what it returns is the value it published.
 //!
 //! # Orderings
 //!
-//! The cached reading is raised with `Release` and loaded with `Acquire`, so a cached reading
-//! never runs ahead of the source as a thread sees it: a thread that loads a value the refresh
-//! thread stored also sees the source reading it came from, and its own next read of the source
-//! (for a source whose readings are memory, such as a [`ManualClock`](crate::ManualClock)) is
-//! at least that value. With `Relaxed`, a thread could load 11 from the cache and then read 10
-//! from the source, and a generator would count a regression that never happened (loom finds
-//! it). On x86-64 both orderings are plain loads and the same locked instruction.
+//! Readings are published with `Release` and loaded with `Acquire`: a thread that loads a
+//! reading sees the source reading it came from, so for a source whose readings are memory
+//! (a [`ManualClock`](crate::ManualClock)) its own next read of the source is at least that
+//! value, and a cached reading never runs ahead of a precise one unless the source went back.
+//! A generator that publishes a state minted from a precise reading (its `AcqRel`
+//! compare-and-swap) has published that reading first, so a thread that acquires the state
+//! and then loads the word sees that reading or one read from the source after it.
 //!
-//! A thread that raised the reading before publishing a state minted from it (the generator's
-//! `AcqRel` compare-and-swap) happens before any thread that `Acquire`-loads that state, so
-//! that thread's next load of the reading sees the raised value or a later one: a state minted
-//! from a precise reading is never behind the cached reading of a thread that saw the state.
+//! The park protocol needs no more: the refresher parks only through a compare-and-swap from
+//! `STALE` to `PARKED`, and a reader wakes it only after its own compare-and-swap replaced
+//! `PARKED`. The modification order of the one word decides which came first, so either the
+//! refresher's swap fails (a reader answered: it keeps refreshing) or the reader sees
+//! `PARKED` (and wakes it). The wake-up itself is an unpark, whose token is kept if it comes
+//! before the park.
+//!
+//! # After `fork()`
+//!
+//! A child process has no refresher thread, whatever its parent had. A `pthread_atfork`
+//! child handler (registered when the first refresher starts) writes `PARKED` into every
+//! cached clock's word and advances the fork generation: the child's first read takes a
+//! precise reading and starts a refresher of its own, through handles inherited from the
+//! parent and new ones alike. This is snowmint's one `unsafe` block; see
+//! [`register_fork_handler`].
 
 use std::fmt;
-use std::io;
-use std::sync::{Arc, Weak};
-use std::thread;
+#[cfg(not(loom))]
+use std::sync::OnceLock;
 use std::time::Duration;
 
+#[cfg(not(loom))]
 use crossbeam_utils::CachePadded;
 
-use super::{Clock, MonotonicClock};
-use crate::sync::{AtomicU64, Ordering};
+use super::Clock;
+#[cfg(not(loom))]
+use super::MonotonicClock;
+#[cfg(not(loom))]
+use std::sync::Weak;
 
-/// A clock that serves a reading a background thread refreshes: one atomic load per reading.
+use crate::sync::{Arc, AtomicU64, Mutex, Ordering, Thread};
+
+/// A sentinel's kind (its two low bits): the refresher probed for readers. A reader publishes
+/// a precise reading.
+pub(crate) const STALE: u64 = 0;
+/// A sentinel's kind: no refresher awake. A reader publishes a precise reading and wakes it.
+/// Also the word's first value.
+pub(crate) const PARKED: u64 = 1;
+/// The sentinel for a clock whose refresher could not be started: every reading reads the
+/// source. Final, so it needs no generation.
+pub(crate) const UNCACHED: u64 = 2;
+/// The least value of the word that is a reading (2004-11-03 in Unix milliseconds). Below it
+/// the word holds a sentinel: its kind in the two low bits and a generation above them, so a
+/// sentinel written again later is a different value, and a compare-and-swap from the old one
+/// fails (see `# Publishing`). A source reading below it is returned but never cached.
+pub(crate) const FIRST_READING: u64 = 1 << 40;
+
+/// The next sentinel generation. `std`'s atomic under loom too (a `static`): its values only
+/// need to differ, nothing is published through it.
+static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// A sentinel of `kind` never written before (until the generations wrap, after 2^38 of them).
+fn sentinel(kind: u64) -> u64 {
+    // Relaxed: see `GENERATIONS`. Async-signal-safe: the fork handler calls it.
+    let generation = GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    (generation % (FIRST_READING >> 2)) << 2 | kind
+}
+
+/// The kind of a word below [`FIRST_READING`].
+fn kind(word: u64) -> u64 {
+    word & 3
+}
+
+/// How often the refresher probes for readers, in wake-ups: it parks at most this many
+/// milliseconds, plus one, after the last read.
+pub const PROBE_EVERY: u64 = 4;
+
+/// How long a parked refresher sleeps before it looks whether its clock is still held.
+pub const IDLE_PARK: Duration = Duration::from_millis(100);
+
+/// How many times a waking reader tries for the refresher's lock before it hands the
+/// wake-up to the next reader.
+const WAKE_TRIES: u32 = 64;
+
+/// A clock whose reading a background thread keeps fresh: one load per reading.
 ///
-/// Reading a [`MonotonicClock`] costs one read of the CPU's time-stamp counter, which is a few
-/// nanoseconds on most machines but close to ten on some virtual machines: more than the rest
-/// of a mint. A `CachedClock` moves that read off the hot path. A thread named
-/// `snowmint-clock` reads the source every [refresh interval](CachedClock::with_refresh)
-/// (250 µs by default) and stores the reading; [`unix_ms`](Clock::unix_ms) loads it.
+/// Reading a [`MonotonicClock`](crate::MonotonicClock) costs a read of the CPU's time-stamp
+/// counter: a few nanoseconds on most machines, close to ten on some virtual machines, more
+/// than the rest of a mint. A cached clock moves that read to a thread, `snowmint-clock`,
+/// which refreshes one word once a millisecond; [`unix_ms`](Clock::unix_ms) loads it.
 ///
-/// The cached reading lags the source by up to the interval, more if the thread is not
-/// scheduled in time (all cores busy, more runnable threads than cores). A lag never costs a
-/// generator capacity or correctness: a generator reads the source through
-/// [`unix_ms_precise`](Clock::unix_ms_precise) when its tick is full, and before it treats a
-/// reading behind its last tick as a regression. A lag can make an ID's time older than the
-/// source's time at the mint by up to the lag.
+/// - [`CachedClock::global`] is the process's one cached clock over one
+///   [`MonotonicClock`]: a handle of no size, read with one load from a fixed address. It is
+///   the default clock of every generator.
+/// - [`CachedClock::new`] caches any [`Clock`] with a refresher of its own, for a source of
+///   your own or a [`ManualClock`](crate::ManualClock) in a test.
 ///
-/// The cached reading never goes back. When the source steps back (a [`MonotonicClock`]
-/// re-anchored to a wall clock that was set back), the cached reading holds until the source
-/// passes it again, and a generator sees the step only in its precise readings: when a tick
-/// fills.
-///
-/// Clones share the reading and the thread: give every generator of a process a clone of one
-/// clock. The thread wakes once per interval (about 4,000 times a second by default) and
-/// stops within one interval of the last clone's drop.
+/// The refresher starts on the first read, parks a few milliseconds after the last one, and
+/// wakes on the next. Building a clock never fails: when no thread can be started, the clock
+/// reads its source every time. A reading lags the source by the refresher's wake-up latency
+/// (tens of microseconds on an idle machine), more when the thread is not scheduled in time;
+/// a lag never costs a generator capacity or correctness, because a generator reads the
+/// source through [`unix_ms_precise`](Clock::unix_ms_precise) when its tick is full and before
+/// it counts a reading behind its last tick as a regression. When the source steps back, the
+/// first precise reading after the step replaces the cached one, and every reading after it
+/// is of the new time. The [clock module's table](crate::clock#choosing-a-clock) compares the
+/// clocks.
 ///
 /// # Examples
 ///
 /// ```
-/// use snowmint::{CachedClock, Generator, Layout};
+/// use snowmint::{CachedClock, Clock, Generator, Layout};
 ///
-/// let clock = CachedClock::monotonic()?;
 /// let generator = Generator::builder(Layout::TWITTER)
 ///     .node("machine", 1)
-///     .clock(clock.clone())
+///     .clock(CachedClock::global())
 ///     .build()?;
 /// let id = generator.mint()?;
 /// assert!(generator.mint()? > id);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// let now = CachedClock::global().unix_ms();
+/// assert!(now.abs_diff(generator.decode(id)?.timestamp_ms()) < 1_000);
+/// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct CachedClock<C = MonotonicClock> {
+pub struct CachedClock<H: Home = Global> {
+    home: H,
+}
+
+/// Where a [`CachedClock`] keeps its reading: [`Global`] or [`Private`].
+///
+/// Sealed: the cached clock relies on exactly these two.
+pub trait Home: sealed::Sealed {}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The home of the process-wide [`CachedClock`]: a reading in a `static`, refreshed from one
+/// [`MonotonicClock`].
+#[cfg(not(loom))]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Global {
+    _private: (),
+}
+
+#[cfg(not(loom))]
+impl Home for Global {}
+#[cfg(not(loom))]
+impl sealed::Sealed for Global {}
+
+/// The home of a [`CachedClock::new`]: a reading and a refresher of its own over the source
+/// `C`, shared by the clock's clones.
+pub struct Private<C> {
+    /// The reading: a slot of the process's table (so a fork can mark it), or the owned word
+    /// of [`Shared`] under loom.
+    #[cfg(not(loom))]
+    word: &'static AtomicU64,
     shared: Arc<Shared<C>>,
 }
 
-/// What the clock's clones and its thread share.
+impl<C> Home for Private<C> {}
+impl<C> sealed::Sealed for Private<C> {}
+
+/// Under loom there is no `static` word and so no process-wide clock; the default home
+/// parameter must still name a type.
+#[cfg(loom)]
+#[doc(hidden)]
+pub type Global = Private<crate::ManualClock>;
+
+/// What a cached clock's handles and its refresher share, besides the word.
 struct Shared<C> {
-    /// The cached reading, on its own cache line: the thread writes it at most once per
-    /// millisecond, and nothing else on the line is written.
-    cached: CachePadded<AtomicU64>,
     source: C,
-    refresh: Duration,
+    /// The refresher, once started.
+    runner: Mutex<Runner>,
+    /// The refresher's wake-ups so far.
+    wakeups: AtomicU64,
+    /// Whether the caller drives the refresher ([`CachedClock::driven`]): a wake-up unparks
+    /// the thread attached, if any, and never starts one.
+    driven: bool,
+    /// The slot of the table this clock's word is, to free with the clock.
+    #[cfg(not(loom))]
+    slot: Option<usize>,
+    #[cfg(loom)]
+    word: AtomicU64,
 }
 
+/// The refresher thread and the fork generation it was started in.
+struct Runner {
+    thread: Option<Thread>,
+    generation: u64,
+}
+
+/// The words of the process-wide clock (slot 0) and of the private ones (the rest), in one
+/// table so that the fork handler can reach every one without a lock or an allocation.
+#[cfg(not(loom))]
+static WORDS: [CachePadded<AtomicU64>; SLOTS] =
+    [const { CachePadded::new(AtomicU64::new(PARKED)) }; SLOTS];
+
+/// How many cached clocks can cache at once; a private clock made when every slot is taken
+/// reads its source every time.
+#[cfg(not(loom))]
+const SLOTS: usize = 64;
+
+/// Which slots are taken: bit `i` for slot `i`. Slot 0 is the process-wide clock's.
+#[cfg(not(loom))]
+static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The word of a private clock that got no slot: it always says [`UNCACHED`].
+#[cfg(not(loom))]
+static NO_SLOT: AtomicU64 = AtomicU64::new(UNCACHED);
+
+/// How many times this process's lineage has forked into a child that ran the handler: a
+/// refresher started in an earlier generation does not exist here.
+static FORK_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The process-wide clock's source and refresher.
+#[cfg(not(loom))]
+static GLOBAL: OnceLock<Shared<MonotonicClock>> = OnceLock::new();
+
+/// Takes a free slot of [`WORDS`], marked [`PARKED`].
+#[cfg(not(loom))]
+fn take_slot() -> Option<usize> {
+    use std::sync::atomic::Ordering as Std;
+    // Relaxed: the bitmap only hands out distinct slots; the word is reset before it is used.
+    let mut taken = TAKEN.load(Std::Relaxed);
+    loop {
+        let free = (!taken).trailing_zeros() as usize;
+        if free >= SLOTS {
+            return None;
+        }
+        match TAKEN.compare_exchange_weak(taken, taken | 1 << free, Std::Relaxed, Std::Relaxed) {
+            Ok(_) => {
+                WORDS[free].store(sentinel(PARKED), Ordering::Release);
+                return Some(free);
+            }
+            Err(now) => taken = now,
+        }
+    }
+}
+
+#[cfg(not(loom))]
 impl CachedClock {
-    /// A cached [`MonotonicClock::new`], refreshed every 250 µs.
+    /// The process's one cached clock, over one [`MonotonicClock`]: a handle of no size.
+    ///
+    /// Its refresher starts on the first read. The source is [`MonotonicClock::new`] unless
+    /// [`set_global_source`](Self::set_global_source) chose another before that read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{CachedClock, Clock};
+    /// use std::time::{SystemTime, UNIX_EPOCH};
+    ///
+    /// let clock = CachedClock::global();
+    /// assert_eq!(std::mem::size_of_val(&clock), 0);
+    /// let wall = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64;
+    /// assert!(clock.unix_ms().abs_diff(wall) < 1_000);
+    /// ```
+    pub const fn global() -> Self {
+        CachedClock {
+            home: Global { _private: () },
+        }
+    }
+
+    /// Chooses the source of the process-wide clock, a [`MonotonicClock`] built as you like
+    /// (its recheck interval, what it does when the wall clock goes back): possible until
+    /// the process-wide clock is first read, once.
     ///
     /// # Errors
     ///
-    /// The operating system's error if it cannot start the refresh thread.
-    pub fn monotonic() -> io::Result<Self> {
-        Self::new(MonotonicClock::new())
+    /// `Err(source)`, the source given back, when the process-wide clock already has one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{CachedClock, Clock, MonotonicClock, WallClockBack};
+    ///
+    /// let slewing = MonotonicClock::builder().on_wall_clock_back(WallClockBack::Slew).build();
+    /// // Whether this program read the clock first decides which source it has.
+    /// let _ = CachedClock::set_global_source(slewing);
+    /// assert!(CachedClock::global().unix_ms() > 1_600_000_000_000);
+    /// assert!(CachedClock::set_global_source(MonotonicClock::new()).is_err());
+    /// ```
+    pub fn set_global_source(source: MonotonicClock) -> Result<(), MonotonicClock> {
+        let mut source = Some(source);
+        GLOBAL.get_or_init(|| Shared::new(source.take().expect("taken once")));
+        source.map_or(Ok(()), Err)
+    }
+
+    /// The process-wide clock's source and refresher, made on first use.
+    fn shared(&self) -> &'static Shared<MonotonicClock> {
+        GLOBAL.get_or_init(|| Shared::new(MonotonicClock::new()))
+    }
+
+    /// The clock the reading is taken from.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{CachedClock, Clock};
+    ///
+    /// let source = CachedClock::global().source();
+    /// assert!(source.unix_ms().abs_diff(CachedClock::global().unix_ms_precise()) < 1_000);
+    /// ```
+    pub fn source(&self) -> &'static MonotonicClock {
+        &self.shared().source
+    }
+
+    /// How many times the refresher has woken so far: once a millisecond while the clock is
+    /// read, at most ten times a second while it is not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{CachedClock, Clock};
+    ///
+    /// let clock = CachedClock::global();
+    /// clock.unix_ms(); // starts the refresher
+    /// let before = clock.wakeups();
+    /// std::thread::sleep(std::time::Duration::from_millis(20));
+    /// assert!(clock.wakeups() >= before);
+    /// ```
+    pub fn wakeups(&self) -> u64 {
+        self.shared().wakeups.load(Ordering::Relaxed)
+    }
+
+    /// Reads the source, publishes the reading and, if the refresher is parked or gone,
+    /// wakes or starts it.
+    #[cold]
+    #[inline(never)]
+    fn read_source(&self) -> u64 {
+        let shared = self.shared();
+        shared.read_source(&WORDS[0], || {
+            spawn(move || {
+                let source = &shared.source;
+                refresh_loop(shared, &WORDS[0], || {
+                    // To just past the source's next millisecond, when the reading changes.
+                    let into = source.unix_ns() % 1_000_000;
+                    Duration::from_nanos(1_000_000 - into + WAKE_MARGIN_NS)
+                });
+            })
+        })
     }
 }
 
-impl<C: Clock + Send + Sync + 'static> CachedClock<C> {
-    /// The refresh interval of [`new`](CachedClock::new).
-    pub const DEFAULT_REFRESH: Duration = Duration::from_micros(250);
+#[cfg(not(loom))]
+impl Default for CachedClock {
+    /// [`CachedClock::global`].
+    fn default() -> Self {
+        CachedClock::global()
+    }
+}
 
-    /// Caches `source`, refreshed every [`DEFAULT_REFRESH`](CachedClock::DEFAULT_REFRESH).
-    ///
-    /// # Errors
-    ///
-    /// The operating system's error if it cannot start the refresh thread.
-    pub fn new(source: C) -> io::Result<Self> {
-        Self::with_refresh(source, Self::DEFAULT_REFRESH)
+#[cfg(not(loom))]
+impl Clock for CachedClock {
+    /// The cached reading: one load from a `static`.
+    #[inline]
+    fn unix_ms(&self) -> u64 {
+        // Acquire: pairs with the Release of a publication (see `# Orderings`).
+        let reading = WORDS[0].load(Ordering::Acquire);
+        if reading < FIRST_READING {
+            return self.read_source();
+        }
+        reading
     }
 
-    /// Caches `source`, refreshed every `refresh`.
+    /// The source's reading, published for the next readers.
+    fn unix_ms_precise(&self) -> u64 {
+        self.read_source()
+    }
+}
+
+#[cfg(not(loom))]
+impl Clone for CachedClock {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+#[cfg(not(loom))]
+impl Copy for CachedClock {}
+
+impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
+    /// Caches `source`, with a refresher of its own.
     ///
-    /// A shorter interval keeps timestamps closer to the source and wakes the thread more
-    /// often; with 1 ms ticks, keep it well under 1 ms so that IDs carry the tick they were
-    /// minted in.
-    ///
-    /// # Errors
-    ///
-    /// [`io::ErrorKind::InvalidInput`] for a zero interval (the thread would never sleep), and
-    /// the operating system's error if it cannot start the thread.
+    /// Clones share the reading and the refresher; the refresher ends within
+    /// [`IDLE_PARK`] of the last clone's drop. Up to 63 private clocks cache at once; one
+    /// made beyond that reads its source every time.
     ///
     /// # Examples
     ///
     /// ```
     /// use snowmint::{CachedClock, Clock, ManualClock};
-    /// use std::time::Duration;
     ///
-    /// // A source that moves only by hand, refreshed once an hour: a starved thread.
     /// let source = ManualClock::new(1_700_000_000_000);
-    /// let clock = CachedClock::with_refresh(source.clone(), Duration::from_secs(3600))?;
-    /// source.advance(5);
-    /// assert_eq!(clock.unix_ms(), 1_700_000_000_000); // stale
-    /// assert_eq!(clock.unix_ms_precise(), 1_700_000_000_005); // the source...
-    /// assert_eq!(clock.unix_ms(), 1_700_000_000_005); // ...which refreshed the cache
-    ///
-    /// let zero = CachedClock::with_refresh(source, Duration::ZERO);
-    /// assert_eq!(zero.unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
-    /// # Ok::<(), std::io::Error>(())
+    /// let clock = CachedClock::new(source.clone());
+    /// assert_eq!(clock.unix_ms(), 1_700_000_000_000);
+    /// source.set(1_600_000_000_000); // a step back...
+    /// assert_eq!(clock.unix_ms_precise(), 1_600_000_000_000);
+    /// assert_eq!(clock.unix_ms(), 1_600_000_000_000); // ...which the cache follows
     /// ```
-    pub fn with_refresh(source: C, refresh: Duration) -> io::Result<Self> {
-        if refresh.is_zero() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "a cached clock's refresh interval must be more than zero",
-            ));
-        }
+    pub fn new(source: C) -> Self {
+        Self::with_driver(source, cfg!(loom))
+    }
+
+    /// A private cache whose refresher is the caller's: nothing starts a thread, and the
+    /// caller runs each wake-up with [`drive_refresh`](Self::drive_refresh). For loom models
+    /// and fuzz targets, which must run the real protocol step by step.
+    #[doc(hidden)]
+    pub fn driven(source: C) -> Self {
+        Self::with_driver(source, true)
+    }
+
+    fn with_driver(source: C, driven: bool) -> Self {
+        #[cfg(not(loom))]
+        let slot = take_slot();
         let shared = Arc::new(Shared {
-            cached: CachePadded::new(AtomicU64::new(source.unix_ms())),
             source,
-            refresh,
+            runner: Mutex::new(Runner {
+                thread: None,
+                generation: 0,
+            }),
+            wakeups: AtomicU64::new(0),
+            driven,
+            #[cfg(not(loom))]
+            slot,
+            #[cfg(loom)]
+            word: AtomicU64::new(sentinel(PARKED)),
         });
-        let weak = Arc::downgrade(&shared);
-        thread::Builder::new()
-            .name("snowmint-clock".into())
-            .spawn(move || refresh_until_dropped(&weak, refresh))?;
-        Ok(CachedClock { shared })
+        CachedClock {
+            home: Private {
+                #[cfg(not(loom))]
+                word: slot.map_or(&NO_SLOT, |slot| &*WORDS[slot]),
+                shared,
+            },
+        }
+    }
+
+    /// Makes the calling thread the refresher of a [`driven`](Self::driven) clock: a reader
+    /// that finds the clock parked unparks it.
+    #[doc(hidden)]
+    pub fn drive_attach(&self) {
+        let mut runner = self
+            .home
+            .shared
+            .runner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        runner.thread = Some(crate::sync::current());
+        runner.generation = FORK_GENERATION.load(std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The refresher's `wake`th wake-up, run by the caller of a [`driven`](Self::driven)
+    /// clock: every [`PROBE_EVERY`]th publishes a probe instead of a reading.
+    #[doc(hidden)]
+    pub fn drive_refresh(&self, wake: u64) -> Step {
+        self.home.shared.refresh(self.home.word(), wake)
+    }
+
+    /// Whether a parked refresher stays parked, asked by the caller of a
+    /// [`driven`](Self::driven) clock after it was unparked.
+    #[doc(hidden)]
+    pub fn drive_still_parked(&self) -> bool {
+        self.home.shared.still_parked(self.home.word())
+    }
+
+    /// The raw word: a reading, or one of the values below the first reading (0: a probe is
+    /// out, 1: parked, 2: uncached).
+    #[doc(hidden)]
+    pub fn drive_word(&self) -> u64 {
+        let word = self.home.word().load(Ordering::Acquire);
+        if word < FIRST_READING && word != UNCACHED {
+            kind(word)
+        } else {
+            word
+        }
+    }
+
+    /// Reads the source, publishes the reading and, if the refresher is parked or gone,
+    /// wakes or starts it.
+    #[cold]
+    #[inline(never)]
+    fn read_source(&self) -> u64 {
+        let shared = &self.home.shared;
+        shared.read_source(self.home.word(), || {
+            #[cfg(not(loom))]
+            {
+                let weak = Arc::downgrade(shared);
+                let word = self.home.word;
+                spawn(move || refresh_private(&weak, word))
+            }
+            // Under loom every cached clock is driven: `wake` never calls this.
+            #[cfg(loom)]
+            Err(std::io::Error::other("a driven clock starts no thread"))
+        })
     }
 }
 
-impl<C> CachedClock<C> {
+impl<C> CachedClock<Private<C>> {
     /// The clock whose readings are cached.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{CachedClock, ManualClock};
+    ///
+    /// let clock = CachedClock::new(ManualClock::new(1_700_000_000_000));
+    /// clock.source().advance(5);
+    /// assert_eq!(snowmint::Clock::unix_ms(clock.source()), 1_700_000_000_005);
+    /// ```
     pub fn source(&self) -> &C {
-        &self.shared.source
+        &self.home.shared.source
     }
 
-    /// How often the thread refreshes the reading.
-    pub fn refresh(&self) -> Duration {
-        self.shared.refresh
+    /// How many times the refresher has woken so far: once a millisecond while the clock is
+    /// read, at most ten times a second while it is not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{CachedClock, ManualClock};
+    ///
+    /// let clock = CachedClock::new(ManualClock::new(1_700_000_000_000));
+    /// assert_eq!(clock.wakeups(), 0); // nothing read it yet: no refresher
+    /// ```
+    pub fn wakeups(&self) -> u64 {
+        self.home.shared.wakeups.load(Ordering::Relaxed)
+    }
+}
+
+impl<C> Private<C> {
+    fn word(&self) -> &AtomicU64 {
+        #[cfg(not(loom))]
+        return self.word;
+        #[cfg(loom)]
+        return &self.shared.word;
+    }
+}
+
+impl<C: Clock + Send + Sync + 'static> Clock for CachedClock<Private<C>> {
+    /// The cached reading: one load.
+    #[inline]
+    fn unix_ms(&self) -> u64 {
+        // Acquire: pairs with the Release of a publication (see `# Orderings`).
+        let reading = self.home.word().load(Ordering::Acquire);
+        if reading < FIRST_READING {
+            return self.read_source();
+        }
+        reading
+    }
+
+    /// The source's reading, published for the next readers.
+    fn unix_ms_precise(&self) -> u64 {
+        self.read_source()
+    }
+}
+
+impl<C> Clone for CachedClock<Private<C>> {
+    /// Another handle on the same reading and refresher.
+    fn clone(&self) -> Self {
+        CachedClock {
+            home: Private {
+                #[cfg(not(loom))]
+                word: self.home.word,
+                shared: Arc::clone(&self.home.shared),
+            },
+        }
+    }
+}
+
+#[cfg(not(loom))]
+impl<C> Drop for Shared<C> {
+    /// Frees the slot: nothing reads or refreshes it any more (the refresher holds only a
+    /// `Weak`, and upgrades it for each refresh).
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering as Std;
+        if let Some(slot) = self.slot {
+            WORDS[slot].store(sentinel(PARKED), Ordering::Release);
+            TAKEN.fetch_and(!(1 << slot), Std::Relaxed);
+        }
     }
 }
 
 impl<C: Clock> Shared<C> {
-    /// Reads the source and raises the cached reading to it; returns the source's reading.
-    fn read_source(&self) -> u64 {
-        let now = self.source.unix_ms();
-        // Load first: the line is written only when the millisecond changes, so readers keep
-        // it in their caches between ticks.
-        if self.cached.load(Ordering::Acquire) < now {
-            // Release: a thread that loads this value sees the source reading it came from.
-            self.cached.fetch_max(now, Ordering::Release);
+    #[cfg(not(loom))]
+    fn new(source: C) -> Self {
+        Shared {
+            source,
+            runner: Mutex::new(Runner {
+                thread: None,
+                generation: 0,
+            }),
+            wakeups: AtomicU64::new(0),
+            driven: false,
+            slot: None,
         }
-        now
+    }
+
+    /// A precise reading: reads the source and publishes the reading in `word` by a
+    /// compare-and-swap from the value loaded before the read (see `# Publishing`), trying
+    /// again from the value that won if another thread published first. If the value it
+    /// replaced was [`PARKED`], wakes the refresher, or starts one with `spawn`.
+    fn read_source(
+        &self,
+        word: &AtomicU64,
+        spawn: impl FnOnce() -> std::io::Result<Thread>,
+    ) -> u64 {
+        let mut seen = word.load(Ordering::Acquire);
+        loop {
+            let now = self.source.unix_ms();
+            if seen == UNCACHED || seen == now || now < FIRST_READING {
+                return now;
+            }
+            // A sentinel loaded here is one no other write repeats: if it is still there,
+            // nothing was published since it was loaded, so this reading is the latest.
+            // Release: a thread that loads `now` sees the source reading it came from.
+            // Acquire on failure, as for the load.
+            match word.compare_exchange(seen, now, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {
+                    if seen < FIRST_READING && kind(seen) == PARKED {
+                        self.wake(word, now, spawn);
+                    }
+                    return now;
+                }
+                Err(found) => seen = found,
+            }
+        }
+    }
+
+    /// Wakes the refresher after this thread replaced [`PARKED`] with `published`, or starts
+    /// one if this process has none (the first read, or a child after `fork()`).
+    #[cold]
+    fn wake(
+        &self,
+        word: &AtomicU64,
+        published: u64,
+        spawn: impl FnOnce() -> std::io::Result<Thread>,
+    ) {
+        let mut runner = None;
+        for _ in 0..WAKE_TRIES {
+            match self.runner.try_lock() {
+                Ok(guard) => {
+                    runner = Some(guard);
+                    break;
+                }
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                    runner = Some(poisoned.into_inner());
+                    break;
+                }
+                Err(std::sync::TryLockError::WouldBlock) => crate::sync::yield_now(),
+            }
+        }
+        let Some(mut runner) = runner else {
+            // Another thread holds the lock (or held it when this process forked): hand the
+            // wake-up to the next reader. Relaxed on failure: a refresher published.
+            let parked = sentinel(PARKED);
+            let _ = word.compare_exchange(published, parked, Ordering::Release, Ordering::Relaxed);
+            return;
+        };
+        let generation = FORK_GENERATION.load(std::sync::atomic::Ordering::Relaxed);
+        if self.driven {
+            if let Some(thread) = &runner.thread {
+                thread.unpark();
+            }
+            return;
+        }
+        if runner.generation == generation {
+            if let Some(thread) = &runner.thread {
+                thread.unpark();
+                return;
+            }
+        }
+        match spawn() {
+            Ok(thread) => {
+                register_fork_handler();
+                runner.thread = Some(thread);
+                runner.generation = generation;
+            }
+            // No thread: read the source every time from now on.
+            Err(_) => word.store(UNCACHED, Ordering::Release),
+        }
+    }
+
+    /// One wake-up of the refresher: refresh the reading, probe for readers (every
+    /// [`PROBE_EVERY`]th wake-up), or find the probe unanswered and park.
+    fn refresh(&self, word: &AtomicU64, wake: u64) -> Step {
+        self.wakeups.fetch_add(1, Ordering::Relaxed);
+        let seen = word.load(Ordering::Acquire);
+        if seen == UNCACHED {
+            return Step::Exit;
+        }
+        if seen < FIRST_READING {
+            // A probe nobody answered (or a parked word): park, unless a reader answers first.
+            // AcqRel on success: a reader that replaces the sentinel sees what came before.
+            return match word.compare_exchange(
+                seen,
+                sentinel(PARKED),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => Step::Park,
+                Err(_) => Step::Refreshed,
+            };
+        }
+        if wake % PROBE_EVERY == 0 {
+            // Release: orders this probe after the reading it replaces. A failure means a
+            // precise reader published: that answers the probe already.
+            let probe = sentinel(STALE);
+            let _ = word.compare_exchange(seen, probe, Ordering::Release, Ordering::Relaxed);
+        } else {
+            let now = self.source.unix_ms();
+            if now != seen && now >= FIRST_READING {
+                // Release: see `# Orderings`. A failure means a precise reader published a
+                // reading at least as fresh as this one: drop this one.
+                let _ = word.compare_exchange(seen, now, Ordering::Release, Ordering::Relaxed);
+            }
+        }
+        Step::Refreshed
+    }
+
+    /// Whether a parked refresher should stay parked: the word still says [`PARKED`] (the
+    /// sentinel it wrote, or one a waking reader handed back).
+    fn still_parked(&self, word: &AtomicU64) -> bool {
+        self.wakeups.fetch_add(1, Ordering::Relaxed);
+        // Acquire: pairs with the reader's publication.
+        let word = word.load(Ordering::Acquire);
+        word < FIRST_READING && kind(word) == PARKED
     }
 }
 
-/// The refresh thread's loop: it runs while a clone of the clock lives.
-fn refresh_until_dropped<C: Clock>(weak: &Weak<Shared<C>>, refresh: Duration) {
+/// What a refresher does after one wake-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
+pub enum Step {
+    /// Sleep until the next refresh.
+    Refreshed,
+    /// Park until a reader wakes it.
+    Park,
+    /// Stop: the clock reads its source every time.
+    Exit,
+}
+
+/// How long past the start of a millisecond the process-wide refresher asks to wake: the
+/// kernel's timer slack (50 µs by default on Linux) comes on top. A margin keeps a wake-up a
+/// hair early (the source and the kernel's sleep clock run at slightly different rates) from
+/// finding the old millisecond.
+#[cfg(not(loom))]
+const WAKE_MARGIN_NS: u64 = 10_000;
+
+/// Starts a refresher thread running `body`.
+#[cfg(not(loom))]
+fn spawn(body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
+    let handle = std::thread::Builder::new()
+        .name("snowmint-clock".into())
+        .spawn(body)?;
+    Ok(handle.thread().clone())
+}
+
+/// The refresher's loop: sleep `period()`, refresh; park when nobody reads.
+#[cfg(not(loom))]
+fn refresh_loop<C: Clock>(shared: &Shared<C>, word: &AtomicU64, period: impl Fn() -> Duration) {
+    let mut wake = 0u64;
     loop {
-        thread::sleep(refresh);
+        std::thread::sleep(period());
+        wake += 1;
+        match shared.refresh(word, wake) {
+            Step::Refreshed => {}
+            Step::Exit => return,
+            Step::Park => loop {
+                std::thread::park_timeout(IDLE_PARK);
+                if !shared.still_parked(word) {
+                    break;
+                }
+            },
+        }
+    }
+}
+
+/// A private clock's refresher: as [`refresh_loop`], once a millisecond, while a handle of
+/// the clock lives.
+#[cfg(not(loom))]
+fn refresh_private<C: Clock>(weak: &Weak<Shared<C>>, word: &'static AtomicU64) {
+    let mut wake = 0u64;
+    loop {
+        std::thread::sleep(Duration::from_millis(1));
+        wake += 1;
         let Some(shared) = weak.upgrade() else {
             return;
         };
-        shared.read_source();
-    }
-}
-
-impl<C: Clock> Clock for CachedClock<C> {
-    /// The cached reading: one relaxed load.
-    #[inline]
-    fn unix_ms(&self) -> u64 {
-        // Acquire: pairs with the Release of `read_source` (see `# Orderings`).
-        self.shared.cached.load(Ordering::Acquire)
-    }
-
-    /// The source's reading, which also refreshes the cached one.
-    fn unix_ms_precise(&self) -> u64 {
-        self.shared.read_source()
-    }
-}
-
-impl<C> Clone for CachedClock<C> {
-    /// Another handle on the same reading and thread.
-    fn clone(&self) -> Self {
-        CachedClock {
-            shared: Arc::clone(&self.shared),
+        match shared.refresh(word, wake) {
+            Step::Refreshed => {}
+            Step::Exit => return,
+            Step::Park => {
+                drop(shared);
+                loop {
+                    std::thread::park_timeout(IDLE_PARK);
+                    let Some(shared) = weak.upgrade() else {
+                        return;
+                    };
+                    if !shared.still_parked(word) {
+                        break;
+                    }
+                }
+            }
         }
     }
 }
 
-impl<C: fmt::Debug> fmt::Debug for CachedClock<C> {
+/// Registers, once per process, the `fork()` child handler that marks every cached clock's
+/// word [`PARKED`]: the child has no refresher thread, so its first read must take a precise
+/// reading and start one.
+#[cfg(all(unix, not(loom)))]
+fn register_fork_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+
+    /// Runs in the child, which has one thread: atomic stores and an increment on `static`s,
+    /// no lock, no allocation, nothing that can panic.
+    extern "C" fn child() {
+        use std::sync::atomic::Ordering as Std;
+        FORK_GENERATION.fetch_add(1, Std::Relaxed);
+        for word in &WORDS {
+            if word.load(Ordering::Relaxed) != UNCACHED {
+                word.store(sentinel(PARKED), Ordering::Release);
+            }
+        }
+    }
+
+    ONCE.call_once(|| {
+        // SAFETY: `pthread_atfork` only records the three function pointers; passing `None`
+        // for the prepare and parent handlers is allowed. `child` is an `extern "C" fn` with
+        // the signature the C library calls, valid for the life of the process (it is a
+        // `static` function), and it is async-signal-safe as POSIX requires of a child
+        // handler in a process that had threads: it performs only lock-free atomic operations
+        // on `static`s, takes no lock, allocates nothing and cannot unwind. Registering twice
+        // would only run it twice; `Once` registers it once.
+        #[allow(unsafe_code)]
+        let status = unsafe { libc::pthread_atfork(None, None, Some(child)) };
+        // Without the handler (ENOMEM) a forked child's clock serves its parent's last
+        // reading until a generator's tick fills: nothing better to do than carry on.
+        let _ = status;
+    });
+}
+
+#[cfg(not(all(unix, not(loom))))]
+fn register_fork_handler() {}
+
+#[cfg(not(loom))]
+impl fmt::Debug for CachedClock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CachedClock")
-            .field("cached", &self.shared.cached.load(Ordering::Relaxed))
-            .field("source", &self.shared.source)
-            .field("refresh", &self.shared.refresh)
+            .field("home", &"global")
+            .field("word", &WORDS[0].load(Ordering::Relaxed))
             .finish()
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ManualClock;
-    use std::time::Instant;
-
-    #[test]
-    fn the_thread_refreshes_the_reading() {
-        let source = ManualClock::new(1_000);
-        let clock = CachedClock::with_refresh(source.clone(), Duration::from_millis(1)).unwrap();
-        assert_eq!(clock.unix_ms(), 1_000);
-        source.set(2_000);
-        let started = Instant::now();
-        while clock.unix_ms() != 2_000 {
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "the refresh thread never stored the source's reading"
-            );
-            thread::yield_now();
-        }
+impl<C: fmt::Debug> fmt::Debug for CachedClock<Private<C>> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CachedClock")
+            .field("word", &self.home.word().load(Ordering::Relaxed))
+            .field("source", &self.home.shared.source)
+            .finish()
     }
+}
 
-    #[test]
-    fn the_cached_reading_never_goes_back() {
-        let source = ManualClock::new(5_000);
-        let clock = CachedClock::with_refresh(source.clone(), Duration::from_micros(50)).unwrap();
-        source.set(4_000);
-        assert_eq!(
-            clock.unix_ms_precise(),
-            4_000,
-            "precise reads the source as it is"
-        );
-        thread::sleep(Duration::from_millis(5));
-        assert_eq!(clock.unix_ms(), 5_000, "the cached reading held");
-        source.set(6_000);
-        assert_eq!(clock.unix_ms_precise(), 6_000);
-        assert_eq!(clock.unix_ms(), 6_000);
-    }
-
-    /// A source that counts its readings.
-    #[derive(Clone, Default)]
-    struct Counting(Arc<std::sync::atomic::AtomicUsize>);
-
-    impl Clock for Counting {
-        fn unix_ms(&self) -> u64 {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as u64 + 1
-        }
-    }
-
-    #[test]
-    fn the_thread_stops_when_the_last_clone_is_dropped() {
-        let source = Counting::default();
-        let reads = || source.0.load(std::sync::atomic::Ordering::Relaxed);
-        let clock = CachedClock::with_refresh(source.clone(), Duration::from_micros(100)).unwrap();
-        let copy = clock.clone();
-        drop(clock);
-        let started = Instant::now();
-        let before = reads();
-        while reads() < before + 3 {
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "a clone did not keep the thread refreshing"
-            );
-            thread::sleep(Duration::from_millis(1));
-        }
-        drop(copy);
-        // The thread finishes the reading it may be in and returns at its next wake-up.
-        thread::sleep(Duration::from_millis(50));
-        let after_drop = reads();
-        thread::sleep(Duration::from_millis(50));
-        assert_eq!(reads(), after_drop, "the refresh thread outlived the clock");
+impl<C: fmt::Debug> fmt::Debug for Private<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Private")
+            .field("source", &self.shared.source)
+            .finish_non_exhaustive()
     }
 }

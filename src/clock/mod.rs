@@ -1,24 +1,37 @@
 //! Where generators read the time.
 //!
-//! [`Clock`] is one method: the current time in Unix milliseconds. The default,
-//! [`MonotonicClock`], reads quanta's monotonic counter plus an offset to the wall clock that
-//! it re-checks off the reading path; what it does when the wall clock goes back is its
-//! [`WallClockBack`] mode. [`CachedClock`] wraps a clock and serves a reading a background
-//! thread refreshes, for hot paths where even a counter read costs too much; [`GlobalClock`] is
-//! the process's one such clock, read from a `static`. [`ManualClock`] is
-//! set by hand, for tests and simulations.
+//! [`Clock`] is one method: the current time in Unix milliseconds (and a second, precise one
+//! that a clock with a cache overrides). The default clock of every generator is
+//! [`CachedClock::global`]: the process's one cached reading, refreshed by a background thread
+//! from a [`MonotonicClock`], read with one load. [`MonotonicClock`] is that source: quanta's
+//! counter anchored to the wall clock, for users who want no thread at all.
+//! [`CachedClock::new`] caches a clock of your own, and [`ManualClock`] is set by hand, for
+//! tests and simulations.
+//!
+//! # Choosing a clock
+//!
+//! How each clock behaves. `I` is the anchored clock's recheck interval (1 s by default), `ρ`
+//! the counter's rate error against the wall clock (a few parts per million, at most about
+//! 500), and the step threshold 10 ms by default
+//! (`MonotonicClockBuilder::step_threshold`). The figures of what a reading costs are in
+//! `BENCHMARKS.md` (`benches/clocks.rs`).
+//!
+//! | clock | a reading costs | freshness | wall clock steps back | counter drift | idle | after `fork()` | starved refresher |
+//! |---|---|---|---|---|---|---|---|
+//! | [`CachedClock::global`] (the default) | one load from a `static` | the source's millisecond, from just after it begins (the refresher wakes then), lagging by the refresher's wake-up latency | followed: the first precise reading (a full tick, a reading behind the last tick) publishes the new time, and every reading after it is of the new time; the source reports steps above the threshold, so a generator's policy sees them | as its source's (slewed) | the refresher parks [`PROBE_EVERY`] + 1 ms after the last read and wakes at most 10 times a second; the next read reads the source and wakes it | the child's first read reads the source and starts a refresher of its own; IDs carry the child's time through inherited handles and new ones | readings lag by as long as it waits for a core; a full tick and a reading behind the last tick read the source, so a lag never costs capacity or counts as a regression, but IDs carry the lagging time until a tick fills |
+//! | [`CachedClock::new`] over a source `C` | one load (the handle holds its address) | once a millisecond, not aligned to the source's millisecond | as the global one, for whatever `C` reports | as `C`'s | as the global one; the refresher ends within [`IDLE_PARK`] of the last clone's drop | as the global one | as the global one |
+//! | [`MonotonicClock`] (`Report`, its default) | a counter read, two loads (more while a slew is in progress) | exact to the counter | a step back above the threshold is reported at the next re-anchor, at most `I` later; smaller ones are slewed | slewed: the rate changes over the next interval, never a step back | no thread, nothing to wake | correct: the counter and the anchor are inherited | no thread |
+//! | [`MonotonicClock`] with [`WallClockBack::Slew`] | as `Report`, plus a `fetch_max` on a shared word | as `Report` | never goes back: runs at half speed until the wall clock catches up (`2·D` for a step of `D`) | as `Report` | as `Report` | as `Report` | no thread |
+//! | [`MonotonicClock`] anchored once ([`MonotonicClockBuilder::anchor_once`]) | a counter read, two loads | drifts from the wall clock without bound (`ρ` × the uptime, plus every step) | ignored | ignored | as `Report` | as `Report` | no thread |
+//! | [`ManualClock`] | one load | what it was set to | whatever it is set to: a generator's [`ClockBehind`](crate::ClockBehind) policy sees it | none | nothing runs | inherited | no thread |
 
-#[cfg(not(loom))]
 mod cached;
-#[cfg(not(loom))]
-mod global;
 mod manual;
 mod monotonic;
 
-#[cfg(not(loom))]
-pub use cached::CachedClock;
-#[cfg(not(loom))]
-pub use global::GlobalClock;
+#[doc(hidden)]
+pub use cached::Step;
+pub use cached::{CachedClock, Global, Home, IDLE_PARK, PROBE_EVERY, Private};
 pub use manual::ManualClock;
 pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 
@@ -66,6 +79,16 @@ pub trait Clock {
         self.unix_ms()
     }
 }
+
+/// The clock a generator reads unless it is given another: the process-wide
+/// [`CachedClock::global`] (under loom, which cannot model a `static` word, a
+/// [`MonotonicClock`]).
+#[cfg(not(loom))]
+pub type DefaultClock = CachedClock;
+/// The clock a generator reads unless it is given another (under loom, which cannot model the
+/// process-wide cached clock's `static` word).
+#[cfg(loom)]
+pub type DefaultClock = MonotonicClock;
 
 impl<C: Clock + ?Sized> Clock for &C {
     #[inline]
