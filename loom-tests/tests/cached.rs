@@ -1,483 +1,208 @@
-//! Loom models of `Generator` on a clock with a lagging reading and a precise one, as
-//! `CachedClock` has: what the generator reads precisely (a full tick, a reading behind the
-//! state) and what a stale reading must never cost (capacity, a false regression).
+//! Loom models of the real `CachedClock`: its publication protocol, its park protocol, and a
+//! tick-tock generator reading it while the source steps back.
 //!
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
+//! RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test cached
 //! ```
 //!
-//! `CachedClock` itself is not built under loom (it starts an OS thread), so the models use
-//! [`Lagging`], a clock with its contract on two loom atomics: `unix_ms` loads `lagging` (the
-//! cached reading), `unix_ms_precise` loads `fresh` (the source) and raises `lagging` to it with
-//! `fetch_max`, with `CachedClock`'s orderings ([`CACHE_LOAD`], [`CACHE_RAISE`]); `fresh` is
-//! stored with `Release` and loaded with `Acquire`, as a `ManualClock` source is. Its refresh
-//! thread is a racing thread of the model, or is starved (never runs): then only precise reads
-//! move `lagging`. Some models use a variant whose precise reads do not raise `lagging` (a cache
-//! only its own timer refreshes), so that the state runs ahead of the lagging reading.
+//! Every model runs the library's own code: a `CachedClock::driven` over a `ManualClock`
+//! source (under `--cfg loom` its word, lock and thread handle are loom's, through
+//! `src/sync.rs`). No thread is ever started by the clock: a model thread plays the
+//! refresher, calling `drive_refresh(wake)` for the wake-ups it is given (every fourth is a
+//! probe, which writes `STALE`), and, in the park models, `drive_attach` so that a reader that
+//! replaces `PARKED` unparks it. Times are milliseconds after [`BASE`], a recent Unix
+//! millisecond (and the generator models' ticks); the word is read with `drive_word`.
 //!
-//! Every model uses a `tiny` layout (a 1- or 2-bit sequence, a 2-bit machine field set to 1,
-//! 1 ms ticks from the Unix epoch), `ClockBehind::Error` (a reading mistaken for a regression
-//! would surface as an error) and a clock that never goes back. The main thread may mint a
-//! few IDs first (the *setup*); then two or three threads race, each following a short script
-//! of mints, batches and clock moves, and record every call's result with the readings of
-//! `lagging` and of `fresh` right before it.
+//! What each model proves, in every interleaving explored:
 //!
-//! In every interleaving explored, [`check`] asserts that
-//!
-//! - no call fails except a `try_` call with `SequenceExhausted` for a tick the source had not
-//!   left when the call began (`fresh` read before the call at or behind it): a full tick is
-//!   never held by a stale reading; never `ClockBehind`;
-//! - a call returns between 1 and as many IDs as it asked for, consecutive on one tick,
-//!   carrying the machine, on a tick from the cached reading before the call to the source's
-//!   last reading (not the source read right after the call: a thread that takes its tick
-//!   from a cached reading another thread raised is not ordered after that thread's read of
-//!   the source, so its own later read may still see the older value);
-//! - no ID repeats, across the setup and the race, and each thread's IDs strictly increase;
-//!   each tick holds the first sequence values (none skipped, none twice), and a tick reported
-//!   exhausted is full;
-//! - no regression is counted, no wait without a waiting call; `lagging` never passes `fresh`,
-//!   and when precise reads raise it, it is at or past every tick minted;
-//!
-//! and [`finish`] refreshes the clock past every tick used and mints once more: an ID above
-//! all others, at the start of the tick.
+//! 1. [`a_stale_refresh_never_replaces_a_precise_reading`]: the cache follows its source back.
+//!    A refresher's reading from before a step back never overwrites a precise reading from
+//!    after it (every publication is a compare-and-swap from the value loaded before the
+//!    source was read), so a thread that returned a precise reading of the new time, and a
+//!    thread that synchronizes with it, never read the pre-step time from the cache again.
+//! 2. [`an_answered_probe_never_revives_a_reading_from_before_a_step_back`]: the same with the
+//!    refresher probing twice, so that a reader answers a probe with a precise reading taken
+//!    before the step back: a later probe never lets it in (no sentinel is written twice).
+//! 3. [`a_cached_reading_is_never_ahead_of_a_later_precise_one`]: while the source only moves
+//!    forward, a precise reading is never behind a cached one read before it (the `Clock`
+//!    contract the generator relies on before it calls a reading a regression).
+//! 4. [`a_reader_keeps_the_refresher_awake_or_wakes_it`] and
+//!    [`two_readers_wake_the_refresher_once`]: no lost wake-up. After a probe, the refresher's
+//!    next wake-up parks only by a compare-and-swap from `STALE`; a reader's precise reading
+//!    either makes that swap fail (the refresher stays awake) or replaces `PARKED` and unparks
+//!    it. Loom reports a refresher parked for ever as a deadlock; each model ends with the
+//!    refresher seeing the reader's reading, which is the source's.
+//! 5. [`tick_tock_on_a_cached_clock_never_carries_the_old_tick`] and
+//!    [`tick_tock_from_a_full_tick_on_a_cached_clock`]: a `Generator` under
+//!    `ClockBehind::TickTock { max_ms: 0 }` on the cached clock, two minting threads and the
+//!    refresher, the source stepped back from tick 11 to 10: IDs unique, increasing per
+//!    thread on each timeline, and no ID on timeline 1 carries tick 11, the time from before
+//!    the step.
 #![cfg(loom)]
+
+use std::collections::HashSet;
 
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicU64, Ordering};
 use loom::thread;
 
-use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout};
+use snowmint::clock::{Private, Step};
+use snowmint::{CachedClock, Clock, ClockBehind, Error, Generator, Id, Layout, ManualClock};
 
 mod common;
 
-use common::{AFTER_TICK, MACHINE, Minted, START_TICK, Tally, minted, model, setup_and, tiny};
+use common::{MACHINE, model};
 
-/// The ordering of `CachedClock`'s loads of its cached reading (`unix_ms`, and the check
-/// before a raise): keep it the same as `src/clock/cached.rs`.
+/// The cached clock every model drives.
+type Cached = CachedClock<Private<ManualClock>>;
+
+/// What `drive_word` shows below this is not a reading: 0 (`STALE`), 1 (`PARKED`) or 2
+/// (`UNCACHED`).
+const FIRST_READING: u64 = 3;
+
+/// Where the models' time starts: a recent Unix millisecond (the cache keeps only readings
+/// from 2004 on). Model times are offsets from it.
+const BASE: u64 = 1_700_000_000_000;
+
+/// The Unix millisecond `t` milliseconds after [`BASE`].
+const fn at(t: u64) -> u64 {
+    BASE + t
+}
+
+/// A driven cached clock over a source at `unix_ms`, with that reading published (a first
+/// read replaces `PARKED`; no refresher is attached, so nothing is woken).
+fn published(unix_ms: u64) -> (ManualClock, Cached) {
+    let source = ManualClock::new(unix_ms);
+    let clock = CachedClock::driven(source.clone());
+    assert_eq!(clock.unix_ms(), unix_ms);
+    assert_eq!(clock.drive_word(), unix_ms);
+    (source, clock)
+}
+
+/// A refresher's wake-ups `wakes`, until one parks.
+fn refresh(clock: &Cached, wakes: &[u64]) {
+    for &wake in wakes {
+        match clock.drive_refresh(wake) {
+            Step::Refreshed => {}
+            Step::Park => return,
+            Step::Exit => panic!("a driven clock over a ManualClock never exits"),
+        }
+    }
+}
+
+/// The publication race of models 1 and 2: the cache shows 19 and the source has moved on to
+/// 20 unrefreshed; the refresher runs `wakes`; thread S steps the source back to 10, takes a
+/// precise reading, then a cached one; thread R reads the cache, then a flag S raises after
+/// its precise reading, then the cache again.
 ///
-/// With `Relaxed` here and in [`CACHE_RAISE`], models 7 and 8 fail: a thread can read a cached
-/// reading, then a source reading behind it. With `Acquire` here and `Release` there, as
-/// `CachedClock` has them, every model passes.
-const CACHE_LOAD: Ordering = Ordering::Acquire;
+/// S's precise reading is 10 (only S stores to the source after the setup) and so is its
+/// cached reading after it: nothing published after it carries 19 or 20. R reads 19, 20 or 10
+/// first; once it has read 10, or has seen S's flag, it reads 10.
+fn publish_race(wakes: &'static [u64]) {
+    model(move || {
+        let (source, clock) = published(at(19));
+        source.set(at(20));
+        let flag = Arc::new(AtomicU64::new(0));
 
-/// The ordering of `CachedClock`'s `fetch_max` raising its cached reading: keep it the same as
-/// `src/clock/cached.rs`.
-const CACHE_RAISE: Ordering = Ordering::Release;
-
-/// The two readings a [`Lagging`] clock serves, in Unix milliseconds (ticks, here).
-#[derive(Debug)]
-struct Readings {
-    /// The cached reading: what `unix_ms` loads.
-    lagging: AtomicU64,
-    /// The source: what `unix_ms_precise` loads.
-    fresh: AtomicU64,
-    /// Whether a precise read raises `lagging` (`CachedClock`'s contract).
-    raise: bool,
-}
-
-/// A clock with `CachedClock`'s contract on loom atomics (see the module docs).
-#[derive(Debug, Clone)]
-struct Lagging(Arc<Readings>);
-
-impl Lagging {
-    fn new(unix_ms: u64, raise: bool) -> Self {
-        Lagging(Arc::new(Readings {
-            lagging: AtomicU64::new(unix_ms),
-            fresh: AtomicU64::new(unix_ms),
-            raise,
-        }))
-    }
-
-    fn lagging(&self) -> u64 {
-        self.0.lagging.load(CACHE_LOAD)
-    }
-
-    fn fresh(&self) -> u64 {
-        self.0.fresh.load(Ordering::Acquire)
-    }
-
-    /// The source moves on to `unix_ms`; the cached reading does not (a starved refresh).
-    fn advance_source(&self, unix_ms: u64) {
-        self.0.fresh.store(unix_ms, Ordering::Release);
-    }
-
-    /// What `CachedClock`'s refresh thread does: read the source and raise the cached reading
-    /// to it.
-    fn refresh(&self) {
-        let now = self.fresh();
-        if self.lagging() < now {
-            self.0.lagging.fetch_max(now, CACHE_RAISE);
-        }
-    }
-}
-
-impl Clock for Lagging {
-    fn unix_ms(&self) -> u64 {
-        self.lagging()
-    }
-
-    fn unix_ms_precise(&self) -> u64 {
-        let now = self.fresh();
-        // As `CachedClock::unix_ms_precise`: load first, raise only when behind.
-        if self.0.raise && self.lagging() < now {
-            self.0.lagging.fetch_max(now, CACHE_RAISE);
-        }
-        now
-    }
-}
-
-/// What a racing thread does, step by step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    /// `mint()`.
-    Mint,
-    /// `try_mint()`.
-    TryMint,
-    /// `mint_batch` with a buffer of this many IDs.
-    Batch(usize),
-    /// `try_mint_batch` with a buffer of this many IDs.
-    TryBatch(usize),
-    /// The source moves on by one tick (the cached reading stays).
-    Advance,
-    /// The refresh thread's step: the cached reading catches up with the source.
-    Refresh,
-}
-
-impl Op {
-    /// How many IDs the call asks for.
-    fn want(self) -> usize {
-        match self {
-            Op::Mint | Op::TryMint => 1,
-            Op::Batch(n) | Op::TryBatch(n) => n,
-            Op::Advance | Op::Refresh => 0,
-        }
-    }
-
-    fn is_try(self) -> bool {
-        matches!(self, Op::TryMint | Op::TryBatch(_))
-    }
-
-    fn waits(self) -> bool {
-        matches!(self, Op::Mint | Op::Batch(_))
-    }
-}
-
-/// One mint or batch call of a race.
-#[derive(Debug)]
-struct Call {
-    op: Op,
-    /// The cached reading right before the call.
-    lagging_before: u64,
-    /// The source's reading right before the call.
-    fresh_before: u64,
-    /// The IDs returned, in order.
-    result: Result<Vec<u64>, Error>,
-}
-
-/// One mint or batch call: the IDs it returned.
-fn call(generator: &Generator<Lagging>, op: Op) -> Result<Vec<u64>, Error> {
-    let single = |result: Result<Id, Error>| result.map(|id| vec![id.to_u64()]);
-    let batch = |n: usize, f: fn(&Generator<Lagging>, &mut [Id]) -> Result<usize, Error>| {
-        let mut buffer = vec![Id::from_u64(0); n];
-        f(generator, &mut buffer)
-            .map(|count| buffer[..count].iter().map(|id| id.to_u64()).collect())
-    };
-    match op {
-        Op::Mint => single(generator.mint()),
-        Op::TryMint => single(generator.try_mint()),
-        Op::Batch(n) => batch(n, Generator::mint_batch),
-        Op::TryBatch(n) => batch(n, Generator::try_mint_batch),
-        Op::Advance | Op::Refresh => unreachable!("not a mint"),
-    }
-}
-
-/// A generator on a [`tiny`] layout and a [`Lagging`] clock, and what the setup minted.
-struct Rig {
-    layout: Layout,
-    generator: Arc<Generator<Lagging>>,
-    clock: Lagging,
-    /// Every ID minted before the race, in order.
-    setup: Vec<u64>,
-}
-
-impl Rig {
-    /// A generator with a `sequence_bits`-bit sequence under `ClockBehind::Error`, on a clock
-    /// whose readings both start at `START_TICK`; `raise`: precise reads raise the cached one.
-    fn new(sequence_bits: u8, raise: bool) -> Self {
-        let layout = tiny(sequence_bits);
-        let clock = Lagging::new(START_TICK, raise);
-        let generator = Generator::builder(layout)
-            .node("machine", MACHINE)
-            .clock(clock.clone())
-            .on_clock_behind(ClockBehind::Error)
-            .build()
-            .expect("valid generator");
-        Rig {
-            layout,
-            generator: Arc::new(generator),
-            clock,
-            setup: Vec::new(),
-        }
-    }
-
-    /// Setup: mints `n` IDs with `try_mint`, each of which must succeed.
-    fn mint(&mut self, n: usize) {
-        self.setup.extend(common::setup_mints(&self.generator, n));
-    }
-
-    /// Runs the race: one thread per script, each step in order.
-    fn race(&self, scripts: &[&'static [Op]]) -> Vec<Vec<Call>> {
-        let handles: Vec<_> = scripts
-            .iter()
-            .map(|&script| {
-                let generator = self.generator.clone();
-                let clock = self.clock.clone();
-                thread::spawn(move || {
-                    let mut calls = Vec::new();
-                    for &op in script {
-                        match op {
-                            Op::Advance => clock.advance_source(clock.fresh() + 1),
-                            Op::Refresh => clock.refresh(),
-                            _ => {
-                                let lagging_before = clock.lagging();
-                                let fresh_before = clock.fresh();
-                                let result = call(&generator, op);
-                                calls.push(Call {
-                                    op,
-                                    lagging_before,
-                                    fresh_before,
-                                    result,
-                                });
-                            }
-                        }
-                    }
-                    calls
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    }
-}
-
-/// What a race produced, once [`check`] has accepted it.
-#[derive(Debug)]
-struct Outcome {
-    /// Every ID of the race.
-    ids: Vec<Minted>,
-    /// The tick of each `SequenceExhausted`.
-    exhausted: Vec<u64>,
-}
-
-/// The common checks (see the module docs).
-fn check(rig: &Rig, calls: &[Vec<Call>]) -> Outcome {
-    // A generator here uses the whole sequence field.
-    let mut tally = Tally::new(&rig.layout, 0..=rig.layout.max_sequence(), &calls);
-    // All threads joined: the source's last reading.
-    let source = rig.clock.fresh();
-    for thread_calls in calls {
-        tally.thread();
-        for call in thread_calls {
-            let Call {
-                op,
-                lagging_before,
-                fresh_before,
-                ref result,
-            } = *call;
-            match result {
-                Ok(run) => {
-                    let tick = tally.run(&op, op.want(), run)[0].tick;
-                    assert!(
-                        lagging_before <= tick && tick <= source,
-                        "{op:?} minted at tick {tick}, the cached reading was {lagging_before} \
-                         before, the source's last reading is {source}: {calls:?}"
-                    );
-                }
-                Err(Error::SequenceExhausted { tick, .. }) if op.is_try() => {
-                    // A full tick reads the source: it gives up only on a tick the source had
-                    // not left when the call began, never on one a stale reading still shows.
-                    assert!(
-                        fresh_before <= *tick,
-                        "{op:?} gave up on tick {tick}, the source read {fresh_before} before \
-                         the call: {calls:?}"
-                    );
-                    tally.exhausted(*tick);
-                }
-                Err(other) => panic!("{op:?} failed: {other:?}: {calls:?}"),
-            }
-        }
-    }
-    let checked = tally.check(&rig.setup);
-    let all = &checked.all;
-
-    let stats = rig.generator.stats();
-    assert_eq!(stats.regressions, 0, "{stats:?}: {calls:?}");
-    if !calls.iter().flatten().any(|call| call.op.waits()) {
-        assert_eq!(stats.waits, 0, "{stats:?}");
-    }
-    let (lagging, fresh) = (rig.clock.lagging(), rig.clock.fresh());
-    assert!(lagging <= fresh, "cached {lagging} past the source {fresh}");
-    if rig.clock.0.raise {
-        let max_tick = all.iter().map(|m| m.tick).max().unwrap_or(0);
-        assert!(
-            max_tick <= lagging,
-            "tick {max_tick} minted, the cached reading still {lagging}: {calls:?}"
-        );
-    }
-
-    Outcome {
-        ids: checked.race,
-        exhausted: checked.exhausted,
-    }
-}
-
-/// After the race (all threads joined): with the source moved past every tick used and the
-/// cache refreshed, `mint` gives an ID above all others at the start of the tick.
-fn finish(rig: &Rig, outcome: &Outcome) {
-    let layout = &rig.layout;
-    let all = setup_and(layout, &rig.setup, &outcome.ids);
-    rig.clock.advance_source(AFTER_TICK);
-    rig.clock.refresh();
-    let m = minted(layout, rig.generator.mint().expect("mint").to_u64());
-    assert_eq!((m.tick, m.sequence), (AFTER_TICK, 0));
-    assert!(all.iter().all(|other| m.id > other.id), "{m:?} vs {all:?}");
-}
-
-/// Model 1: a full tick with a stale cached reading while a starved clock's source moves on.
-///
-/// 2 IDs per tick, tick 10 full after the setup; two threads `try_mint` once each, and a third
-/// advances the source to tick 11 (the cached reading stays at 10: only precise reads raise
-/// it). A `try_mint` finds tick 10 full and reads the source: it fails only if the source has
-/// not moved yet, and otherwise mints on tick 11.
-#[test]
-fn a_full_tick_reads_the_source_past_a_stale_reading() {
-    model(|| {
-        let mut rig = Rig::new(1, true);
-        rig.mint(2);
-        let calls = rig.race(&[&[Op::TryMint], &[Op::TryMint], &[Op::Advance]]);
-        let out = check(&rig, &calls);
-        assert!(
-            out.ids.iter().all(|m| m.tick == START_TICK + 1),
-            "{calls:?}"
-        );
-        finish(&rig, &out);
-    });
-}
-
-/// Model 2: `mint()` at a full tick with a stale cached reading waits for the source, not for
-/// the cache: it returns on tick 11 once the source is there, though nothing refreshes the
-/// cache. 2 IDs per tick, tick 10 full; one thread `mint`s, another `try_mint`s, a third
-/// advances the source (only one thread can wait, so the model is finite).
-#[test]
-fn a_waiting_mint_at_a_full_tick_follows_the_source() {
-    model(|| {
-        let mut rig = Rig::new(1, true);
-        rig.mint(2);
-        let calls = rig.race(&[&[Op::Mint], &[Op::TryMint], &[Op::Advance]]);
-        let out = check(&rig, &calls);
-        let mint = &calls[0][0];
-        let id = minted(&rig.layout, mint.result.as_ref().expect("mint")[0]);
-        assert_eq!(id.tick, START_TICK + 1, "{calls:?}");
-        finish(&rig, &out);
-    });
-}
-
-/// Model 3: one thread fills tick 10 and moves the state on to tick 11 through the precise
-/// reading (its second `mint` finds the tick full), while another mints from the cached
-/// reading, still at 10 (the source moved on to 11 before the race; nothing refreshes the
-/// cache but precise reads). Whatever that thread reads, it is no regression: a state it sees
-/// at tick 11 was installed after the cache was raised to 11, and a reading older than the
-/// state it replaces loses its CAS. No error, no regression counted.
-#[test]
-fn a_stale_reading_after_a_precise_move_is_not_a_regression() {
-    model(|| {
-        let mut rig = Rig::new(1, true);
-        rig.mint(1);
-        rig.clock.advance_source(START_TICK + 1);
-        let calls = rig.race(&[&[Op::Mint, Op::Mint], &[Op::Mint]]);
-        let out = check(&rig, &calls);
-        assert_eq!(out.ids.len(), 3, "{calls:?}");
-        finish(&rig, &out);
-    });
-}
-
-/// Model 4: as model 3 on a clock whose precise reads do not raise the cached reading: after
-/// the move to tick 11, the other thread's reading is behind the state for certain. The
-/// generator reads the source before it calls that a regression; the source is at 11, so it
-/// mints on. A refresh races the mints too.
-#[test]
-fn a_reading_behind_a_precise_move_is_not_a_regression() {
-    model(|| {
-        let mut rig = Rig::new(1, false);
-        rig.mint(1);
-        rig.clock.advance_source(START_TICK + 1);
-        let calls = rig.race(&[&[Op::Mint, Op::Mint], &[Op::Mint, Op::Refresh]]);
-        let out = check(&rig, &calls);
-        assert_eq!(out.ids.len(), 3, "{calls:?}");
-        finish(&rig, &out);
-    });
-}
-
-/// Model 5: model 3 with batches. 4 IDs per tick, tick 10 holding sequence 0, the source at 11
-/// and the cache at 10: one thread takes a batch of 3 then one of 2 (the first fills tick 10
-/// or what is left of it; the second finds it full and moves to tick 11 through the source),
-/// the other a batch of 2 from the stale cache. No error, no regression counted.
-#[test]
-fn batches_after_a_precise_move_are_not_a_regression() {
-    model(|| {
-        let mut rig = Rig::new(2, true);
-        rig.mint(1);
-        rig.clock.advance_source(START_TICK + 1);
-        let calls = rig.race(&[&[Op::Batch(3), Op::Batch(2)], &[Op::Batch(2)]]);
-        let out = check(&rig, &calls);
-        assert!(
-            out.ids.iter().any(|m| m.tick == START_TICK + 1),
-            "{calls:?}"
-        );
-        finish(&rig, &out);
-    });
-}
-
-/// Model 6: model 5 on a clock whose precise reads do not raise the cached reading, with
-/// `try_mint_batch`: a batch reading behind the state reads the source too, and the source has
-/// left tick 10, so no batch fails.
-#[test]
-fn batches_behind_a_precise_move_are_not_a_regression() {
-    model(|| {
-        let mut rig = Rig::new(2, false);
-        rig.mint(1);
-        rig.clock.advance_source(START_TICK + 1);
-        let calls = rig.race(&[&[Op::TryBatch(3), Op::TryBatch(2)], &[Op::TryBatch(2)]]);
-        let out = check(&rig, &calls);
-        assert!(out.exhausted.is_empty(), "{calls:?}");
-        finish(&rig, &out);
-    });
-}
-
-/// Model 7: the `Clock` contract, that a precise reading is never behind a reading `unix_ms`
-/// returned before it unless the time went back, with the refresh thread racing.
-///
-/// The source moves from tick 10 to 11 while the refresh thread reads it and raises the cached
-/// reading; a third thread reads `unix_ms`, then `unix_ms_precise`. If it read the cached 11, the
-/// source must read 11 too: the raise must publish the reading it carries, so the cached
-/// reading's loads and raises need `Acquire` and `Release` (with `Relaxed`, the third thread
-/// can read the source's 10 after the cached 11).
-#[test]
-fn a_precise_reading_is_not_behind_a_cached_one_read_before_it() {
-    model(|| {
-        let clock = Lagging::new(START_TICK, true);
-        let (source, refresher, reader) = (clock.clone(), clock.clone(), clock);
-        let handles = [
-            thread::spawn(move || source.advance_source(START_TICK + 1)),
-            thread::spawn(move || refresher.refresh()),
+        let refresher = {
+            let clock = clock.clone();
+            thread::spawn(move || refresh(&clock, wakes))
+        };
+        let stepper = {
+            let (clock, source, flag) = (clock.clone(), source.clone(), flag.clone());
             thread::spawn(move || {
-                let cached = reader.unix_ms();
-                let precise = reader.unix_ms_precise();
+                source.set(at(10));
+                let precise = clock.unix_ms_precise();
+                assert_eq!(precise, at(10), "a precise reading after the step back");
+                // Release: R, acquiring it, is ordered after the precise reading's publication.
+                flag.store(precise, Ordering::Release);
+                let cached = clock.unix_ms();
+                assert_eq!(
+                    cached,
+                    at(10),
+                    "read {cached} from the cache after publishing the precise {precise}"
+                );
+            })
+        };
+        let reader = {
+            let (clock, flag) = (clock.clone(), flag.clone());
+            thread::spawn(move || {
+                let first = clock.unix_ms();
+                assert!([at(19), at(20), at(10)].contains(&first), "read {first}");
+                let seen = flag.load(Ordering::Acquire);
+                let second = clock.unix_ms();
+                assert!(
+                    (first != at(10) && seen != at(10)) || second == at(10),
+                    "read {second} from the cache after reading {first} and S's precise {seen}"
+                );
+            })
+        };
+        refresher.join().unwrap();
+        stepper.join().unwrap();
+        reader.join().unwrap();
+        let word = clock.drive_word();
+        assert!(
+            word == at(10) || word < FIRST_READING,
+            "the cache ends at {word}, the source at {}",
+            at(10)
+        );
+    });
+}
+
+/// Model 1: a refresher's reading from before a step back never replaces a precise reading
+/// from after it.
+///
+/// The race of [`publish_race`] with the refresher refreshing once (wake-up 1, no probe). The
+/// interleaving this is for: the refresher loads 19 and reads the source's 20; S steps back
+/// and publishes 10 from 19; the refresher's compare-and-swap from 19 fails, and its 20 is
+/// dropped. (A publication that only ever raised the word, as `fetch_max` does, would leave
+/// 20 in the cache, and S would read it.)
+#[test]
+fn a_stale_refresh_never_replaces_a_precise_reading() {
+    publish_race(&[1]);
+}
+
+/// Model 2: the race of [`publish_race`] with the refresher probing at wake-ups 4 and 8, so
+/// that R's first read may find `STALE` and answer the probe with a precise reading of its
+/// own, which may be the source's 20 from before the step. (The wake-ups between, 5 to 7,
+/// are left out: they read the source, and do nothing when the cache already shows it.)
+///
+/// The interleaving this is for: R finds the first probe's `STALE` and reads the source's 20;
+/// S steps back and answers the probe with 10; the second probe replaces S's 10 with `STALE`
+/// again. Were the two probes' words equal, R's compare-and-swap would succeed and publish 20
+/// after 10, and R, having seen S's flag, would read 20 from the cache. Each probe writes a
+/// sentinel of a new generation, so R's swap fails and R reads the source again.
+#[test]
+fn an_answered_probe_never_revives_a_reading_from_before_a_step_back() {
+    publish_race(&[4, 8]);
+}
+
+/// Model 3: while the source only moves forward, a precise reading is never behind a cached
+/// one read before it.
+///
+/// The cache and the source show 10; one thread moves the source to 11 while the refresher
+/// refreshes once; a third reads the cache, then precisely. If it read the refresher's 11, the
+/// source reads 11 too: the refresher's publication is `Release` and the reader's load
+/// `Acquire`, so the reader sees the source reading the cached one came from.
+#[test]
+fn a_cached_reading_is_never_ahead_of_a_later_precise_one() {
+    model(|| {
+        let (source, clock) = published(at(10));
+        let handles = [
+            thread::spawn(move || source.set(at(11))),
+            {
+                let clock = clock.clone();
+                thread::spawn(move || refresh(&clock, &[1]))
+            },
+            thread::spawn(move || {
+                let cached = clock.unix_ms();
+                let precise = clock.unix_ms_precise();
                 assert!(
                     cached <= precise,
-                    "read the cached {cached}, then the source {precise}: the source never went \
-                     back"
+                    "read the cached {cached}, then the source {precise}: the source never \
+                     went back"
                 );
             }),
         ];
@@ -487,23 +212,221 @@ fn a_precise_reading_is_not_behind_a_cached_one_read_before_it() {
     });
 }
 
-/// Model 8: what model 7 costs a generator. 2 IDs per tick, tick 10 full; the source moves to
-/// 11 while the refresh thread refreshes the cache, and a third thread `try_mint`s three
-/// times: the first mints on tick 11 if it reads the refreshed cache (and so do the second), and
-/// the third finds tick 11 full and reads the source, which must not read behind the tick the
-/// cache showed: under `ClockBehind::Error`, a source read at 10 would fail with
-/// `ClockBehind` though the source never went back.
+/// The park race of models 4 and 5: the cache shows 20, the source 21 (not refreshed yet),
+/// and the probe of wake-up 4 has replaced 20 with `STALE` (run before the race, so that every
+/// read of the race comes after it: a read before the probe would rightly let the refresher
+/// park for good). The refresher attaches, wakes a fifth time (parking if the probe is still
+/// unanswered) and, if it parked, parks until `drive_still_parked` says a reader replaced
+/// `PARKED`; then it must see 21, the readers' reading. `readers` threads each read the cache
+/// once, which must give 21.
+fn park_race(readers: usize) {
+    model(move || {
+        let (source, clock) = published(at(20));
+        source.set(at(21));
+        assert_eq!(clock.drive_refresh(4), Step::Refreshed);
+        assert_eq!(clock.drive_word(), 0, "the probe wrote STALE");
+
+        let refresher = {
+            let clock = clock.clone();
+            thread::spawn(move || {
+                clock.drive_attach();
+                match clock.drive_refresh(5) {
+                    // A reader answered the probe first: the swap to PARKED failed.
+                    Step::Refreshed => {}
+                    Step::Park => {
+                        while clock.drive_still_parked() {
+                            thread::park();
+                        }
+                    }
+                    Step::Exit => panic!("a driven clock over a ManualClock never exits"),
+                }
+                let word = clock.drive_word();
+                assert_eq!(
+                    word,
+                    at(21),
+                    "the refresher woke to {word}, not the reader's"
+                );
+            })
+        };
+        let readers: Vec<_> = (0..readers)
+            .map(|_| {
+                let clock = clock.clone();
+                thread::spawn(move || {
+                    let read = clock.unix_ms();
+                    assert_eq!(read, at(21), "a reader after the probe read {read}");
+                })
+            })
+            .collect();
+        refresher.join().unwrap();
+        for reader in readers {
+            reader.join().unwrap();
+        }
+    });
+}
+
+/// Model 4: one reader races the refresher's wake-up after a probe: it answers the probe (the
+/// refresher's swap to `PARKED` fails), or it finds `PARKED`, replaces it and unparks the
+/// refresher (whose park returns at once if the unpark came first). Never a refresher parked
+/// with a reader's reading in the word.
 #[test]
-fn a_refresh_racing_a_mint_is_not_a_regression() {
+fn a_reader_keeps_the_refresher_awake_or_wakes_it() {
+    park_race(1);
+}
+
+/// Model 5: model 4 with two readers. Both may read the source; the one whose swap loses
+/// tries again from the winner's value, which is the same reading, and publishes nothing. At
+/// most one replaces `PARKED`, and that one wakes the refresher.
+#[test]
+fn two_readers_wake_the_refresher_once() {
+    park_race(2);
+}
+
+/// Toggle when the other timeline allows it, else fail at once: no thread ever waits.
+const POLICY: ClockBehind = ClockBehind::TickTock { max_ms: 0 };
+
+/// 4 IDs per tick: time, the tick-tock bit, a 2-bit machine field, a 2-bit sequence; 1 ms
+/// ticks from [`BASE`], so tick `t` is the millisecond [`at`]`(t)`.
+fn tiny_tt() -> Layout {
+    Layout::builder("tiny-tt", 64)
+        .time(59)
+        .tick_tock()
+        .node("machine", 2)
+        .sequence(2)
+        .epoch_ms(BASE)
+        .build()
+        .expect("valid layout")
+}
+
+/// An ID's tick, timeline and sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Minted {
+    id: u64,
+    tick: u64,
+    timeline: u64,
+    sequence: u64,
+}
+
+fn minted(layout: &Layout, id: u64) -> Minted {
+    let parts = layout.decode(Id::from_u64(id)).expect("id fits the layout");
+    assert_eq!(parts.node("machine"), Some(MACHINE), "id {id}");
+    Minted {
+        id,
+        tick: parts.ticks(),
+        timeline: parts.timeline().expect("tiny-tt has a tick-tock bit"),
+        sequence: parts.sequence(),
+    }
+}
+
+/// The generator race of models 6 and 7: a generator on [`tiny_tt`] over a cached clock whose
+/// source and cache show tick 11, with `setup` IDs minted there on timeline 0. Thread A steps
+/// the source back to 10 and `try_mint`s; thread B `try_mint`s `b_mints` times; the refresher
+/// refreshes once (wake-up 1), publishing 10 if it reads the source after A's step.
+///
+/// Checked: each call returns an ID, or `SequenceExhausted` for tick 11 (full, and the source
+/// still there); never `ClockBehind` (timeline 1 only ever mints at 10, the source's lowest
+/// reading); no ID repeats across the setup and the race; each thread's IDs
+/// strictly increase on each timeline; every ID of the race is at tick 11 on timeline 0 or at
+/// tick 10 on timeline 1, never at 11 on timeline 1 (a reading of 11 taken before the toggle
+/// used on the toggled timeline), never at 10 on timeline 0; a toggle happened iff an ID is on
+/// timeline 1. Returns the race's IDs.
+fn generator_race(setup: usize, b_mints: usize) -> Vec<Minted> {
+    let layout = tiny_tt();
+    let (source, clock) = published(at(11));
+    let generator = Generator::builder(layout)
+        .node("machine", MACHINE)
+        .clock(clock.clone())
+        .on_clock_behind(POLICY)
+        .build()
+        .expect("valid generator");
+    let generator = Arc::new(generator);
+    let before: Vec<u64> = (0..setup)
+        .map(|_| generator.try_mint().expect("setup mint").to_u64())
+        .collect();
+    assert!(before.iter().all(|&id| minted(&layout, id).tick == 11));
+
+    let refresher = {
+        let clock = clock.clone();
+        thread::spawn(move || refresh(&clock, &[1]))
+    };
+    let a = {
+        let generator = generator.clone();
+        thread::spawn(move || {
+            source.set(at(10));
+            vec![generator.try_mint()]
+        })
+    };
+    let b = {
+        let generator = generator.clone();
+        thread::spawn(move || (0..b_mints).map(|_| generator.try_mint()).collect())
+    };
+    refresher.join().unwrap();
+    let results = [a.join().unwrap(), b.join().unwrap()];
+
+    let mut seen: HashSet<u64> = before.iter().copied().collect();
+    let mut race = Vec::new();
+    for thread_results in &results {
+        let mut last = [None; 2];
+        for result in thread_results {
+            let id = match result {
+                Ok(id) => id.to_u64(),
+                Err(Error::SequenceExhausted { tick: 11, .. }) => continue,
+                Err(other) => panic!("unexpected error {other:?}: {results:?}"),
+            };
+            let m = minted(&layout, id);
+            assert!(seen.insert(id), "{m:?} minted twice: {results:?}");
+            assert!(
+                matches!((m.tick, m.timeline), (11, 0) | (10, 1)),
+                "{m:?}: only 11 on timeline 0 and 10 on timeline 1: {results:?}"
+            );
+            let timeline = m.timeline as usize;
+            assert!(
+                last[timeline].is_none_or(|last| last < id),
+                "{m:?} not above the thread's last id on its timeline: {results:?}"
+            );
+            last[timeline] = Some(id);
+            race.push(m);
+        }
+    }
+    let toggles = generator.stats().toggles;
+    assert_eq!(
+        toggles > 0,
+        race.iter().any(|m| m.timeline == 1),
+        "{toggles} toggles: {race:?}"
+    );
+    assert!(toggles <= 1, "{toggles} toggles: {race:?}");
+    race
+}
+
+/// Model 6: a tick-tock generator on a cached clock never carries the old tick onto the new
+/// timeline.
+///
+/// One ID at tick 11 before the race, so tick 11 has room, and B mints twice: a mint reading
+/// the cache's 11 mints there on timeline 0; one reading 10 (the refresher's publication, or a
+/// precise reading after a reading behind the state) toggles to timeline 1 at 10. The
+/// interleaving this is for: B reads the cache's 11 and loses its compare-and-swap to A's
+/// toggle; it must read the clock again (10: the word showed 10 before A toggled, so B's
+/// precise reading, after acquiring A's state, is 10) and mint at 10 on timeline 1, not at 11.
+/// No call fails.
+#[test]
+fn tick_tock_on_a_cached_clock_never_carries_the_old_tick() {
     model(|| {
-        let mut rig = Rig::new(1, true);
-        rig.mint(2);
-        let calls = rig.race(&[
-            &[Op::Advance],
-            &[Op::Refresh],
-            &[Op::TryMint, Op::TryMint, Op::TryMint],
-        ]);
-        let out = check(&rig, &calls);
-        finish(&rig, &out);
+        let race = generator_race(1, 2);
+        assert_eq!(race.len(), 3, "every mint succeeds: {race:?}");
+    });
+}
+
+/// Model 7: model 6 from a full tick, B minting once: four IDs at tick 11 before the race, so
+/// every mint that reads 11 finds the tick full and reads the source precisely. It gives up with
+/// `SequenceExhausted` for tick 11 if the source still reads 11; if it reads 10, behind the
+/// state, the pass ends and the next one starts from a precise reading: a toggle to timeline 1
+/// at 10, or a mint after another thread's toggle.
+#[test]
+fn tick_tock_from_a_full_tick_on_a_cached_clock() {
+    model(|| {
+        let race = generator_race(4, 1);
+        assert!(
+            race.iter().all(|m| (m.tick, m.timeline) == (10, 1)),
+            "{race:?}"
+        );
     });
 }
