@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seeds of fuzz/seeds/layout_roundtrip/, fuzz/seeds/generator_clock/,
-fuzz/seeds/sno_text/, fuzz/seeds/decode_text/ and fuzz/seeds/generator_lagging_clock/.
+fuzz/seeds/sno_text/, fuzz/seeds/decode_text/, fuzz/seeds/generator_lagging_clock/ and
+fuzz/seeds/generator_cached_clock/.
 
 libFuzzer hands these targets raw bytes that `arbitrary` 1.x decodes into their `Input`; this
 encodes chosen inputs the same way, so the seeds start from realistic and extreme cases instead
@@ -1033,6 +1034,211 @@ LAG_SEEDS = {
     ),
 }
 
+# ---- generator_cached_clock ----
+
+# enum Op { Forward(u8), Jump { ticks, ms }, Far(u16), Back { ticks, ms }, FarBack(u16), Refresh,
+#           Mint, TryMint, Burst(u8), Fill, MintBatch(u8), TryMintBatch(u8) }
+CACHED_OPS = 12
+
+
+def c_forward(ms):
+    """The source `ms % tick_ms` ms forward: less than a tick."""
+    return variant(0, CACHED_OPS, u8(ms))
+
+
+def c_jump(ticks, ms=0):
+    """The source `1 + ticks % 8` ticks and `ms % tick_ms` ms forward."""
+    return variant(1, CACHED_OPS, u8(ticks), u8(ms))
+
+
+def c_far(ticks):
+    return variant(2, CACHED_OPS, u16(ticks))
+
+
+def c_back(ticks, ms=0):
+    """The source `ticks % 8` ticks and `ms % tick_ms` ms back."""
+    return variant(3, CACHED_OPS, u8(ticks), u8(ms))
+
+
+def c_far_back(ticks):
+    return variant(4, CACHED_OPS, u16(ticks))
+
+
+C_REFRESH = variant(5, CACHED_OPS)
+C_MINT = variant(6, CACHED_OPS)
+C_TRY_MINT = variant(7, CACHED_OPS)
+
+
+def c_burst(n):
+    return variant(8, CACHED_OPS, u8(n))
+
+
+C_FILL = variant(9, CACHED_OPS)
+
+
+def c_mint_batch(n):
+    return variant(10, CACHED_OPS, u8(n))
+
+
+def c_try_mint_batch(n):
+    return variant(11, CACHED_OPS, u8(n))
+
+
+CACHED_LAYOUTS = ["tiny-tt", "wide-tt"]
+# Input.policy modulo 4: 0 Error, 1 Wait { max_ms: 0 }, else TickTock { max_ms: 0 }.
+CACHED_POLICIES = {"Error": 0, "Wait": 1, "TickTock": 2}
+
+
+def cached_seed(*, layout, tick_4ms=False, pol, start, ops):
+    return b"".join(
+        [
+            u8(CACHED_LAYOUTS.index(layout)),
+            boolean(tick_4ms),
+            u8(CACHED_POLICIES[pol]),
+            u16(start),
+            vec(ops, last=True),
+        ]
+    )
+
+
+CACHED_SEEDS = {
+    # The refresher's whole cycle on 4 ms ticks: refreshes, a probe, a park, a reader's
+    # precise reading that wakes it, and small steps inside a tick with the cache behind.
+    "tiny_tt_probe_park_wake": cached_seed(
+        layout="tiny-tt",
+        tick_4ms=True,
+        pol="TickTock",
+        start=100,
+        ops=[
+            C_MINT,
+            C_REFRESH,
+            C_REFRESH,
+            C_REFRESH,
+            C_REFRESH,
+            C_REFRESH,
+            c_forward(3),
+            C_TRY_MINT,
+            C_REFRESH,
+            c_forward(2),
+            C_FILL,
+            c_jump(0),
+            C_MINT,
+            C_REFRESH,
+            C_FILL,
+        ],
+    ),
+    # Step backs on the 41-bit layout: the refresher publishes the new time, a mint reads it
+    # behind the state and toggles to timeline 1; the source jumps ahead and steps back above
+    # timeline 0's mark (a toggle back), then back again below timeline 1's (refused:
+    # ClockBehind).
+    "wide_tt_there_and_back": cached_seed(
+        layout="wide-tt",
+        pol="TickTock",
+        start=20,
+        ops=[
+            C_FILL,
+            c_jump(1),
+            c_mint_batch(5),
+            c_back(4),
+            C_MINT,
+            c_burst(3),
+            c_jump(7),
+            C_MINT,
+            c_back(2),
+            C_TRY_MINT,
+            c_back(5),
+            C_TRY_MINT,
+            c_far(100),
+            C_MINT,
+        ],
+    ),
+    # Full ticks with the source still on them (try_ forms fail), then a step back of less
+    # than a tick across a tick boundary: the cache is ahead of the source by a hair.
+    "tiny_tt_4ms_full_tick_back_a_hair": cached_seed(
+        layout="tiny-tt",
+        tick_4ms=True,
+        pol="TickTock",
+        start=40,
+        ops=[
+            C_FILL,
+            C_MINT,
+            c_try_mint_batch(3),
+            c_forward(3),
+            C_FILL,
+            c_back(0, 1),
+            C_TRY_MINT,
+            C_REFRESH,
+            c_back(0, 3),
+            C_FILL,
+            c_jump(2, 1),
+            c_mint_batch(19),
+        ],
+    ),
+    # Error and Wait { max_ms: 0 }: a step back fails until the source returns to the state's
+    # tick; far jumps both ways.
+    "wide_tt_error_steps_back": cached_seed(
+        layout="wide-tt",
+        tick_4ms=True,
+        pol="Error",
+        start=7,
+        ops=[
+            C_MINT,
+            c_back(3, 2),
+            C_TRY_MINT,
+            C_REFRESH,
+            C_MINT,
+            c_jump(2),
+            C_FILL,
+            c_far_back(500),
+            c_mint_batch(4),
+            c_far(600),
+            C_MINT,
+        ],
+    ),
+    "tiny_tt_wait_far": cached_seed(
+        layout="tiny-tt",
+        pol="Wait",
+        start=2000,
+        ops=[
+            c_burst(7),
+            c_far_back(1000),
+            C_TRY_MINT,
+            C_REFRESH,
+            C_REFRESH,
+            c_far(1000),
+            C_FILL,
+            C_MINT,
+        ],
+    ),
+    # Many refresher turns between mints on 1 ms ticks: probes answered by the next mint,
+    # parks, wakes, with steps back that the refresher publishes before anyone mints.
+    "tiny_tt_refresher_turns": cached_seed(
+        layout="tiny-tt",
+        pol="TickTock",
+        start=300,
+        ops=[
+            C_TRY_MINT,
+            C_REFRESH,
+            C_REFRESH,
+            C_REFRESH,
+            C_REFRESH,
+            C_TRY_MINT,
+            C_REFRESH,
+            C_REFRESH,
+            c_back(3),
+            C_REFRESH,
+            C_TRY_MINT,
+            C_REFRESH,
+            C_REFRESH,
+            C_REFRESH,
+            c_jump(5),
+            c_try_mint_batch(9),
+            c_back(1),
+            C_FILL,
+        ],
+    ),
+}
+
 # sno_text takes raw bytes: text for the parser, and the first 20 bytes as two 10-byte IDs.
 SNO_SEEDS = {
     "zero": b"2222222222222222",
@@ -1084,6 +1290,7 @@ TARGETS = {
     "sno_text": SNO_SEEDS,
     "decode_text": DT_SEEDS,
     "generator_lagging_clock": LAG_SEEDS,
+    "generator_cached_clock": CACHED_SEEDS,
 }
 
 

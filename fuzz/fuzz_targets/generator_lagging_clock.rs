@@ -1,17 +1,18 @@
-//! One generator, single-threaded, on a clock with two readings, as `CachedClock` has: a
-//! lagging one (`unix_ms`, the cached reading) and a precise one (`unix_ms_precise`, the
-//! source), through arbitrary clock moves, `mint`, `try_mint`, `mint_batch`, `try_mint_batch`
-//! and restarts resumed from a snapshot, under the `Error`, `Wait { max_ms: 0 }` and
-//! `TickTock { max_ms: 0 }` policies, with a borrow bound of 0 to 3 ticks.
+//! One generator, single-threaded, on a clock with two readings: a lagging one (`unix_ms`, a
+//! cached reading) and a precise one (`unix_ms_precise`, the source), through arbitrary clock
+//! moves, `mint`, `try_mint`, `mint_batch`, `try_mint_batch` and restarts resumed from a
+//! snapshot, under the `Error`, `Wait { max_ms: 0 }` and `TickTock { max_ms: 0 }` policies,
+//! with a borrow bound of 0 to 3 ticks.
 //!
-//! The clock: the source moves forward by small steps and jumps; the lagging reading catches
-//! up with it to an arbitrary lag (a refresh: it never goes back, and never passes the
-//! source); a precise read raises the lagging reading to the source (`CachedClock`'s
-//! contract), or, for half of the inputs, leaves it (a cache only its own timer refreshes).
-//! The source may step back alone (the lagging reading holds, as `CachedClock`'s does: it may
-//! then be ahead of the source), and the whole clock may step back. Every reading stays in
-//! the ticks the generator mints in, so the only errors are the ones a lag or a step back can
-//! cause.
+//! The clock is any clock with two readings, not `CachedClock` itself (whose lagging reading
+//! follows its source back; `generator_cached_clock` runs the real one): the source moves
+//! forward by small steps and jumps; the lagging reading catches up with it to an arbitrary
+//! lag (a refresh: it never goes back, and never passes the source); a precise read raises
+//! the lagging reading to the source, or, for half of the inputs, leaves it (a cache only its
+//! own timer refreshes). The source may step back alone (the lagging reading holds: it may
+//! then be ahead of the source, by any amount and for any number of calls), and the whole
+//! clock may step back. Every reading stays in the ticks the generator mints in, so the only
+//! errors are the ones a lag or a step back can cause.
 //!
 //! Checked for every call, independently of any model:
 //! - no ID repeats; on each timeline IDs strictly increase, and under `Error` and `Wait`, until
@@ -126,7 +127,7 @@ struct Input {
     policy: Policy,
     /// Modulo 4: the borrow bound in ticks.
     borrow: u8,
-    /// Whether a precise read raises the lagging reading (as `CachedClock`'s does).
+    /// Whether a precise read raises the lagging reading to the source.
     raise: bool,
     /// The first reading, in ticks from a base (the epoch's next tick, or 2023 for 41 bits).
     start: u16,
