@@ -7,11 +7,11 @@
 #[cfg(loom)]
 pub(crate) use loom::{
     sync::Arc,
-    sync::atomic::{AtomicU64, Ordering},
+    sync::atomic::{AtomicU64, Ordering, fence},
 };
 
 #[cfg(not(loom))]
-pub(crate) use core::sync::atomic::{AtomicU64, Ordering};
+pub(crate) use core::sync::atomic::{AtomicU64, Ordering, fence};
 #[cfg(not(loom))]
 pub(crate) use std::sync::Arc;
 
