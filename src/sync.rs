@@ -2,18 +2,17 @@
 //!
 //! Under `cfg(loom)` everything here comes from [loom](https://docs.rs/loom), so the model
 //! checker in `loom-tests/` can explore every interleaving of the mint path and of the cached
-//! clock's refresher; otherwise it comes
-//! from `core` and `std`. No other module imports `core::sync::atomic` directly.
+//! clock's refresher; otherwise it comes from `core` and `std`. No other module imports `core::sync::atomic` directly.
 
 #[cfg(loom)]
 pub(crate) use loom::{
-    sync::atomic::{AtomicU64, Ordering},
+    sync::atomic::{AtomicU64, Ordering, fence},
     sync::{Arc, Mutex},
     thread::{Thread, current, yield_now},
 };
 
 #[cfg(not(loom))]
-pub(crate) use core::sync::atomic::{AtomicU64, Ordering};
+pub(crate) use core::sync::atomic::{AtomicU64, Ordering, fence};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Arc, Mutex};
 #[cfg(not(loom))]

@@ -48,6 +48,8 @@ fn every_configuration_starts_on_the_wall_clock() {
         MonotonicClock::builder().recheck(Duration::ZERO),
         MonotonicClock::builder().recheck(Duration::from_millis(1)),
         MonotonicClock::builder().recheck(Duration::MAX),
+        MonotonicClock::builder().step_threshold(Duration::ZERO),
+        MonotonicClock::builder().step_threshold(Duration::MAX),
         MonotonicClock::builder()
             .anchor_once()
             .recheck(Duration::from_millis(1)),
@@ -89,6 +91,18 @@ fn slew_and_anchored_once_never_go_back_under_threads() {
     for builder in builders {
         never_goes_back_under_threads(&builder.build());
     }
+}
+
+#[test]
+fn report_slews_drift_and_never_goes_back_under_threads() {
+    // Re-anchored every 100 µs: the counter drifts by nanoseconds over one, far below the
+    // 50 µs threshold, so every correction is slewed (a step of the host clock during the
+    // test would be reported, as it should).
+    let clock = MonotonicClock::builder()
+        .recheck(Duration::from_micros(100))
+        .build();
+    never_goes_back_under_threads(&clock);
+    assert_near_wall(&clock);
 }
 
 fn never_goes_back_under_threads(clock: &MonotonicClock) {

@@ -314,7 +314,7 @@ impl CachedClock {
     ///
     /// # Errors
     ///
-    /// `Err(source)`, the source given back, when the process-wide clock already has one.
+    /// `Err`, with the source given back, when the process-wide clock already has one.
     ///
     /// # Examples
     ///
@@ -327,10 +327,10 @@ impl CachedClock {
     /// assert!(CachedClock::global().unix_ms() > 1_600_000_000_000);
     /// assert!(CachedClock::set_global_source(MonotonicClock::new()).is_err());
     /// ```
-    pub fn set_global_source(source: MonotonicClock) -> Result<(), MonotonicClock> {
-        let mut source = Some(source);
-        GLOBAL.get_or_init(|| Shared::new(source.take().expect("taken once")));
-        source.map_or(Ok(()), Err)
+    pub fn set_global_source(source: MonotonicClock) -> Result<(), Box<MonotonicClock>> {
+        GLOBAL
+            .set(Shared::new(source))
+            .map_err(|refused| Box::new(refused.source.clone()))
     }
 
     /// The process-wide clock's source and refresher, made on first use.

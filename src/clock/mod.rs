@@ -13,16 +13,16 @@
 //! How each clock behaves. `I` is the anchored clock's recheck interval (1 s by default), `ρ`
 //! the counter's rate error against the wall clock (a few parts per million, at most about
 //! 500), and the step threshold 10 ms by default
-//! (`MonotonicClockBuilder::step_threshold`). The figures of what a reading costs are in
+//! ([`MonotonicClockBuilder::step_threshold`]). The figures of what a reading costs are in
 //! `BENCHMARKS.md` (`benches/clocks.rs`).
 //!
 //! | clock | a reading costs | freshness | wall clock steps back | counter drift | idle | after `fork()` | starved refresher |
 //! |---|---|---|---|---|---|---|---|
 //! | [`CachedClock::global`] (the default) | one load from a `static` | the source's millisecond, from just after it begins (the refresher wakes then), lagging by the refresher's wake-up latency | followed: the first precise reading (a full tick, a reading behind the last tick) publishes the new time, and every reading after it is of the new time; the source reports steps above the threshold, so a generator's policy sees them | as its source's (slewed) | the refresher parks [`PROBE_EVERY`] + 1 ms after the last read and wakes at most 10 times a second; the next read reads the source and wakes it | the child's first read reads the source and starts a refresher of its own; IDs carry the child's time through inherited handles and new ones | readings lag by as long as it waits for a core; a full tick and a reading behind the last tick read the source, so a lag never costs capacity or counts as a regression, but IDs carry the lagging time until a tick fills |
 //! | [`CachedClock::new`] over a source `C` | one load (the handle holds its address) | once a millisecond, not aligned to the source's millisecond | as the global one, for whatever `C` reports | as `C`'s | as the global one; the refresher ends within [`IDLE_PARK`] of the last clone's drop | as the global one | as the global one |
-//! | [`MonotonicClock`] (`Report`, its default) | a counter read, two loads (more while a slew is in progress) | exact to the counter | a step back above the threshold is reported at the next re-anchor, at most `I` later; smaller ones are slewed | slewed: the rate changes over the next interval, never a step back | no thread, nothing to wake | correct: the counter and the anchor are inherited | no thread |
-//! | [`MonotonicClock`] with [`WallClockBack::Slew`] | as `Report`, plus a `fetch_max` on a shared word | as `Report` | never goes back: runs at half speed until the wall clock catches up (`2·D` for a step of `D`) | as `Report` | as `Report` | as `Report` | no thread |
-//! | [`MonotonicClock`] anchored once ([`MonotonicClockBuilder::anchor_once`]) | a counter read, two loads | drifts from the wall clock without bound (`ρ` × the uptime, plus every step) | ignored | ignored | as `Report` | as `Report` | no thread |
+//! | [`MonotonicClock`] (`Report`, its default) | a counter read and five loads (and a multiply while slewing) | exact to the counter | a step back above the threshold is reported at the next re-anchor, at most `I` later; smaller ones are slewed over one interval | slewed: the rate changes over the next interval, never a step back | no thread, nothing to wake | correct: the counter and the anchor are inherited | no thread |
+//! | [`MonotonicClock`] with [`WallClockBack::Slew`] | as `Report`, plus a load and a `fetch_max` on a word every reader writes | as `Report` | never goes back: runs at half speed until the wall clock catches up (`2·D` for a step of `D`) | as `Report` | as `Report` | as `Report` | no thread |
+//! | [`MonotonicClock`] anchored once ([`MonotonicClockBuilder::anchor_once`]) | a counter read and five loads | drifts from the wall clock without bound (`ρ` × the uptime, plus every step) | ignored | ignored | as `Report` | as `Report` | no thread |
 //! | [`ManualClock`] | one load | what it was set to | whatever it is set to: a generator's [`ClockBehind`](crate::ClockBehind) policy sees it | none | nothing runs | inherited | no thread |
 
 mod cached;
