@@ -87,13 +87,14 @@
 //! left, and never costs capacity.
 
 use std::fmt;
+use std::num::NonZeroU64;
 use std::ops::RangeInclusive;
 use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
-use crate::clock::{Clock, DefaultClock};
+use crate::clock::{Clock, DefaultClock, FIRST_READING};
 use crate::error::{Error, Result};
 use crate::id::{Id, Parts};
 use crate::layout::Layout;
@@ -185,7 +186,10 @@ struct Plan {
     seq_last: u64,
     node_bits: u64,
     epoch_ms: u64,
-    tick_ms: u64,
+    /// The least reading the fast path takes: the epoch, or [`FIRST_READING`] if later.
+    min_ms: u64,
+    /// Non-zero (a layout's tick is at least 1 ms): dividing by it needs no check.
+    tick_ms: NonZeroU64,
     max_ticks: u64,
     /// How many ticks ahead of the clock a full tick may push the state (0: never).
     borrow_ticks: u64,
@@ -691,7 +695,8 @@ impl<C> GeneratorBuilder<C> {
             seq_last: range.end() << seq_shift,
             node_bits,
             epoch_ms: layout.epoch_ms(),
-            tick_ms: layout.tick_ms(),
+            min_ms: layout.epoch_ms().max(FIRST_READING),
+            tick_ms: NonZeroU64::new(layout.tick_ms()).unwrap_or(NonZeroU64::MIN),
             max_ticks: layout.max_ticks(),
             borrow_ticks: self.borrow_ticks,
         })
@@ -960,34 +965,48 @@ impl<C: Clock, S: State> Generator<C, S> {
 
     #[inline(always)]
     fn next_id(&self, on_full: OnFull) -> Result<Id> {
-        let run = self.reserve(1, on_full)?;
+        match self.reserve_fast(1) {
+            Some(run) => Ok(Id::from_u64(run.first | self.plan.node_bits)),
+            // A tail call: the inlined mint keeps no frame of its own.
+            None => self.next_id_slow(on_full),
+        }
+    }
+
+    /// [`next_id`](Self::next_id) when the fast path fails, out of line.
+    #[cold]
+    #[inline(never)]
+    fn next_id_slow(&self, on_full: OnFull) -> Result<Id> {
+        let run = self.reserve_slow(1, on_full)?;
         Ok(Id::from_u64(run.first | self.plan.node_bits))
     }
 
     /// Reserves a run of at most `want` (at least 1) consecutive states on one tick.
-    ///
-    /// The common case runs straight through and is all that callers inline: a reading in the
-    /// layout's range, at or past the state's tick, a tick with room and an uncontended CAS.
-    /// Everything else (a full tick, a lost CAS, a reading behind the state or outside the
-    /// layout) starts over out of line, in [`reserve_slow`](Self::reserve_slow), so the
-    /// inlined part has one call and nothing to keep across it.
     #[inline(always)]
     fn reserve(&self, want: u64, on_full: OnFull) -> Result<Run> {
+        match self.reserve_fast(want) {
+            Some(run) => Ok(run),
+            None => self.reserve_slow(want, on_full),
+        }
+    }
+
+    /// The common case of [`reserve`](Self::reserve), which is all that callers inline: a
+    /// reading in the layout's range, at or past the state's tick, a tick with room and an
+    /// uncontended CAS. `None` for everything else (a full tick, a lost CAS, a reading behind
+    /// the state or outside the layout, a cached clock with no fresh reading), which starts
+    /// over out of line, in [`reserve_slow`](Self::reserve_slow).
+    #[inline(always)]
+    fn reserve_fast(&self, want: u64) -> Option<Run> {
         // Acquire, then read the clock: a reading behind this state is a regression (or,
         // when borrowing, time already borrowed); that is for the slow path to decide.
         let current = self.state.load();
-        if let Some(now) = self.ticks_in_range(self.clock.unix_ms()) {
-            if now >= current >> self.plan.time_shift {
-                if let Some(first) = self.first_after(current, now) {
-                    let (run, next) = self.plan.run(first, want);
-                    // Orderings as in `advance`.
-                    if self.state.swap_if(current, next).is_ok() {
-                        return Ok(run);
-                    }
-                }
-            }
+        let now = self.ticks_fast(self.clock.unix_ms_or_stale())?;
+        if now < current >> self.plan.time_shift {
+            return None;
         }
-        self.reserve_slow(want, on_full)
+        let first = self.first_after(current, now)?;
+        let (run, next) = self.plan.run(first, want);
+        // Orderings as in `advance`.
+        self.state.swap_if(current, next).ok().map(|_| run)
     }
 
     /// [`reserve`](Self::reserve) in full, out of line: a loop that starts from a fresh load of
@@ -1107,12 +1126,30 @@ impl<C: Clock, S: State> Generator<C, S> {
             .ok_or_else(|| self.time_error(unix_ms))
     }
 
+    /// [`ticks_in_range`](Self::ticks_in_range) for the fast path's reading, which may be a
+    /// cached clock's "no fresh reading" (a value below [`FIRST_READING`], see
+    /// [`Clock::unix_ms_or_stale`]): `None` for that too, in the same one compare when the
+    /// epoch is past it, as every preset's but two is.
+    #[inline(always)]
+    fn ticks_fast(&self, unix_ms: u64) -> Option<u64> {
+        if unix_ms < self.plan.min_ms {
+            return None;
+        }
+        let since = unix_ms - self.plan.epoch_ms;
+        let ticks = if self.plan.tick_ms.get() == 1 {
+            since
+        } else {
+            since / self.plan.tick_ms
+        };
+        (ticks.wrapping_sub(1) < self.plan.max_ticks).then_some(ticks)
+    }
+
     /// [`ticks`](Self::ticks), `None` for a reading outside the ticks a generator mints in.
     #[inline(always)]
     fn ticks_in_range(&self, unix_ms: u64) -> Option<u64> {
         let plan = &self.plan;
         let since = unix_ms.checked_sub(plan.epoch_ms)?;
-        let ticks = if plan.tick_ms == 1 {
+        let ticks = if plan.tick_ms.get() == 1 {
             since
         } else {
             since / plan.tick_ms
@@ -1125,11 +1162,11 @@ impl<C: Clock, S: State> Generator<C, S> {
     #[inline(never)]
     fn time_error(&self, unix_ms: u64) -> Error {
         let since = unix_ms.checked_sub(self.plan.epoch_ms);
-        if since.is_some_and(|since| since < self.plan.tick_ms) {
+        if since.is_some_and(|since| since < self.plan.tick_ms.get()) {
             Error::EpochTick {
                 layout: self.layout.name(),
                 unix_ms,
-                first_ms: self.plan.epoch_ms + self.plan.tick_ms,
+                first_ms: self.plan.epoch_ms + self.plan.tick_ms.get(),
             }
         } else {
             self.layout.time_error(unix_ms)
@@ -1261,7 +1298,7 @@ impl<C: Clock, S: State> Generator<C, S> {
                 return Err(Error::SequenceExhausted {
                     layout: self.layout.name(),
                     tick: last,
-                    retry_after: Duration::from_millis((ahead - borrow) * self.plan.tick_ms),
+                    retry_after: Duration::from_millis((ahead - borrow) * self.plan.tick_ms.get()),
                 });
             }
             if !counted {
@@ -1315,7 +1352,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             ClockBehind::Error => 0,
         };
         // The start of tick `last`; no overflow, since `last` is at most the layout's last tick.
-        let last_ms = self.plan.epoch_ms + last * self.plan.tick_ms;
+        let last_ms = self.plan.epoch_ms + last * self.plan.tick_ms.get();
         let earliest = last.saturating_sub(self.plan.borrow_ticks);
         let started = Instant::now();
         let backoff = Backoff::new();

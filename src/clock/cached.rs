@@ -96,11 +96,12 @@ pub(crate) const PARKED: u64 = 1;
 /// The sentinel for a clock whose refresher could not be started: every reading reads the
 /// source. Final, so it needs no generation.
 pub(crate) const UNCACHED: u64 = 2;
-/// The least value of the word that is a reading (2004-11-03 in Unix milliseconds). Below it
-/// the word holds a sentinel: its kind in the two low bits and a generation above them, so a
-/// sentinel written again later is a different value, and a compare-and-swap from the old one
-/// fails (see `# Publishing`). A source reading below it is returned but never cached.
-pub(crate) const FIRST_READING: u64 = 1 << 40;
+/// The least value of a cached clock's word that is a reading (2004-11-03 in Unix
+/// milliseconds). Below it the word holds a sentinel: its kind in the two low bits and a
+/// generation above them, so a sentinel written again later is a different value, and a
+/// compare-and-swap from the old one fails (see the module's `# Publishing`). A source reading
+/// below it is returned but never cached.
+pub const FIRST_READING: u64 = 1 << 40;
 
 /// The next sentinel generation. `std`'s atomic under loom too (a `static`): its values only
 /// need to differ, nothing is published through it.
@@ -410,6 +411,13 @@ impl Clock for CachedClock {
         reading
     }
 
+    /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
+    #[inline]
+    fn unix_ms_or_stale(&self) -> u64 {
+        // Acquire: as for `unix_ms`.
+        WORDS[0].load(Ordering::Acquire)
+    }
+
     /// The source's reading, published for the next readers.
     fn unix_ms_precise(&self) -> u64 {
         self.read_source()
@@ -593,6 +601,13 @@ impl<C: Clock + Send + Sync + 'static> Clock for CachedClock<Private<C>> {
             return self.read_source();
         }
         reading
+    }
+
+    /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
+    #[inline]
+    fn unix_ms_or_stale(&self) -> u64 {
+        // Acquire: as for `unix_ms`.
+        self.home.word().load(Ordering::Acquire)
     }
 
     /// The source's reading, published for the next readers.

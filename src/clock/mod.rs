@@ -31,7 +31,7 @@ mod monotonic;
 
 #[doc(hidden)]
 pub use cached::Step;
-pub use cached::{CachedClock, Global, Home, IDLE_PARK, PROBE_EVERY, Private};
+pub use cached::{CachedClock, FIRST_READING, Global, Home, IDLE_PARK, PROBE_EVERY, Private};
 pub use manual::ManualClock;
 pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 
@@ -78,6 +78,17 @@ pub trait Clock {
     fn unix_ms_precise(&self) -> u64 {
         self.unix_ms()
     }
+
+    /// A generator's fast-path reading: the clock's reading as cheaply as it can give it,
+    /// which may be a value below [`FIRST_READING`] (before November 2004) when the clock has
+    /// no fresh reading to give; the generator then takes its slow path, which reads
+    /// [`unix_ms`](Clock::unix_ms). The default is `unix_ms`. A [`CachedClock`] returns its
+    /// word as it stands, so the check for "no fresh reading" is the generator's range check.
+    #[doc(hidden)]
+    #[inline]
+    fn unix_ms_or_stale(&self) -> u64 {
+        self.unix_ms()
+    }
 }
 
 /// The clock a generator reads unless it is given another: the process-wide
@@ -100,6 +111,11 @@ impl<C: Clock + ?Sized> Clock for &C {
     fn unix_ms_precise(&self) -> u64 {
         (**self).unix_ms_precise()
     }
+
+    #[inline]
+    fn unix_ms_or_stale(&self) -> u64 {
+        (**self).unix_ms_or_stale()
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
@@ -111,5 +127,10 @@ impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
     #[inline]
     fn unix_ms_precise(&self) -> u64 {
         (**self).unix_ms_precise()
+    }
+
+    #[inline]
+    fn unix_ms_or_stale(&self) -> u64 {
+        (**self).unix_ms_or_stale()
     }
 }
