@@ -228,6 +228,15 @@ pub enum Error {
         second: RangeInclusive<u64>,
     },
 
+    /// A request for more items than can be allocated.
+    #[error("{what}: {requested} items cannot be allocated")]
+    TooLarge {
+        /// The call that asked.
+        what: &'static str,
+        /// How many items it asked for.
+        requested: u64,
+    },
+
     /// A sharded generator was asked for shards it cannot have.
     #[error("invalid shards for layout {layout}: {reason}")]
     InvalidShards {

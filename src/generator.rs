@@ -263,6 +263,8 @@ struct Cold {
     regressions: AtomicU64,
     toggles: AtomicU64,
     borrows: AtomicU64,
+    /// The last tick a borrow was counted for.
+    borrow_gate: AtomicU64,
     max_ahead_ticks: AtomicU64,
     /// Where events go, and the last tick an overflow and a regression event was sent for.
     events: Option<SyncSender<Event>>,
@@ -287,8 +289,9 @@ pub struct Stats {
     pub regressions: u64,
     /// Regressions handled by moving to the other timeline (tick-tock).
     pub toggles: u64,
-    /// Full ticks answered by running ahead of the clock instead of waiting
-    /// ([`GeneratorBuilder::borrow_ahead`]).
+    /// Ticks borrowed: full ticks answered by running ahead of the clock instead of waiting
+    /// ([`GeneratorBuilder::borrow_ahead`]), each counted once however many threads found it
+    /// full.
     pub borrows: u64,
     /// The furthest ahead of the clock a borrow has taken the generator, in ticks: at most the
     /// bound given to [`GeneratorBuilder::borrow_ahead`].
@@ -913,8 +916,9 @@ impl<C: Clock, S: State> Generator<C, S> {
     ///
     /// # Errors
     ///
-    /// As for [`mint`](Self::mint). The IDs reserved before the error are dropped; they are
-    /// never handed out again.
+    /// As for [`mint`](Self::mint), and [`Error::TooLarge`] when `n` IDs cannot be
+    /// allocated. The IDs reserved before an error are dropped; they are never handed out
+    /// again.
     ///
     /// # Examples
     ///
@@ -928,7 +932,13 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
-        let mut ids = vec![Id::from_u64(0); n];
+        let mut ids = Vec::new();
+        // Reserved before minting: a size that cannot be allocated is an error, not an abort.
+        ids.try_reserve_exact(n).map_err(|_| Error::TooLarge {
+            what: "mint_many",
+            requested: n as u64,
+        })?;
+        ids.resize(n, Id::from_u64(0));
         let mut filled = 0;
         while filled < n {
             filled += self.mint_batch(&mut ids[filled..])?;
@@ -1288,7 +1298,11 @@ impl<C: Clock, S: State> Generator<C, S> {
             // `now <= last`: the next tick is `last + 1 - now` ticks ahead of the clock.
             let ahead = last + 1 - now;
             if ahead <= borrow {
-                self.cold.borrows.fetch_add(1, Ordering::Relaxed);
+                // One count per borrowed tick, however many threads found `last` full: the
+                // first to raise the gate counts it (Relaxed: it only elects the counter).
+                if self.cold.borrow_gate.fetch_max(last + 1, Ordering::Relaxed) < last + 1 {
+                    self.cold.borrows.fetch_add(1, Ordering::Relaxed);
+                }
                 self.cold
                     .max_ahead_ticks
                     .fetch_max(ahead, Ordering::Relaxed);
@@ -1403,6 +1417,7 @@ impl<C, S: State> Generator<C, S> {
                 regressions: AtomicU64::new(0),
                 toggles: AtomicU64::new(0),
                 borrows: AtomicU64::new(0),
+                borrow_gate: AtomicU64::new(0),
                 max_ahead_ticks: AtomicU64::new(0),
                 events,
                 overflow_event_tick: AtomicU64::new(0),

@@ -108,7 +108,7 @@ pub use node_id::NodeIdSource;
 pub use persist::{HighWaterFile, PersistentGenerator};
 #[cfg(feature = "serde")]
 pub use serde_support::serde_id;
-pub use shard::{SequenceRanges, ShardedGenerator, Shards};
+pub use shard::{MAX_PARTS, SequenceRanges, ShardedGenerator, Shards};
 pub use sno::{SnoGenerator, SnoGeneratorBuilder, SnoId, SnoSnapshot};
 pub use state::{LocalState, SharedState, State};
 

@@ -25,6 +25,11 @@ use crate::sync::ThreadCounter;
 // atomics that make IDs unique.
 use std::sync::Arc;
 
+/// The most parts [`SequenceRanges::split_range`] cuts a range into, and the most shards a
+/// [`ShardedGenerator`] or [`GeneratorBuilder::build_local_shards`] builds: each is a
+/// generator of its own, and a count beyond this is a mistake, not a deployment.
+pub const MAX_PARTS: usize = 1 << 16;
+
 /// Disjoint, non-empty ranges of one layout's sequence values, one per generator that shares
 /// a node ID with the others.
 ///
@@ -77,7 +82,8 @@ impl SequenceRanges {
     /// # Errors
     ///
     /// [`Error::InvalidSequenceRange`] for an empty range or one past the sequence field, and
-    /// [`Error::InvalidShards`] when `parts` is 0 or more than the range has values.
+    /// [`Error::InvalidShards`] when `parts` is 0, more than the range has values, or more than
+    /// [`MAX_PARTS`].
     ///
     /// # Examples
     ///
@@ -98,15 +104,18 @@ impl SequenceRanges {
         let (start, end) = (*range.start(), *range.end());
         // At most 2^63 values: a sequence field is narrower than the whole ID.
         let values = end - start + 1;
+        // Checked before anything is allocated: at most one part per value, and at most
+        // `MAX_PARTS` parts.
+        let most = values.min(MAX_PARTS as u64);
         let Some(count) = u64::try_from(parts)
             .ok()
-            .filter(|&n| (1..=values).contains(&n))
+            .filter(|&n| (1..=most).contains(&n))
         else {
             return Err(Error::InvalidShards {
                 layout: layout.name(),
                 reason: format!(
                     "cannot split the {values} sequence values {start}..={end} into {parts} \
-                     non-empty ranges; expected 1..={values} parts"
+                     non-empty ranges; expected 1..={most} parts"
                 ),
             });
         };
@@ -344,6 +353,23 @@ impl<C: Clock> GeneratorBuilder<C> {
                     return Err(invalid(format!(
                         "the block of {field} values {values:?} is empty; expected at least one \
                          value"
+                    )));
+                }
+                // Checked before a builder is made: the field, the block's first value past it
+                // (if any), then the number of shards.
+                layout.node_bits(&[(field, *values.start())])?;
+                let max = layout
+                    .node_fields()
+                    .find(|f| f.name() == field)
+                    .map_or(0, |f| f.max());
+                if *values.end() > max {
+                    layout.node_bits(&[(field, max + 1)])?;
+                }
+                let count = values.end() - values.start() + 1;
+                if count > MAX_PARTS as u64 {
+                    return Err(invalid(format!(
+                        "the block of {field} values {values:?} has {count} values; expected at \
+                         most {MAX_PARTS} shards"
                     )));
                 }
                 values

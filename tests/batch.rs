@@ -569,3 +569,57 @@ fn threads_borrowing_on_a_stopped_clock_share_exactly_the_borrowed_ticks() {
     assert_eq!(stats.max_ahead_ticks, 3, "{stats:?}");
     assert_eq!(stats.regressions, 0, "{stats:?}");
 }
+
+/// A clock at `T0` whose first precise reading on each of two threads waits for the other's:
+/// both threads then find the same tick full before either borrows the next.
+struct TwoAtTheFullTick {
+    barrier: std::sync::Barrier,
+    met: std::sync::Mutex<std::collections::HashSet<thread::ThreadId>>,
+}
+
+impl Clock for TwoAtTheFullTick {
+    fn unix_ms(&self) -> u64 {
+        T0
+    }
+
+    fn unix_ms_precise(&self) -> u64 {
+        let first = self.met.lock().unwrap().insert(thread::current().id());
+        if first {
+            self.barrier.wait();
+        }
+        T0
+    }
+}
+
+/// Regression: `Stats::borrows` counted one borrowed tick twice when two threads found the
+/// same tick full. Both threads here read the full tick precisely, meet, and borrow the next
+/// tick: it is one borrowed tick, counted once.
+#[test]
+fn two_threads_borrowing_the_same_tick_count_one_borrow() {
+    let clock = TwoAtTheFullTick {
+        barrier: std::sync::Barrier::new(2),
+        met: Default::default(),
+    };
+    let generator = Generator::builder(TWITTER)
+        .node("machine", 1)
+        .clock(&clock)
+        .borrow_ahead(4)
+        .build()
+        .unwrap();
+    for _ in 0..TICK {
+        generator.try_mint().unwrap();
+    }
+    let ids: Vec<Id> = thread::scope(|s| {
+        let threads: Vec<_> = (0..2)
+            .map(|_| s.spawn(|| generator.try_mint().unwrap()))
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    assert_ne!(ids[0], ids[1]);
+    for id in &ids {
+        assert_eq!(time_and_sequence(*id).0, T0 + 1, "borrowed the next tick");
+    }
+    let stats = generator.stats();
+    assert_eq!(stats.borrows, 1, "{stats:?}");
+    assert_eq!(stats.max_ahead_ticks, 1, "{stats:?}");
+}

@@ -633,3 +633,81 @@ fn a_snapshot_range_round_trips_through_json() {
     let resumed = Generator::resume(&snapshot).clock(clock).build().unwrap();
     assert_eq!(sequence(resumed.mint().unwrap()), 100);
 }
+
+/// Regression: sizes are checked before anything is allocated. `SequenceRanges::split` with
+/// 2^62 parts of a 62-bit sequence, and a node block of 2^64 values, panicked on capacity
+/// overflow; a block of 2^40 + 1 values aborted the process on allocation; and
+/// `mint_many(usize::MAX)` panicked. Each is now an error naming what was asked.
+#[test]
+fn sizes_past_what_can_be_allocated_are_errors() {
+    let wide = Layout::builder("seq62", 64)
+        .time(2)
+        .sequence(62)
+        .epoch_ms(0)
+        .build()
+        .unwrap();
+    let err = SequenceRanges::split(&wide, 1 << 62).unwrap_err();
+    assert!(matches!(err, Error::InvalidShards { .. }), "{err:?}: {err}");
+    assert!(
+        err.to_string()
+            .ends_with(&format!("expected 1..={} parts", snowmint::MAX_PARTS)),
+        "{err}"
+    );
+    assert_eq!(
+        SequenceRanges::split(&wide, snowmint::MAX_PARTS)
+            .unwrap()
+            .as_slice()
+            .len(),
+        snowmint::MAX_PARTS
+    );
+
+    // A node block past the field: the field's range is checked first, before any shard.
+    for values in [0..=u64::MAX, 0..=1 << 40, 1020..=3_000_000] {
+        let err = Generator::builder(TWITTER)
+            .build_sharded(Shards::NodeBlock {
+                field: "machine",
+                values: values.clone(),
+            })
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::NodeOutOfRange { max: 1023, .. }),
+            "{values:?}: {err:?}"
+        );
+    }
+    // Within the field but more shards than allowed.
+    let fleet = Layout::builder("fleet", 64)
+        .unused(1)
+        .time(41)
+        .node("worker", 20)
+        .sequence(2)
+        .epoch_ms(1_288_834_974_657)
+        .build()
+        .unwrap();
+    let err = Generator::builder(fleet)
+        .build_local_shards(Shards::NodeBlock {
+            field: "worker",
+            values: 0..=(1 << 20) - 1,
+        })
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidShards { .. }), "{err:?}");
+
+    let generator = Generator::builder(TWITTER)
+        .node("machine", 1)
+        .build()
+        .unwrap();
+    let err = generator.mint_many(usize::MAX).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TooLarge {
+                what: "mint_many",
+                requested: u64::MAX
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "mint_many: 18446744073709551615 items cannot be allocated"
+    );
+}
