@@ -35,7 +35,7 @@ pub enum Error {
     /// No preset has this name.
     #[error("unknown layout {name:?}, expected one of {expected}")]
     UnknownLayout {
-        /// The name given.
+        /// The name given, at most 64 characters of it (and an ellipsis when there were more).
         name: String,
         /// The preset names, comma separated.
         expected: &'static str,
@@ -440,3 +440,15 @@ pub enum ParseIdReason {
 
 /// `Result` with snowmint's [`Error`] as the default error type.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// How many characters of a user's input an error repeats.
+const ECHO_CHARS: usize = 64;
+
+/// `input` as an error repeats it: at most [`ECHO_CHARS`] characters, and an ellipsis when
+/// there were more.
+pub(crate) fn bounded(input: &str) -> String {
+    match input.char_indices().nth(ECHO_CHARS) {
+        Some((end, _)) => format!("{}…", &input[..end]),
+        None => input.to_owned(),
+    }
+}

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::ops::RangeInclusive;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, bounded};
 use crate::id::{Id, Parts};
 
 /// The most fields a layout can have, counting unused, time, node and sequence fields.
@@ -648,7 +648,7 @@ impl Layout {
             }
             _ => {
                 return Err(Error::UnknownLayout {
-                    name: name.to_owned(),
+                    name: bounded(name),
                     expected: PRESET_NAMES,
                 });
             }

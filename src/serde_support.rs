@@ -22,6 +22,7 @@ use std::sync::{Mutex, PoisonError};
 use serde::de::{Error as _, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::error::{Error, bounded};
 use crate::generator::Snapshot;
 use crate::id::Id;
 use crate::layout::{FieldKind, Layout, LayoutBuilder};
@@ -253,10 +254,32 @@ impl LayoutDef {
                 Kind::Sequence => builder.sequence(field.bits),
             },
         );
-        builder
+        let layout = builder
             .tick_ms(self.tick_ms)
             .epoch_ms(self.epoch_ms)
-            .build()
+            .build()?;
+        // Every stored field must be the field built from it: a tick-tock bit is one bit
+        // wide and named `tick-tock`, and only node fields have names of their own.
+        let built = LayoutDef::from(&layout);
+        let mismatch = self
+            .fields
+            .iter()
+            .zip(&built.fields)
+            .position(|(stored, made)| stored.bits != made.bits || stored.name != made.name);
+        if let Some(i) = mismatch {
+            let (stored, made) = (&self.fields[i], &built.fields[i]);
+            return Err(Error::InvalidLayout {
+                layout: layout.name(),
+                problem: format!(
+                    "field {i} is stored as {:?} with {} bits; expected {:?} with {} bits",
+                    bounded(&stored.name),
+                    stored.bits,
+                    made.name,
+                    made.bits
+                ),
+            });
+        }
+        Ok(layout)
     }
 }
 
@@ -393,6 +416,49 @@ mod tests {
             err.starts_with("layout twitter has no node field \"rack\""),
             "{err}"
         );
+    }
+
+    /// Regression: stored fields were ignored where the builder takes none: a tick-tock
+    /// bit stored as 65 bits was read back as 1, and a time field could be stored under any
+    /// name (echoed whole in no error). Every stored field must now be the field built from
+    /// it, and the error repeats at most 64 characters of a stored name.
+    #[test]
+    fn a_stored_field_that_is_not_the_field_built_from_it_is_an_error() {
+        let tick_tock = r#"{"name":"tt","width":64,"fields":[{"kind":"unused","name":"unused","bits":1},
+            {"kind":"time","name":"time","bits":41},{"kind":"tick-tock","name":"tick","bits":65},
+            {"kind":"node","name":"machine","bits":9},{"kind":"sequence","name":"sequence","bits":12}],
+            "tick_ms":1,"epoch_ms":0}"#;
+        let err = serde_json::from_str::<Layout>(tick_tock)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "invalid layout tt: field 2 is stored as \"tick\" with 65 bits; expected \
+                 \"tick\" with 1 bits"
+            ),
+            "{err}"
+        );
+        let long = "c".repeat(100_000);
+        let renamed = format!(
+            r#"{{"name":"rn","width":64,"fields":[{{"kind":"unused","name":"unused","bits":1}},
+            {{"kind":"time","name":"{long}","bits":41}},{{"kind":"node","name":"machine","bits":10}},
+            {{"kind":"sequence","name":"sequence","bits":12}}],"tick_ms":1,"epoch_ms":0}}"#
+        );
+        let err = serde_json::from_str::<Layout>(&renamed)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("invalid layout rn: field 1 is stored as \"cccc"),
+            "{err}"
+        );
+        assert!(
+            err.len() < 300,
+            "the stored name is echoed unbounded: {} bytes",
+            err.len()
+        );
+        // What a layout writes, it reads back.
+        let tt = LayoutDef::from(&TT);
+        assert_eq!(tt.build().unwrap(), TT);
     }
 
     fn generator_snapshot_with_unknown_node() -> SnapshotDef {

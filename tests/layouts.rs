@@ -154,3 +154,29 @@ fn custom_layout_round_trips() {
     assert_eq!(parts.node("host"), Some(100));
     assert_eq!(parts.sequence(), 9999);
 }
+
+/// Regression: an unknown preset name was repeated whole in the error: a 100 kB name gave a
+/// 100 kB message. The error repeats 64 characters and an ellipsis.
+#[test]
+fn an_unknown_preset_name_is_repeated_at_most_64_characters() {
+    let name = "x".repeat(100_000);
+    let err = Layout::preset(&name, None).unwrap_err();
+    match &err {
+        Error::UnknownLayout { name, .. } => {
+            assert_eq!(name.chars().count(), 65);
+            assert!(name.ends_with('…'), "{name}");
+        }
+        other => panic!("expected UnknownLayout, got {other:?}"),
+    }
+    assert!(
+        err.to_string().len() < 400,
+        "{} bytes",
+        err.to_string().len()
+    );
+    let err = Layout::preset("twiter", None).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("unknown layout \"twiter\", expected one of "),
+        "{err}"
+    );
+}
