@@ -44,7 +44,8 @@
 //! # Feature flags
 //!
 //! - `cli`: the `snowmint` command-line tool (pulls `clap`). Off by default: the library
-//!   depends on `quanta`, `crossbeam-utils` and `thiserror` only.
+//!   depends on `quanta`, `crossbeam-utils` and `thiserror` only, and on Unix on `libc`
+//!   (the cached clock's fork handler) and `rustix` (the high-water file's lock).
 //! - `serde`: `Serialize` and `Deserialize` for [`Id`] (a decimal string by default, a number
 //!   per field with `serde_id::number`), [`Layout`] and [`Snapshot`] (pulls `serde`).
 //! - `etcd`: node IDs leased from etcd with fencing and a high-water mark: `EtcdConfig`,

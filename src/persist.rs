@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, bounded};
 use crate::generator::{Generator, GeneratorBuilder, Snapshot};
 use crate::id::Id;
 use crate::layout::Layout;
@@ -46,9 +46,12 @@ use crate::sync::{AtomicU64, Ordering};
 ///
 /// - Per ID: one relaxed atomic load, a shift, mask and multiply-add to decode the ID's time,
 ///   and one compare.
-/// - Per interval of ID time: one write of the file (write `PATH.tmp`, `fsync` it, rename it
-///   over `PATH`, `fsync` the directory), made by the first mint past the mark while every
-///   other mint past the mark waits on a mutex for it.
+/// - Per interval of ID time: one write of the file, made by the first mint past the mark
+///   while every other mint past the mark waits on a mutex for it: under an exclusive `flock`
+///   of `PATH.lock`, read the mark on disk, write the greater of it and the new mark to a
+///   temporary file of the write's own, `fsync` it, rename it over `PATH`, `fsync` the
+///   directory. Writers of one file, clones in one process or other processes, so never
+///   lower its mark.
 /// - After a crash: the restarted generator starts up to one interval ahead of the last ID the
 ///   old one returned. If it restarts sooner than that, its clock reads behind the mark and its
 ///   policy applies: pick `ClockBehind::Wait { max_ms }` with `max_ms` at least the interval to
@@ -97,7 +100,8 @@ impl HighWaterFile {
     /// Reads the mark at `path`, if the file exists, and keeps `interval`: how far ahead of an
     /// ID's time each write puts the mark (at least 1 ms; less counts as 1 ms).
     ///
-    /// A leftover `PATH.tmp` from a write cut short is ignored (the next write replaces it).
+    /// A leftover temporary file (`PATH.tmp.*`) from a write cut short is ignored. A file
+    /// longer than 64 bytes is corrupt: it is not read further.
     ///
     /// # Errors
     ///
@@ -121,11 +125,7 @@ impl HighWaterFile {
         let interval_ms = u64::try_from(interval.as_millis())
             .unwrap_or(u64::MAX)
             .max(1);
-        let mark = match fs::read_to_string(&path) {
-            Ok(text) => Some(parse_mark(&text).map_err(|reason| file_error(&path, reason))?),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => None,
-            Err(err) => return Err(file_error(&path, format!("cannot read it: {err}"))),
-        };
+        let mark = read_mark(&path)?;
         Ok(HighWaterFile {
             path,
             interval_ms,
@@ -159,25 +159,105 @@ impl HighWaterFile {
         resume_above(layout, nodes, self.mark)
     }
 
-    /// Writes `mark` durably: `PATH.tmp`, `fsync`, rename over `PATH`, `fsync` the directory.
-    fn write(&self, mark: u64) -> Result<()> {
-        let tmp = self.tmp_path();
+    /// Writes at least `mark` durably and returns the mark now on disk: under an exclusive
+    /// lock on `PATH.lock` (every writer of the file, in this process or another, takes it),
+    /// reads the mark on disk and writes the greater of the two to a temporary file of this
+    /// write's own, `fsync`s it, renames it over `PATH` and `fsync`s the directory. So the
+    /// mark on disk never goes down, whoever writes it.
+    fn write(&self, mark: u64) -> Result<u64> {
         let fail = |what: &str, err: io::Error| file_error(&self.path, format!("{what}: {err}"));
-        let mut file =
-            File::create(&tmp).map_err(|e| fail("cannot create the temporary file", e))?;
-        file.write_all(format!("{mark}\n").as_bytes())
-            .map_err(|e| fail("cannot write the temporary file", e))?;
-        file.sync_all()
-            .map_err(|e| fail("cannot sync the temporary file", e))?;
-        drop(file);
-        fs::rename(&tmp, &self.path).map_err(|e| fail("cannot rename the temporary file", e))?;
-        sync_dir(&self.path).map_err(|e| fail("cannot sync the directory", e))
+        let _lock =
+            FileLock::take(&self.sibling(".lock")).map_err(|e| fail("cannot lock the file", e))?;
+        let mark = match read_mark(&self.path)? {
+            Some(on_disk) if on_disk >= mark => return Ok(on_disk),
+            _ => mark,
+        };
+        // A name no other write uses: this process's ID and a count of its writes.
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = self.sibling(&format!(".tmp.{}.{n}", std::process::id()));
+        let written = (|| {
+            let mut file =
+                File::create(&tmp).map_err(|e| fail("cannot create a temporary file", e))?;
+            file.write_all(format!("{mark}\n").as_bytes())
+                .map_err(|e| fail("cannot write a temporary file", e))?;
+            file.sync_all()
+                .map_err(|e| fail("cannot sync a temporary file", e))?;
+            drop(file);
+            fs::rename(&tmp, &self.path).map_err(|e| fail("cannot rename a temporary file", e))
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written?;
+        sync_dir(&self.path).map_err(|e| fail("cannot sync the directory", e))?;
+        Ok(mark)
     }
 
-    fn tmp_path(&self) -> PathBuf {
-        let mut tmp = self.path.clone().into_os_string();
-        tmp.push(".tmp");
-        tmp.into()
+    /// `PATH` with `suffix` appended.
+    fn sibling(&self, suffix: &str) -> PathBuf {
+        let mut path = self.path.clone().into_os_string();
+        path.push(suffix);
+        path.into()
+    }
+}
+
+/// The longest high-water file read: a mark is at most 20 digits and a newline.
+const MAX_FILE_BYTES: u64 = 64;
+
+/// The mark in the file at `path`, `None` if there is no file. Reads at most
+/// [`MAX_FILE_BYTES`] (and one more, to tell a longer file): a longer file is corrupt.
+fn read_mark(path: &Path) -> Result<Option<u64>> {
+    use std::io::Read;
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(file_error(path, format!("cannot read it: {err}"))),
+    };
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| file_error(path, format!("cannot read it: {err}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(file_error(
+            path,
+            format!(
+                "is longer than {MAX_FILE_BYTES} bytes; expected one line with a \
+                 Unix-millisecond mark"
+            ),
+        ));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    parse_mark(&text)
+        .map(Some)
+        .map_err(|reason| file_error(path, reason))
+}
+
+/// An exclusive advisory lock on a lock file, held until dropped (`flock`, which also keeps
+/// two writers of one process apart: each opens the file anew). Where there is no `flock`,
+/// writers in one process are kept apart by the generator's own lock and nothing more.
+struct FileLock {
+    #[cfg(unix)]
+    _file: File,
+}
+
+impl FileLock {
+    fn take(path: &Path) -> io::Result<FileLock> {
+        #[cfg(unix)]
+        {
+            let file = fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(path)?;
+            rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+            Ok(FileLock { _file: file })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            Ok(FileLock {})
+        }
     }
 }
 
@@ -230,11 +310,12 @@ fn mark_tick(layout: &Layout, mark: u64) -> u64 {
 fn parse_mark(text: &str) -> Result<u64, String> {
     let expected = "expected one line with a Unix-millisecond mark";
     let line = text.strip_suffix('\n').unwrap_or(text);
+    let shown = bounded(text);
     if line.is_empty() {
-        return Err(format!("holds {text:?}, {expected}"));
+        return Err(format!("holds {shown:?}, {expected}"));
     }
     line.parse()
-        .map_err(|err| format!("holds {text:?}, {expected}: {err}"))
+        .map_err(|err| format!("holds {shown:?}, {expected}: {err}"))
 }
 
 fn file_error(path: &Path, reason: String) -> Error {
@@ -369,8 +450,9 @@ impl<C> PersistentGenerator<C> {
         if time < self.mark.load(Ordering::Relaxed) {
             return Ok(id);
         }
-        let mark = time.saturating_add(self.interval_ms);
-        self.file.write(mark)?;
+        // The mark on disk now: this one, or a higher one another writer of the file put
+        // there.
+        let mark = self.file.write(time.saturating_add(self.interval_ms))?;
         *writes += 1;
         // Only now, with `mark` durable, may other threads return IDs below it.
         self.mark.store(mark, Ordering::Relaxed);

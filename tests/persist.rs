@@ -289,8 +289,9 @@ fn a_generator_not_started_above_the_mark_is_refused() {
 fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
     let dir = TempDir::new("rename");
     let path = dir.file();
-    let tmp = dir.0.join("high-water.tmp");
-    // A leftover from a write cut short is ignored, then replaced.
+    // A leftover of a write cut short (each write has a temporary file of its own) is
+    // ignored.
+    let tmp = dir.0.join("high-water.tmp.1.0");
     std::fs::write(&tmp, "garbage").unwrap();
     let clock = ManualClock::new(START_MS);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
@@ -300,9 +301,16 @@ fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
             std::fs::read_to_string(&path).unwrap(),
             format!("{}\n", generator.mark())
         );
-        assert!(!tmp.exists());
-        let entries: Vec<_> = std::fs::read_dir(&dir.0).unwrap().collect();
-        assert_eq!(entries.len(), 1);
+        // The mark, the lock file and the leftover: no temporary file of this write's.
+        let mut entries: Vec<String> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        entries.sort();
+        assert_eq!(
+            entries,
+            ["high-water", "high-water.lock", "high-water.tmp.1.0"]
+        );
         clock.advance(1_000);
     }
     assert_eq!(generator.writes(), 3);
@@ -311,16 +319,14 @@ fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
 #[test]
 fn a_failed_write_returns_an_error_and_no_id() {
     let dir = TempDir::new("unwritable");
-    // The file's directory does not exist: the temporary file cannot be created.
+    // The file's directory does not exist: neither the lock file nor a temporary file can
+    // be created.
     let path = dir.0.join("missing-dir").join("high-water");
     let clock = ManualClock::new(START_MS);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     let err = generator.mint().unwrap_err();
     assert!(matches!(err, Error::Persist { .. }), "{err:?}");
-    assert!(
-        err.to_string().contains("cannot create the temporary file"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("cannot lock the file"), "{err}");
     assert_eq!(generator.mark(), 0);
     // Once the directory exists, minting goes on, above the discarded ID.
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -337,4 +343,105 @@ impl Now for ManualClock {
     fn unix_ms_now(&self) -> u64 {
         snowmint::Clock::unix_ms(self)
     }
+}
+
+/// A `PersistentGenerator` on a clone of `file` over `layout`'s machine 5 with `range`, on a
+/// clock at `unix_ms`.
+fn on_clone(
+    file: &HighWaterFile,
+    range: std::ops::RangeInclusive<u64>,
+    unix_ms: u64,
+) -> (PersistentGenerator<ManualClock>, ManualClock) {
+    let clock = ManualClock::new(unix_ms);
+    let generator = file
+        .resume(Layout::TWITTER, &[("machine", 5)])
+        .sequence_range(range)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    (
+        PersistentGenerator::new(generator, file.clone()).unwrap(),
+        clock,
+    )
+}
+
+/// Regression: two `PersistentGenerator`s on clones of one file (disjoint sequence ranges of
+/// one node) each wrote their own mark, so the one behind lowered the mark on disk below IDs
+/// the other had returned; restarted from the file, a generator repeated them. A write keeps
+/// the greater of its mark and the one on disk.
+#[test]
+fn writers_on_clones_of_one_file_never_lower_its_mark() {
+    let dir = TempDir::new("clones");
+    let file = HighWaterFile::open(dir.file(), INTERVAL).unwrap();
+    let (ahead, _) = on_clone(&file, 0..=2047, START_MS + 5_000);
+    let (behind, _) = on_clone(&file, 2048..=4095, START_MS);
+    let returned = ahead.mint().unwrap();
+    assert_eq!(on_disk(&dir.file()), START_MS + 6_000);
+    behind.mint().unwrap();
+    assert_eq!(
+        on_disk(&dir.file()),
+        START_MS + 6_000,
+        "the generator behind lowered the mark"
+    );
+    assert_eq!(behind.mark(), START_MS + 6_000);
+
+    // After a crash, a generator restarted from the file on the range of `ahead` mints above
+    // everything `ahead` returned, even on a clock behind it.
+    let file = HighWaterFile::open(dir.file(), INTERVAL).unwrap();
+    let (restarted, _) = on_clone(&file, 0..=2047, START_MS + 6_001);
+    assert!(restarted.mint().unwrap() > returned);
+}
+
+/// Writers on clones of one file in many threads, each on its own clock: the mark on disk is
+/// the greatest any of them wrote, and no temporary file is left behind.
+#[test]
+fn concurrent_writers_keep_the_greatest_mark() {
+    let dir = TempDir::new("concurrent");
+    let file = HighWaterFile::open(dir.file(), Duration::from_millis(1)).unwrap();
+    let marks: Vec<u64> = thread::scope(|s| {
+        let writers: Vec<_> = (0..4u64)
+            .map(|i| {
+                let file = &file;
+                s.spawn(move || {
+                    let range = i * 1024..=i * 1024 + 1023;
+                    let (generator, clock) = on_clone(file, range, START_MS + i * 7);
+                    for _ in 0..50 {
+                        generator.mint().unwrap();
+                        clock.advance(1 + i);
+                    }
+                    generator.mark()
+                })
+            })
+            .collect();
+        writers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    assert_eq!(on_disk(&dir.file()), *marks.iter().max().unwrap());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.file().parent().unwrap())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Regression: a corrupt high-water file was read whole into the error message (a 200 MB
+/// file, a 200 MB message). A file longer than a mark can be is judged corrupt after 65
+/// bytes, and the error repeats at most 64 characters of it.
+#[test]
+fn a_long_corrupt_file_is_judged_on_its_first_bytes() {
+    let dir = TempDir::new("corrupt");
+    std::fs::write(dir.file(), "9".repeat(1 << 20)).unwrap();
+    let err = HighWaterFile::open(dir.file(), INTERVAL).unwrap_err();
+    assert!(matches!(err, Error::Persist { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("is longer than 64 bytes"), "{message}");
+    assert!(message.len() < 400, "{} bytes", message.len());
+    std::fs::write(dir.file(), format!("{}x\n", "1".repeat(40))).unwrap();
+    let message = HighWaterFile::open(dir.file(), INTERVAL)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("expected one line with a Unix-millisecond mark"),
+        "{message}"
+    );
 }
