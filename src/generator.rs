@@ -1145,20 +1145,20 @@ impl<C: Clock, S: State> Generator<C, S> {
         if unix_ms < self.plan.min_ms {
             return None;
         }
-        let since = unix_ms - self.plan.epoch_ms;
-        let ticks = if self.plan.tick_ms.get() == 1 {
-            since
-        } else {
-            since / self.plan.tick_ms
-        };
-        (ticks.wrapping_sub(1) < self.plan.max_ticks).then_some(ticks)
+        self.ticks_since_epoch(unix_ms - self.plan.epoch_ms)
     }
 
     /// [`ticks`](Self::ticks), `None` for a reading outside the ticks a generator mints in.
     #[inline(always)]
     fn ticks_in_range(&self, unix_ms: u64) -> Option<u64> {
+        self.ticks_since_epoch(unix_ms.checked_sub(self.plan.epoch_ms)?)
+    }
+
+    /// `since` milliseconds after the epoch as ticks, `None` outside the ticks a generator
+    /// mints in.
+    #[inline(always)]
+    fn ticks_since_epoch(&self, since: u64) -> Option<u64> {
         let plan = &self.plan;
-        let since = unix_ms.checked_sub(plan.epoch_ms)?;
         let ticks = if plan.tick_ms.get() == 1 {
             since
         } else {

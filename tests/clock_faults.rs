@@ -569,20 +569,26 @@ impl snowmint::Clock for Alternating {
 /// waits for the next one.
 #[test]
 fn alternating_precise_readings_at_a_full_tick_end_after_a_bounded_number_of_reads() {
+    /// A tick-tock generator on `clock` whose tick `T0` is full.
+    fn full(clock: &Alternating) -> Generator<&Alternating> {
+        let generator = Generator::builder(TT4)
+            .node("machine", 7)
+            .clock(clock)
+            .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 })
+            .build()
+            .unwrap();
+        for _ in 0..4 {
+            generator.try_mint().unwrap();
+        }
+        generator
+    }
+
     let clock = Alternating {
         precise_reads: Default::default(),
         alternations: 1_000_000,
         after: T0 + 1,
     };
-    let generator = Generator::builder(TT4)
-        .node("machine", 7)
-        .clock(&clock)
-        .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 })
-        .build()
-        .unwrap();
-    for _ in 0..4 {
-        generator.try_mint().unwrap();
-    }
+    let generator = full(&clock);
     let reads_before = clock.precise_reads.load(Ordering::SeqCst);
     match generator.try_mint() {
         Err(Error::SequenceExhausted { tick, .. }) => {
@@ -600,15 +606,7 @@ fn alternating_precise_readings_at_a_full_tick_end_after_a_bounded_number_of_rea
         alternations: 40,
         after: T0 + 1,
     };
-    let generator = Generator::builder(TT4)
-        .node("machine", 7)
-        .clock(&clock)
-        .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 })
-        .build()
-        .unwrap();
-    for _ in 0..4 {
-        generator.mint().unwrap();
-    }
+    let generator = full(&clock);
     let parts = generator.decode(generator.mint().unwrap()).unwrap();
     assert_eq!(
         (parts.timestamp_ms(), parts.timeline(), parts.sequence()),
