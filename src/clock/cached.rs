@@ -731,9 +731,10 @@ impl<C: Clock> Shared<C> {
                 return;
             }
         }
+        // Before the thread exists: a fork after the spawn must find the handler in place.
+        register_fork_handler();
         match spawn() {
             Ok(thread) => {
-                register_fork_handler();
                 runner.thread = Some(thread);
                 runner.generation = generation;
             }
