@@ -263,8 +263,9 @@ struct Cold {
     regressions: AtomicU64,
     toggles: AtomicU64,
     borrows: AtomicU64,
-    /// The last tick a borrow was counted for.
-    borrow_gate: AtomicU64,
+    /// The last tick a borrow was counted for, per timeline: each timeline's ticks rise on
+    /// their own, and a toggle moves to an earlier one.
+    borrow_gate: [AtomicU64; 2],
     max_ahead_ticks: AtomicU64,
     /// Where events go, and the last tick an overflow and a regression event was sent for.
     events: Option<SyncSender<Event>>,
@@ -1090,7 +1091,8 @@ impl<C: Clock, S: State> Generator<C, S> {
         let backoff = Backoff::new();
         loop {
             let Some(first) = self.first_after(current, now) else {
-                match self.next_tick(current >> plan.time_shift, on_full, settle)? {
+                let timeline = usize::from(current & plan.tick_mask != 0);
+                match self.next_tick(current >> plan.time_shift, timeline, on_full, settle)? {
                     Some(later) => now = later,
                     // The clock went back while this thread waited: start over from the state.
                     None => return Ok(Pass::Restart),
@@ -1262,7 +1264,7 @@ impl<C: Clock, S: State> Generator<C, S> {
         }
     }
 
-    /// The tick `last` is full: return a later tick to mint in (borrowed, when borrowing allows
+    /// The tick `last` on `timeline` (0 or 1) is full: return a later tick to mint in (borrowed, when borrowing allows
     /// it, or waited for), or fail, as `on_full` says. `None` when the clock goes back
     /// meanwhile under [`ClockBehind::TickTock`]: the caller starts over, and the regression is
     /// handled like any other, unless `settle` (the caller has started over
@@ -1270,7 +1272,13 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// [`ClockBehind::Wait`].
     #[cold]
     #[inline(never)]
-    fn next_tick(&self, last: u64, on_full: OnFull, settle: bool) -> Result<Option<u64>> {
+    fn next_tick(
+        &self,
+        last: u64,
+        timeline: usize,
+        on_full: OnFull,
+        settle: bool,
+    ) -> Result<Option<u64>> {
         self.cold.overflows.fetch_add(1, Ordering::Relaxed);
         let borrow = self.plan.borrow_ticks;
         let backoff = Backoff::new();
@@ -1299,8 +1307,10 @@ impl<C: Clock, S: State> Generator<C, S> {
             let ahead = last + 1 - now;
             if ahead <= borrow {
                 // One count per borrowed tick, however many threads found `last` full: the
-                // first to raise the gate counts it (Relaxed: it only elects the counter).
-                if self.cold.borrow_gate.fetch_max(last + 1, Ordering::Relaxed) < last + 1 {
+                // first to raise its timeline's gate counts it (Relaxed: it only elects the
+                // counter).
+                let gate = &self.cold.borrow_gate[timeline];
+                if gate.fetch_max(last + 1, Ordering::Relaxed) < last + 1 {
                     self.cold.borrows.fetch_add(1, Ordering::Relaxed);
                 }
                 self.cold
@@ -1417,7 +1427,7 @@ impl<C, S: State> Generator<C, S> {
                 regressions: AtomicU64::new(0),
                 toggles: AtomicU64::new(0),
                 borrows: AtomicU64::new(0),
-                borrow_gate: AtomicU64::new(0),
+                borrow_gate: [AtomicU64::new(0), AtomicU64::new(0)],
                 max_ahead_ticks: AtomicU64::new(0),
                 events,
                 overflow_event_tick: AtomicU64::new(0),

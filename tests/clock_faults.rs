@@ -613,3 +613,35 @@ fn alternating_precise_readings_at_a_full_tick_end_after_a_bounded_number_of_rea
         (T0 + 1, Some(0), 0)
     );
 }
+
+/// Regression: `Stats::borrows` missed a borrow on the other timeline. The borrow count was
+/// kept once per tick across both timelines, so after a toggle to an earlier time a borrowed
+/// tick below the first timeline's borrowed tick went uncounted. Each timeline's ticks rise
+/// on their own, and each borrow on either is counted.
+#[test]
+fn a_borrow_on_the_other_timeline_after_a_toggle_is_counted() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(TT4)
+        .node("machine", 7)
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
+        .borrow_ahead(1)
+        .build()
+        .unwrap();
+    let mut ledger = Ledger::default();
+    // Timeline 0: fill T0 and borrow T0 + 1.
+    for _ in 0..5 {
+        ledger.record(generator.decode(generator.try_mint().unwrap()).unwrap());
+    }
+    assert_eq!(generator.stats().borrows, 1);
+    // Back a second: timeline 1 at T0 - 1 s, filled, then its next tick borrowed.
+    clock.set(T0 - SECOND);
+    for _ in 0..5 {
+        let parts = generator.decode(generator.try_mint().unwrap()).unwrap();
+        assert_eq!(parts.timeline(), Some(1), "{parts:?}");
+        ledger.record(parts);
+    }
+    let stats = generator.stats();
+    assert_eq!((stats.toggles, stats.overflows), (1, 2), "{stats:?}");
+    assert_eq!((stats.borrows, stats.max_ahead_ticks), (2, 1), "{stats:?}");
+}
