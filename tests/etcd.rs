@@ -534,3 +534,96 @@ fn the_cli_refuses_etcd_with_the_leased_field_or_without_a_node_field() {
          with one\n"
     );
 }
+
+/// Regression: a mark that does not parse on the lowest free node ID made every claim fail.
+/// That node ID is skipped (nothing says how far its IDs went) and its key given back; with
+/// no other node ID free, the error names the mark and what was expected.
+#[test]
+fn a_node_whose_mark_does_not_parse_is_skipped() {
+    let Some(endpoints) = endpoints("a_node_whose_mark_does_not_parse") else {
+        return;
+    };
+    let prefix = prefix("unreadable-mark");
+    let corrupt = format!("not a mark {}", "x".repeat(1_000));
+    etcdctl(&endpoints, &["put", &format!("{prefix}mark/0"), &corrupt]);
+
+    let lease = EtcdLease::claim(&config(&endpoints, &prefix, 0..=2)).unwrap();
+    assert_eq!(lease.node_id(), 1, "node 0's mark is unreadable: skipped");
+    let keys = etcdctl(&endpoints, &["get", "--prefix", "--keys-only", &prefix]);
+    let held: Vec<&str> = keys.lines().filter(|l| l.contains("/node/")).collect();
+    assert_eq!(
+        held,
+        [format!("{prefix}node/1")],
+        "node 0's key was given back"
+    );
+
+    let err = EtcdLease::claim(&config(&endpoints, &prefix, 0..=1)).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        matches!(
+            err,
+            Error::Etcd {
+                operation: "claim",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        message.contains(&format!("{prefix}mark/0: holds \"not a mark xxx"))
+            && message.contains("expected a Unix-millisecond mark")
+            && message.len() < 600,
+        "{message}"
+    );
+    lease.release().unwrap();
+}
+
+/// Regression: the lease's deadline and marks followed the TTL asked for, not the one the
+/// server granted. etcd raises a TTL below its minimum (2 s with its default election
+/// timeout): a 1 s lease is granted 2 s, and is known live for that long.
+#[test]
+fn the_deadline_follows_the_granted_ttl() {
+    let Some(endpoints) = endpoints("the_deadline_follows_the_granted_ttl") else {
+        return;
+    };
+    let prefix = prefix("granted-ttl");
+    let config = EtcdConfig::new(endpoints.split(','), &prefix, 0..=0)
+        .ttl(Duration::from_secs(1))
+        .margin(Duration::from_millis(200))
+        .request_timeout(Duration::from_secs(3));
+    let lease = EtcdLease::claim(&config).unwrap();
+    let granted = etcdctl(
+        &endpoints,
+        &[
+            "lease",
+            "timetolive",
+            &format!("{:x}", lease_id(&endpoints, &prefix)),
+        ],
+    );
+    let granted_secs: u64 = granted
+        .split("granted with TTL(")
+        .nth(1)
+        .and_then(|rest| rest.split('s').next())
+        .and_then(|secs| secs.parse().ok())
+        .unwrap_or_else(|| panic!("no granted TTL in {granted:?}"));
+    assert!(granted_secs > 1, "the server kept the 1 s TTL: {granted}");
+    assert_eq!(lease.ttl(), Duration::from_secs(granted_secs));
+    assert!(
+        lease.live_for() > Duration::from_secs(1),
+        "live for {:?}: the deadline is not the granted {granted_secs} s less the margin",
+        lease.live_for()
+    );
+    lease.release().unwrap();
+}
+
+/// The lease ID that holds the one node key under `prefix`, as `etcdctl` prints it.
+fn lease_id(endpoints: &str, prefix: &str) -> i64 {
+    let out = etcdctl(
+        endpoints,
+        &["get", "--prefix", &format!("{prefix}node/"), "-w", "fields"],
+    );
+    out.lines()
+        .find_map(|line| line.strip_prefix("\"Lease\" : "))
+        .and_then(|id| id.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no lease in {out:?}"))
+}

@@ -44,6 +44,9 @@ pub(crate) struct Claim {
     /// The mark found at claim time, if the node ID had one.
     pub(crate) mark: Option<u64>,
     pub(crate) fence: Arc<Fence>,
+    /// The lease's time to live as the server granted it, which may differ from the one
+    /// asked for.
+    pub(crate) ttl: Duration,
 }
 
 /// The owner's handle on the thread.
@@ -132,8 +135,8 @@ fn thread_gone(operation: &'static str, endpoints: &str) -> Error {
 /// What the thread keeps.
 struct Task {
     config: EtcdConfig,
+    /// The time to live asked for; the server may grant another.
     ttl_secs: i64,
-    ttl_ms: u64,
     renew_every: Duration,
     request_timeout: Duration,
 }
@@ -146,6 +149,8 @@ struct Held {
     /// modification is that one (any later put or delete, by anyone, moves it).
     revision: i64,
     fence: Arc<Fence>,
+    /// The granted time to live, in milliseconds: how far past the next time a mark reaches.
+    ttl_ms: u64,
     next_time: Option<NextTime>,
 }
 
@@ -162,7 +167,6 @@ impl Task {
         Task {
             config: config.clone(),
             ttl_secs,
-            ttl_ms: ttl_secs as u64 * 1_000,
             renew_every: config.renewal_interval(),
             request_timeout: config.request_timeout_duration(),
         }
@@ -195,6 +199,7 @@ impl Task {
                 node: held.0,
                 mark: held.1,
                 fence: Arc::clone(&held.2.fence),
+                ttl: Duration::from_millis(held.2.ttl_ms),
             };
             if claimed.send(Ok(claim)).is_err() {
                 // The claimant is gone: give the node ID back at once.
@@ -249,13 +254,23 @@ impl Task {
             )
             .await?;
         let lease = grant.id();
+        let margin_ns = u64::try_from(self.config.margin_duration().as_nanos()).unwrap_or(u64::MAX);
+        // The deadline and the marks follow the lease the server granted, not the one asked
+        // for: a shorter grant asked for as longer would let minting outlive the lease.
+        let ttl_ms = match granted_ttl_ms(grant.ttl(), self.ttl_secs, margin_ns) {
+            Ok(ttl_ms) => ttl_ms,
+            Err(reason) => {
+                let _ = timeout(limit, client.lease_revoke(lease)).await;
+                return Err(self.error("lease grant", reason));
+            }
+        };
         match self.take_lowest_free(&mut client, lease).await {
             Ok(Some((node, revision, mark))) => {
                 let fence = Arc::new(Fence::new(
                     self.config.node_key(node),
                     self.config.mark_key(node),
-                    self.ttl_ms * 1_000_000,
-                    u64::try_from(self.config.margin_duration().as_nanos()).unwrap_or(u64::MAX),
+                    ttl_ms * 1_000_000,
+                    margin_ns,
                     sent_ns,
                     mark.unwrap_or(0),
                 ));
@@ -264,6 +279,7 @@ impl Task {
                     lease,
                     revision,
                     fence,
+                    ttl_ms,
                     next_time: None,
                 };
                 Ok((node, mark, held))
@@ -285,6 +301,10 @@ impl Task {
     /// Puts the key of the lowest node ID not held, in a transaction that succeeds only if the
     /// key does not exist, and reads its mark in the same transaction: the node ID, the key's
     /// creating revision and the mark, or `None` when every node ID is held.
+    ///
+    /// A node ID whose mark does not parse is skipped: nothing says how far its IDs went, so
+    /// it is not safe to mint on, and its key is given back. When no other node ID is free,
+    /// the error names the first such mark.
     async fn take_lowest_free(
         &self,
         client: &mut Client,
@@ -314,6 +334,7 @@ impl Task {
             })
             .collect();
         let holder = format!("snowmint pid {} lease {lease:x}", std::process::id());
+        let mut unreadable = None;
         for node in self.config.nodes().filter(|node| !held.contains(node)) {
             let key = self.config.node_key(node);
             let txn = Txn::new()
@@ -333,19 +354,42 @@ impl Task {
             let revision = answer.header().map_or(0, |header| header.revision());
             let mark = match answer.op_responses().get(1) {
                 Some(etcd_client::TxnOpResponse::Get(get)) => match get.kvs().first() {
-                    Some(kv) => Some(parse_mark(kv.value()).map_err(|reason| {
-                        self.error(
-                            "claim",
-                            format_args!("{}: {reason}", self.config.mark_key(node)),
-                        )
-                    })?),
+                    Some(kv) => match parse_mark(kv.value()) {
+                        Ok(mark) => Some(mark),
+                        Err(reason) => {
+                            self.give_back(client, &key, revision).await;
+                            unreadable.get_or_insert_with(|| {
+                                format!("{}: {reason}", self.config.mark_key(node))
+                            });
+                            continue;
+                        }
+                    },
                     None => None,
                 },
                 _ => return Err(self.error("claim", "the transaction's read is missing")),
             };
             return Ok(Some((node, revision, mark)));
         }
-        Ok(None)
+        match unreadable {
+            Some(mark) => Err(self.error(
+                "claim",
+                format_args!(
+                    "no node id in {:?} is free with a readable mark; {mark} (skipped: repair \
+                     or delete that mark, once no generator uses the node id)",
+                    self.config.nodes()
+                ),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Deletes the node key this claim just put (at `revision`), if it is still that one. A
+    /// key left behind by a failed request stays on the claim's lease, and goes with it.
+    async fn give_back(&self, client: &mut Client, key: &str, revision: i64) {
+        let txn = Txn::new()
+            .when([Compare::mod_revision(key, CompareOp::Equal, revision)])
+            .and_then([TxnOp::delete(key, None)]);
+        let _ = timeout(self.request_timeout, client.txn(txn)).await;
     }
 
     /// Renews at every interval (sooner when the fence asks) until released.
@@ -391,7 +435,7 @@ impl Task {
         let sent_ns = boottime_ns();
         let mark = held.next_time.as_ref().map(|next_time| {
             next_time()
-                .saturating_add(self.ttl_ms)
+                .saturating_add(held.ttl_ms)
                 .max(held.fence.mark())
         });
         match timeout(self.renew_every, self.renew_once(held, mark)).await {
@@ -525,14 +569,54 @@ fn parse_mark(value: &[u8]) -> Result<u64, String> {
         .ok_or_else(|| {
             format!(
                 "holds {:?}, expected a Unix-millisecond mark",
-                String::from_utf8_lossy(value)
+                crate::error::bounded(&String::from_utf8_lossy(value))
             )
         })
+}
+
+/// The granted time to live in milliseconds, checked: positive, and longer than the margin
+/// taken off it (as the configuration's is checked).
+fn granted_ttl_ms(granted_secs: i64, asked_secs: i64, margin_ns: u64) -> Result<u64, String> {
+    let ttl_ms = u64::try_from(granted_secs)
+        .ok()
+        .filter(|&secs| secs > 0)
+        .and_then(|secs| secs.checked_mul(1_000))
+        .ok_or_else(|| {
+            format!("the server granted a ttl of {granted_secs} s (asked for {asked_secs} s)")
+        })?;
+    if u128::from(ttl_ms) * 1_000_000 <= u128::from(margin_ns) {
+        return Err(format!(
+            "the server granted a ttl of {granted_secs} s (asked for {asked_secs} s), not more \
+             than the margin of {:?}; expected a longer lease, or a smaller margin",
+            Duration::from_nanos(margin_ns)
+        ));
+    }
+    Ok(ttl_ms)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_granted_ttl_is_checked_against_the_margin() {
+        assert_eq!(granted_ttl_ms(5, 3, 1_000_000_000), Ok(5_000));
+        let short = granted_ttl_ms(1, 3, 1_000_000_000).unwrap_err();
+        assert_eq!(
+            short,
+            "the server granted a ttl of 1 s (asked for 3 s), not more than the margin of 1s; \
+             expected a longer lease, or a smaller margin"
+        );
+        assert!(granted_ttl_ms(0, 3, 0).is_err());
+        assert!(granted_ttl_ms(-1, 3, 0).is_err());
+        assert!(granted_ttl_ms(i64::MAX, 3, 0).is_err());
+    }
+
+    #[test]
+    fn an_unreadable_mark_is_echoed_bounded() {
+        let reason = parse_mark("9".repeat(10_000).as_bytes()).unwrap_err();
+        assert!(reason.len() < 200, "{reason}");
+    }
 
     #[test]
     fn marks_are_decimal_milliseconds() {

@@ -65,15 +65,24 @@ impl EtcdLease {
     /// [`Error::InvalidLeaseConfig`](crate::Error::InvalidLeaseConfig) for an inconsistent
     /// configuration; [`Error::NodeRangeFull`](crate::Error::NodeRangeFull) when every node ID
     /// of the range is held; [`Error::Etcd`](crate::Error::Etcd) when etcd cannot be reached
-    /// or does not answer in time, or a mark in etcd is not a number.
+    /// or does not answer in time, grants a TTL no longer than the margin, or when the only
+    /// free node IDs have marks that are not numbers (such node IDs are skipped).
     pub fn claim(config: &EtcdConfig) -> Result<Self> {
-        let (keeper, Claim { node, mark, fence }) = Keeper::claim(config)?;
+        let (
+            keeper,
+            Claim {
+                node,
+                mark,
+                fence,
+                ttl,
+            },
+        ) = Keeper::claim(config)?;
         Ok(EtcdLease {
             node,
             mark,
             fence,
             keeper: Some(keeper),
-            ttl: config.ttl_duration(),
+            ttl,
             margin: config.margin_duration(),
         })
     }
@@ -99,7 +108,9 @@ impl EtcdLease {
         self.fence.mark()
     }
 
-    /// The lease's time to live, as configured.
+    /// The lease's time to live as the server granted it: the configured one, unless the
+    /// server chose another (etcd raises a TTL below its minimum, about 2 s by default). The
+    /// deadline and the marks follow it.
     pub fn ttl(&self) -> Duration {
         self.ttl
     }
