@@ -3,10 +3,10 @@
 //! `twitter` is capped by its layout: 4,096 IDs per millisecond, so one thread converges on
 //! about 244 ns/ID whatever the code costs (saturation). The 41/0/22 layout has 4.19 M IDs
 //! per millisecond of sequence, so its figure is the code's own cost (hot path). Every
-//! generator is built as a user builds it, `Generator::builder(layout).build()`, on the default
-//! clock ([`CachedClock::global`]); `41-0-22-monotonic` is the same generator on a
-//! [`MonotonicClock`], which reads the CPU's counter on every mint and starts no thread. The
-//! two clocks' reads alone are measured beside them.
+//! generator is built as a user builds it, `Generator::builder(layout)`, its node fields set,
+//! `.build()`, on the default clock ([`CachedClock::global`]); `41-0-22-monotonic` is the same
+//! generator on a [`MonotonicClock`], which reads the CPU's counter on every mint and starts no
+//! thread. The two clocks' reads alone are measured beside them.
 //! Run with `cargo bench --bench mint`.
 
 use std::hint::black_box;
@@ -46,6 +46,7 @@ fn single_thread(c: &mut Criterion) {
     });
 
     let twitter = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .build()
         .expect("valid layout");
     group.bench_function("twitter", |b| {

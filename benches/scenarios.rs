@@ -13,7 +13,7 @@
 //! # Contenders, and how each is set up
 //!
 //! - `snowmint`: a shared [`Generator`] built as a user builds it,
-//!   `Generator::builder(layout).build()`, so on the default clock, [`CachedClock::global`]
+//!   `Generator::builder(layout)`, its node fields set, `.build()`, so on the default clock, [`CachedClock::global`]
 //!   (one load from a `static` per reading, refreshed by one process-wide thread);
 //!   `snowmint-monotonic`: the same on a [`MonotonicClock`], for a user who wants no thread
 //!   (the CPU's counter read on every mint). In scenario 3, `snowmint-local-shards`: one
@@ -117,7 +117,10 @@ use criterion::{
 use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
 use ferroid::id::{SnowflakeId, SnowflakeTwitterId};
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
-use snowmint::{CachedClock, Clock, Generator, Id, Layout, LocalGenerator, MonotonicClock, Shards};
+use snowmint::{
+    CachedClock, Clock, Generator, GeneratorBuilder, Id, Layout, LocalGenerator, MonotonicClock,
+    Shards,
+};
 use support::{EPOCH_MS, HOT, on_threads, timed_on_threads};
 
 /// Sonyflake's fixed epoch, 2014-09-01T00:00:00Z, in Unix milliseconds.
@@ -283,11 +286,20 @@ where
     }
 }
 
+/// A builder for `layout` with every node field set to 0, as the peers' node IDs are.
+fn node_zero(layout: Layout) -> GeneratorBuilder {
+    layout
+        .node_fields()
+        .fold(Generator::builder(layout), |builder, field| {
+            builder.node(field.name(), 0)
+        })
+}
+
 /// snowmint as a user builds it: on the default clock, [`CachedClock::global`].
 fn snowmint_default(layout: Layout) -> Snowmint<CachedClock> {
     Snowmint {
         spec: Spec::of_layout("snowmint", &layout),
-        generator: Generator::builder(layout).build().expect("valid layout"),
+        generator: node_zero(layout).build().expect("valid layout"),
     }
 }
 
@@ -295,7 +307,7 @@ fn snowmint_default(layout: Layout) -> Snowmint<CachedClock> {
 fn snowmint_monotonic(layout: Layout) -> Snowmint<MonotonicClock> {
     Snowmint {
         spec: Spec::of_layout("snowmint-monotonic", &layout),
-        generator: Generator::builder(layout)
+        generator: node_zero(layout)
             .clock(MonotonicClock::new())
             .build()
             .expect("valid layout"),
@@ -1723,10 +1735,12 @@ fn targets(summary: &mut Summary) {
 /// refresher woke in the window, and the window's length.
 fn idle_wakeups() -> (u64, Duration) {
     let shared = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .build()
         .expect("valid layout");
     let local = Generator::builder(HOT).build_local().expect("valid layout");
     let sharded = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .build_sharded(Shards::SplitSequence(2))
         .expect("valid layout and shard count");
     let local_shards = Generator::builder(HOT)

@@ -12,7 +12,7 @@
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer of 64 or 4096 IDs: snowmint `mint_batch` against snowflake_me `next_ids_into`, and snowmint and ferroid one ID at a time as a baseline; IDs per ns |
 //!
 //! Contenders: `snowmint` ([`Generator`], [`ShardedGenerator`], built as a user builds them,
-//! `Generator::builder(layout).build()`, so on the default clock,
+//! `Generator::builder(layout)`, its node fields set, `.build()`, so on the default clock,
 //! [`CachedClock::global`](snowmint::CachedClock::global): one load from a `static` per
 //! reading); `snowmint-monotonic` (the same on a [`MonotonicClock`], for a user who wants no
 //! thread: the CPU's counter read on every mint);

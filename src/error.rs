@@ -168,6 +168,22 @@ pub enum Error {
         max: u64,
     },
 
+    /// A generator was built without a value for one of its layout's node fields. A node
+    /// field never defaults to 0: two processes that both left it unset would mint the same
+    /// IDs.
+    #[error(
+        "node field {field} of layout {layout} is not set; expected a value in 0..={max} for it \
+         (a node field has no default: processes that all left it unset would share one node id)"
+    )]
+    NodeNotSet {
+        /// The layout's name.
+        layout: &'static str,
+        /// The field's name.
+        field: &'static str,
+        /// The largest value the field holds.
+        max: u64,
+    },
+
     /// A node field was given twice in one call.
     #[error("node field {field} of layout {layout} is given twice, expected once")]
     DuplicateNodeField {

@@ -126,6 +126,7 @@ use crate::sync::{AtomicU64, Backoff, Ordering};
 ///
 /// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 1_000);
 /// let generator = Generator::builder(Layout::TWITTER)
+///     .node("machine", 1)
 ///     .clock(clock.clone())
 ///     .on_clock_behind(ClockBehind::Error)
 ///     .build()?;
@@ -442,7 +443,7 @@ pub struct Generator<C = DefaultClock, S: State = SharedState> {
 /// ```compile_fail
 /// use snowmint::{Generator, Layout};
 ///
-/// let generator = Generator::builder(Layout::TWITTER).build_local().unwrap();
+/// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_local().unwrap();
 /// std::thread::scope(|s| {
 ///     s.spawn(|| generator.mint());
 /// });
@@ -521,8 +522,10 @@ impl<C> GeneratorBuilder<C> {
     /// Sets the node field called `name` (`machine`, `worker`, `process`, `shard`,
     /// `generator`, or a custom layout's own) to `value`.
     ///
-    /// Checked by [`build`](Self::build): an unknown name, a name set twice or a value the
-    /// field cannot hold is an error there.
+    /// Every node field of the layout must be set, 0 included: none defaults to 0, since two
+    /// processes that both forgot it would mint the same IDs. Checked by
+    /// [`build`](Self::build): an unknown name, a name set twice, a value the field cannot hold
+    /// or a field left unset is an error there.
     pub fn node(mut self, name: &str, value: u64) -> Self {
         self.nodes.push((name.to_owned(), value));
         self
@@ -550,12 +553,13 @@ impl<C> GeneratorBuilder<C> {
     /// use snowmint::{Generator, Layout, ManualClock};
     ///
     /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let low = Generator::builder(Layout::TWITTER).sequence_range(0..=1023).clock(&clock).build()?;
-    /// let high = Generator::builder(Layout::TWITTER).sequence_range(1024..=4095).clock(&clock).build()?;
+    /// let builder = Generator::builder(Layout::TWITTER).node("machine", 1);
+    /// let low = builder.clone().sequence_range(0..=1023).clock(&clock).build()?;
+    /// let high = builder.clone().sequence_range(1024..=4095).clock(&clock).build()?;
     /// assert_eq!(Layout::TWITTER.decode(low.mint()?)?.sequence(), 0);
     /// assert_eq!(Layout::TWITTER.decode(high.mint()?)?.sequence(), 1024);
     ///
-    /// let err = Generator::builder(Layout::TWITTER).sequence_range(4000..=4096).build().unwrap_err();
+    /// let err = builder.sequence_range(4000..=4096).build().unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "sequence range 4000..=4096 for layout twitter ends past the sequence field; \
@@ -585,7 +589,11 @@ impl<C> GeneratorBuilder<C> {
     /// use snowmint::{Generator, Layout, ManualClock};
     ///
     /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = Generator::builder(Layout::TWITTER).clock(&clock).borrow_ahead(2).build()?;
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(&clock)
+    ///     .borrow_ahead(2)
+    ///     .build()?;
     /// let ids: Vec<_> = (0..3 * 4096).map(|_| generator.try_mint()).collect::<Result<_, _>>()?;
     /// let last = Layout::TWITTER.decode(ids[3 * 4096 - 1])?;
     /// assert_eq!(last.timestamp_ms(), 1_700_000_000_002); // two ticks ahead of the clock
@@ -613,6 +621,7 @@ impl<C> GeneratorBuilder<C> {
     /// let (tx, rx) = mpsc::sync_channel(16);
     /// let clock = ManualClock::new(1_700_000_000_000);
     /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
     ///     .clock(clock.clone())
     ///     .on_clock_behind(ClockBehind::Error)
     ///     .notify(tx)
@@ -681,6 +690,16 @@ impl<C> GeneratorBuilder<C> {
         if tick_mask == 0 && matches!(self.on_behind, ClockBehind::TickTock { .. }) {
             return Err(Error::TickTockUnsupported {
                 layout: layout.name(),
+            });
+        }
+        if let Some(field) = layout
+            .node_fields()
+            .find(|field| !nodes.iter().any(|&(name, _)| name == field.name()))
+        {
+            return Err(Error::NodeNotSet {
+                layout: layout.name(),
+                field: field.name(),
+                max: field.max(),
             });
         }
         let range = match &self.sequence {
@@ -770,9 +789,9 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// # Errors
     ///
     /// The errors of [`Layout::node_bits`] for a bad node field ([`Error::UnknownNodeField`],
-    /// [`Error::DuplicateNodeField`], [`Error::NodeOutOfRange`]),
-    /// [`Error::TickTockUnsupported`] for the tick-tock policy on a layout without the bit, and
-    /// [`Error::InvalidSnapshot`] for a resumed snapshot that does not fit the layout.
+    /// [`Error::DuplicateNodeField`], [`Error::NodeOutOfRange`]), [`Error::NodeNotSet`] for a
+    /// node field left unset, [`Error::TickTockUnsupported`] for the tick-tock policy on a
+    /// layout without the bit, and [`Error::InvalidSnapshot`] for a resumed snapshot that does not fit the layout.
     pub fn build(self) -> Result<Generator<C>> {
         self.build_on()
     }
@@ -853,7 +872,10 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// use std::time::Duration;
     ///
     /// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 10);
-    /// let generator = Generator::builder(Layout::TWITTER).clock(clock.clone()).build()?;
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(clock.clone())
+    ///     .build()?;
     /// for _ in 0..4096 {
     ///     generator.try_mint()?;
     /// }
@@ -926,7 +948,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// ```
     /// use snowmint::{Generator, Layout};
     ///
-    /// let generator = Generator::builder(Layout::TWITTER).build()?;
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
     /// let ids = generator.mint_many(10_000)?; // more than one tick holds
     /// assert_eq!(ids.len(), 10_000);
     /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
@@ -1469,6 +1491,7 @@ impl<C, S: State> Generator<C, S> {
     /// use snowmint::{Generator, Layout, ManualClock};
     ///
     /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
     ///     .clock(ManualClock::new(1_700_000_000_000))
     ///     .build()?;
     /// for _ in 0..4096 {

@@ -376,7 +376,7 @@ impl<C> PersistentGenerator<C> {
     /// std::fs::write(&path, "1700000000000\n")?;
     /// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
     /// let clock = ManualClock::new(1_700_000_005_000);
-    /// let fresh = Generator::builder(Layout::TWITTER).clock(clock).build()?;
+    /// let fresh = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
     /// assert!(PersistentGenerator::new(fresh, file).is_err()); // not started above the mark
     /// std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -479,7 +479,10 @@ impl<C: Clock> PersistentGenerator<C> {
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-mint-{}", std::process::id()));
     /// let file = HighWaterFile::open(&path, Duration::from_millis(100))?;
     /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = file.resume(Layout::TWITTER, &[]).clock(clock.clone()).build()?;
+    /// let generator = file
+    ///     .resume(Layout::TWITTER, &[("machine", 1)])
+    ///     .clock(clock.clone())
+    ///     .build()?;
     /// let generator = PersistentGenerator::new(generator, file)?;
     /// for _ in 0..1_000 {
     ///     generator.mint()?;

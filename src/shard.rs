@@ -604,6 +604,7 @@ mod tests {
             Err(expected.clone())
         );
         let err = Generator::builder(TWITTER)
+            .node("machine", 0)
             .sequence_range(EMPTY)
             .clock(ManualClock::new(1_700_000_000_000))
             .build()
@@ -633,6 +634,7 @@ mod tests {
             Err(expected.clone())
         );
         let err = Generator::builder(TWITTER)
+            .node("machine", 0)
             .sequence_range(0..=4096)
             .clock(ManualClock::new(1_700_000_000_000))
             .build()

@@ -83,7 +83,10 @@ fn mint_batch_writes_the_whole_buffer_or_what_the_tick_has_left() {
 
 #[test]
 fn mint_batch_on_the_real_clock_writes_between_one_and_the_buffer_length() {
-    let generator = Generator::builder(TWITTER).build().unwrap();
+    let generator = Generator::builder(TWITTER)
+        .node("machine", 0)
+        .build()
+        .unwrap();
     let mut buffer = [SENTINEL; 1000];
     for len in (1..=1000).step_by(7) {
         let written = generator.mint_batch(&mut buffer[..len]).unwrap();
@@ -106,7 +109,10 @@ fn a_batch_is_a_run_of_consecutive_sequences_on_one_tick() {
     assert_eq!(time_and_sequence(generator.mint().unwrap()), (T0, 57));
 
     // On the real clock too, every batch is one tick's consecutive sequences.
-    let generator = Generator::builder(TWITTER).build().unwrap();
+    let generator = Generator::builder(TWITTER)
+        .node("machine", 0)
+        .build()
+        .unwrap();
     let mut buffer = [SENTINEL; 300];
     for _ in 0..200 {
         let written = generator.mint_batch(&mut buffer).unwrap();
@@ -133,6 +139,7 @@ fn mint_many_spans_ticks_with_exactly_n_increasing_unique_ids() {
 
     // With 100 values a tick, 1,000 IDs need at least ten ticks.
     let ranged = Generator::builder(TWITTER)
+        .node("machine", 0)
         .sequence_range(200..=299)
         .build()
         .unwrap();
@@ -307,7 +314,11 @@ fn batches_and_single_mints_interleaved_from_four_threads_are_unique() {
 #[test]
 fn borrowing_is_off_by_default() {
     let clock = ManualClock::new(T0);
-    let generator = Generator::builder(TWITTER).clock(&clock).build().unwrap();
+    let generator = Generator::builder(TWITTER)
+        .node("machine", 0)
+        .clock(&clock)
+        .build()
+        .unwrap();
     for _ in 0..TICK {
         generator.try_mint().unwrap();
     }
@@ -340,6 +351,7 @@ fn retry_after_counts_the_layout_ticks_when_borrowing() {
     // Sonyflake: 256 IDs per 10 ms tick.
     let clock = ManualClock::new(T0 + 3);
     let generator = Generator::builder(Layout::SONYFLAKE)
+        .node("machine", 0)
         .clock(&clock)
         .borrow_ahead(1)
         .build()

@@ -126,6 +126,7 @@ fn a_generator_mints_on_a_re_anchored_clock() {
         .recheck(Duration::from_micros(100))
         .build();
     let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(clock)
         .build()
         .unwrap();

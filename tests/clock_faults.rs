@@ -360,6 +360,7 @@ fn a_snapshot_that_does_not_fit_its_layout_is_rejected() {
             .is_err()
     );
     let err = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
         .clock(ManualClock::new(T0))
         .build()
@@ -375,6 +376,7 @@ fn stalled_threads_send_one_overflow_event_per_tick() {
     let (tx, rx) = mpsc::sync_channel(64);
     let clock = ManualClock::new(T0);
     let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .notify(tx)
         .build()

@@ -68,7 +68,10 @@ fn threads_overflowing_a_tiny_sequence_still_get_unique_ids() {
 
 #[test]
 fn default_clock_ids_carry_the_wall_time() {
-    let generator = Generator::builder(Layout::TWITTER).build().unwrap();
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
+        .build()
+        .unwrap();
     let before = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
@@ -86,9 +89,14 @@ fn default_clock_ids_carry_the_wall_time() {
     );
 }
 
+/// A generator on `layout` (every node field 0) reading a manual clock at `unix_ms`.
 fn manual(layout: Layout, unix_ms: u64) -> (Generator<ManualClock>, ManualClock) {
     let clock = ManualClock::new(unix_ms);
-    let generator = Generator::builder(layout)
+    let generator = layout
+        .node_fields()
+        .fold(Generator::builder(layout), |builder, field| {
+            builder.node(field.name(), 0)
+        })
         .clock(clock.clone())
         .build()
         .unwrap();
@@ -190,6 +198,7 @@ fn sonyflake_ticks_are_10_ms_and_hold_256_ids() {
 fn clock_behind_with_the_error_policy_fails_and_says_how_far() {
     let clock = ManualClock::new(T0);
     let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .on_clock_behind(ClockBehind::Error)
         .build()
@@ -221,6 +230,7 @@ fn clock_behind_with_the_error_policy_fails_and_says_how_far() {
 fn clock_behind_more_than_the_wait_bound_fails_at_once() {
     let clock = ManualClock::new(T0);
     let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .on_clock_behind(ClockBehind::Wait { max_ms: 5 })
         .build()
@@ -241,6 +251,7 @@ fn clock_behind_more_than_the_wait_bound_fails_at_once() {
 fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
     let clock = ManualClock::new(T0);
     let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .on_clock_behind(ClockBehind::Wait { max_ms: 5_000 })
         .build()
@@ -257,6 +268,7 @@ fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
 fn a_clock_that_stays_behind_ends_the_wait_after_its_bound() {
     let clock = ManualClock::new(T0);
     let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .on_clock_behind(ClockBehind::Wait { max_ms: 50 })
         .build()
@@ -284,6 +296,7 @@ fn how_far_behind_is_measured_in_milliseconds_not_ticks() {
     let tick_start = Layout::SONYFLAKE.epoch_ms() + 10 * 1_000_000;
     let clock = ManualClock::new(tick_start);
     let generator = Generator::builder(Layout::SONYFLAKE)
+        .node("machine", 0)
         .clock(clock.clone())
         .on_clock_behind(ClockBehind::Error)
         .build()
@@ -407,4 +420,56 @@ fn node_fields_are_validated_when_the_generator_is_built() {
         parts.nodes().collect::<Vec<_>>(),
         [("worker", 31), ("process", 31)]
     );
+}
+
+/// Regression: a generator built without one of its layout's node fields minted as node 0, so
+/// two processes that both forgot it minted the same IDs. Every node field must be set; 0 is
+/// a value like any other, given explicitly.
+#[test]
+fn a_node_field_left_unset_is_an_error_not_node_zero() {
+    let err = Generator::builder(Layout::DISCORD)
+        .node("worker", 1)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::NodeNotSet {
+            layout: "discord",
+            field: "process",
+            max: 31
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "node field process of layout discord is not set; expected a value in 0..=31 for it (a \
+         node field has no default: processes that all left it unset would share one node id)"
+    );
+    for build in [
+        Generator::builder(Layout::TWITTER).build().map(drop),
+        Generator::builder(Layout::TWITTER).build_local().map(drop),
+        Generator::builder(Layout::TWITTER)
+            .build_sharded(snowmint::Shards::SplitSequence(2))
+            .map(drop),
+    ] {
+        assert!(
+            matches!(
+                build,
+                Err(Error::NodeNotSet {
+                    field: "machine",
+                    ..
+                })
+            ),
+            "{build:?}"
+        );
+    }
+    // Set explicitly, 0 is fine; a layout without node fields needs none.
+    let generator = Generator::builder(Layout::DISCORD)
+        .node("worker", 1)
+        .node("process", 0)
+        .clock(ManualClock::new(T0))
+        .build()
+        .unwrap();
+    let parts = generator.decode(generator.mint().unwrap()).unwrap();
+    assert_eq!(parts.node("process"), Some(0));
+    Generator::builder(Layout::MASTODON).build().unwrap();
 }

@@ -936,7 +936,7 @@ fn shard_error(builder: GeneratorBuilder, shards: Shards<'_>) -> String {
 
 #[test]
 fn zero_shards_is_invalid_shards() {
-    let builder = Generator::builder(TWITTER);
+    let builder = Generator::builder(TWITTER).node("machine", 0);
     let reason = invalid_shards(builder.clone().build_local_shards(Shards::SplitSequence(0)));
     assert_eq!(
         reason,
@@ -951,7 +951,7 @@ fn zero_shards_is_invalid_shards() {
 
 #[test]
 fn more_shards_than_sequence_values_is_invalid_shards() {
-    let builder = Generator::builder(TWITTER);
+    let builder = Generator::builder(TWITTER).node("machine", 0);
     assert_eq!(
         invalid_shards(
             builder
@@ -963,7 +963,9 @@ fn more_shards_than_sequence_values_is_invalid_shards() {
     );
     shard_error(builder, Shards::SplitSequence(4097));
     // The builder's own range is what is split.
-    let ranged = Generator::builder(TWITTER).sequence_range(10..=12);
+    let ranged = Generator::builder(TWITTER)
+        .node("machine", 0)
+        .sequence_range(10..=12);
     assert_eq!(
         shard_error(ranged.clone(), Shards::SplitSequence(4)),
         "invalid shards for layout twitter: cannot split the 3 sequence values 10..=12 into 4 \
@@ -985,7 +987,7 @@ fn an_empty_node_block_is_invalid_shards() {
         field: "machine",
         values: RangeInclusive::new(9, 8),
     };
-    let builder = Generator::builder(TWITTER);
+    let builder = Generator::builder(TWITTER).node("machine", 0);
     assert_eq!(
         invalid_shards(builder.clone().build_local_shards(empty.clone())),
         "the block of machine values 9..=8 is empty; expected at least one value"
@@ -995,7 +997,9 @@ fn an_empty_node_block_is_invalid_shards() {
 
 #[test]
 fn a_node_block_the_layout_cannot_hold_fails_as_build_does() {
-    let builder = Generator::builder(TWITTER).clock(ManualClock::new(T0));
+    let builder = Generator::builder(TWITTER)
+        .node("machine", 0)
+        .clock(ManualClock::new(T0));
     let unknown = builder
         .clone()
         .build_local_shards(Shards::NodeBlock {

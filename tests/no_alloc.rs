@@ -132,10 +132,12 @@ fn mint_through_full_ticks_allocates_nothing() {
 fn batches_shards_and_a_private_cached_clock_allocate_nothing() {
     let clock = CachedClock::new(MonotonicClock::new());
     let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .build()
         .unwrap();
     let sharded = Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .build_sharded(Shards::SplitSequence(4))
         .unwrap();

@@ -278,6 +278,7 @@ fn a_generator_not_started_above_the_mark_is_refused() {
     std::fs::write(&path, format!("{START_MS}\n")).unwrap();
     let file = HighWaterFile::open(&path, INTERVAL).unwrap();
     let fresh = snowmint::Generator::builder(Layout::TWITTER)
+        .node("machine", 0)
         .clock(ManualClock::new(START_MS + 10_000))
         .build()
         .unwrap();

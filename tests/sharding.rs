@@ -338,6 +338,7 @@ fn node_block_shards_each_carry_their_own_node_value_and_the_whole_range() {
 fn shards_share_the_clock_given() {
     let clock = ManualClock::new(T0);
     let sharded = Generator::builder(TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .build_sharded(Shards::SplitSequence(3))
         .unwrap();
@@ -350,7 +351,11 @@ fn shards_share_the_clock_given() {
 
 #[test]
 fn build_sharded_rejects_zero_shards_more_shards_than_values_and_an_empty_block() {
-    let builder = || Generator::builder(TWITTER).clock(ManualClock::new(T0));
+    let builder = || {
+        Generator::builder(TWITTER)
+            .node("machine", 0)
+            .clock(ManualClock::new(T0))
+    };
     assert!(matches!(
         builder().build_sharded(Shards::SplitSequence(0)),
         Err(Error::InvalidShards {
@@ -444,6 +449,7 @@ fn build_sharded_rejects_a_resumed_builder() {
 fn a_thread_mints_from_one_shard_and_stats_sum_the_shards() {
     let clock = ManualClock::new(T0);
     let sharded = Generator::builder(TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .borrow_ahead(3)
         .build_sharded(Shards::SplitSequence(2))
@@ -474,6 +480,7 @@ fn a_thread_mints_from_one_shard_and_stats_sum_the_shards() {
 fn across_shards_an_id_minted_later_carries_a_tick_at_least_as_late() {
     let clock = ManualClock::new(T0);
     let sharded = Generator::builder(TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .build_sharded(Shards::SplitSequence(2))
         .unwrap();
@@ -491,6 +498,7 @@ fn across_shards_an_id_minted_later_carries_a_tick_at_least_as_late() {
 fn across_shards_borrowing_loosens_the_order_by_at_most_the_borrowed_ticks() {
     let clock = ManualClock::new(T0);
     let sharded = Generator::builder(TWITTER)
+        .node("machine", 0)
         .clock(clock.clone())
         .borrow_ahead(1)
         .build_sharded(Shards::SplitSequence(2))
@@ -511,6 +519,7 @@ fn across_shards_borrowing_loosens_the_order_by_at_most_the_borrowed_ticks() {
 #[test]
 fn a_fresh_generator_snapshot_carries_the_whole_sequence_field() {
     let generator = Generator::builder(TWITTER)
+        .node("machine", 0)
         .clock(ManualClock::new(T0))
         .build()
         .unwrap();

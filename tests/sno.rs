@@ -686,6 +686,7 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
 
     // A snapshot of another layout is refused.
     let other = snowmint::Generator::builder(snowmint::Layout::TWITTER)
+        .node("machine", 0)
         .clock(ManualClock::new(T0))
         .build()
         .unwrap();

@@ -215,8 +215,9 @@ fn run(input: Input) {
     let mut builder = Generator::builder(layout)
         .clock(clock.clone())
         .on_clock_behind(policy.get());
-    if layout.node_field("machine").is_some() {
-        builder = builder.node("machine", 5);
+    // Every node field set (a field left unset is an error); the values are arbitrary.
+    for field in layout.node_fields() {
+        builder = builder.node(field.name(), 5 & field.max());
     }
     let twin = builder
         .clone()

@@ -493,8 +493,9 @@ fn run(input: Input) {
         .clock(clock.clone())
         .on_clock_behind(policy.get())
         .borrow_ahead(borrow);
-    if layout.node_field("machine").is_some() {
-        builder = builder.node("machine", 5);
+    // Every node field set (a field left unset is an error); the values are arbitrary.
+    for field in layout.node_fields() {
+        builder = builder.node(field.name(), 5 & field.max());
     }
     let twin = builder
         .clone()

@@ -58,8 +58,8 @@ fn generator(
 ) -> (Arc<Generator<ManualClock>>, ManualClock) {
     let clock = ManualClock::new(tick_ms(&layout, start_tick));
     let mut builder = Generator::builder(layout);
-    if layout.node_field("machine").is_some() {
-        builder = builder.node("machine", 1);
+    for field in layout.node_fields() {
+        builder = builder.node(field.name(), 1);
     }
     let generator = builder
         .clock(clock.clone())

@@ -107,23 +107,23 @@ struct MintArgs {
     #[command(flatten)]
     layout: LayoutArgs,
 
-    /// Machine id (twitter, sonyflake, snowflake-si).
+    /// Machine id (twitter, sonyflake, snowflake-si); 0 when not given.
     #[arg(long, value_name = "N")]
     machine: Option<u64>,
 
-    /// Worker id (discord, osmium).
+    /// Worker id (discord, osmium); 0 when not given.
     #[arg(long, value_name = "N")]
     worker: Option<u64>,
 
-    /// Process id (discord, osmium).
+    /// Process id (discord, osmium); 0 when not given.
     #[arg(long, value_name = "N")]
     process: Option<u64>,
 
-    /// Shard id (instagram).
+    /// Shard id (instagram); 0 when not given.
     #[arg(long, value_name = "N")]
     shard: Option<u64>,
 
-    /// Generator id (nanoflake).
+    /// Generator id (nanoflake); 0 when not given.
     #[arg(long, value_name = "N")]
     generator: Option<u64>,
 
@@ -410,9 +410,11 @@ fn mint_leased(
     let config = EtcdConfig::new(endpoints.split(','), prefix, 0..=field.max())
         .ttl(Duration::from_secs(args.ttl));
     let lease = EtcdLease::claim(&config)?;
-    let builder = nodes.iter().fold(
+    let builder = with_nodes(
         lease.resume(layout, field.name()),
-        |builder, &(name, value)| builder.node(name, value),
+        &layout,
+        nodes,
+        Some(field.name()),
     );
     let generator = LeasedGenerator::new(builder.on_clock_behind(policy).build()?, lease)?;
     let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format);
@@ -455,13 +457,28 @@ fn leased_field(
     Ok(field)
 }
 
-/// A generator builder for a fresh start, with the node flags given.
+/// A generator builder for a fresh start, with the node flags given and 0 for the rest.
 fn fresh(layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
+    with_nodes(Generator::builder(layout), &layout, nodes, None)
+}
+
+/// `builder` with the node flags given, and 0 for every other node field of `layout` but
+/// `leased` (the library has no default node ID; the command line's is 0).
+fn with_nodes<C>(
+    builder: GeneratorBuilder<C>,
+    layout: &Layout,
+    nodes: &[(&'static str, u64)],
+    leased: Option<&str>,
+) -> GeneratorBuilder<C> {
+    let unset = layout
+        .node_fields()
+        .map(|field| (field.name(), 0))
+        .filter(|&(name, _)| Some(name) != leased && !nodes.iter().any(|&(n, _)| n == name));
     nodes
         .iter()
-        .fold(Generator::builder(layout), |builder, &(name, value)| {
-            builder.node(name, value)
-        })
+        .copied()
+        .chain(unset)
+        .fold(builder, |builder, (name, value)| builder.node(name, value))
 }
 
 /// The most IDs reserved by one batch: a whole tick of the twitter layout.

@@ -16,7 +16,10 @@ use super::Clock;
 /// use snowmint::{Generator, Layout, ManualClock};
 ///
 /// let clock = ManualClock::new(1_700_000_000_000);
-/// let generator = Generator::builder(Layout::TWITTER).clock(clock.clone()).build()?;
+/// let generator = Generator::builder(Layout::TWITTER)
+///     .node("machine", 1)
+///     .clock(clock.clone())
+///     .build()?;
 /// let first = generator.mint()?;
 /// clock.advance(5);
 /// let later = Layout::TWITTER.decode(generator.mint()?)?;

@@ -57,7 +57,10 @@ pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 ///     }
 /// }
 ///
-/// let generator = Generator::builder(Layout::TWITTER).clock(Frozen(1_656_432_460_105)).build()?;
+/// let generator = Generator::builder(Layout::TWITTER)
+///     .node("machine", 1)
+///     .clock(Frozen(1_656_432_460_105))
+///     .build()?;
 /// let parts = Layout::TWITTER.decode(generator.mint()?)?;
 /// assert_eq!(parts.timestamp_ms(), 1_656_432_460_105);
 /// # Ok::<(), snowmint::Error>(())
