@@ -81,6 +81,7 @@ mod etcd;
 mod generator;
 mod id;
 mod layout;
+mod mint;
 mod node_id;
 mod persist;
 #[cfg(feature = "serde")]
@@ -105,6 +106,7 @@ pub use id::{Id, Parts};
 pub use layout::{
     Field, FieldKind, JS_MAX_SAFE_INTEGER, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES,
 };
+pub use mint::Mint;
 pub use node_id::NodeIdSource;
 pub use persist::{HighWaterFile, PersistentGenerator};
 #[cfg(feature = "serde")]

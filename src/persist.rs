@@ -510,6 +510,41 @@ impl<C: Clock> PersistentGenerator<C> {
         let id = self.generator.try_mint()?;
         self.cover(id)
     }
+
+    /// Mints up to `out.len()` IDs as [`Generator::mint_batch`] does, writing the file first
+    /// when the run's last ID (the latest) reaches the mark.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint). On error the IDs written are overwritten with zeros: none
+    /// is handed out.
+    pub fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        let written = self.generator.mint_batch(out)?;
+        self.cover_run(&mut out[..written])
+    }
+
+    /// [`mint_batch`](Self::mint_batch), failing as [`Generator::try_mint_batch`] does instead
+    /// of waiting for a full tick.
+    ///
+    /// # Errors
+    ///
+    /// As for [`try_mint`](Self::try_mint); nothing is handed out on error.
+    pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        let written = self.generator.try_mint_batch(out)?;
+        self.cover_run(&mut out[..written])
+    }
+
+    /// Covers a run by its last ID, the latest; zeroes the run if that fails.
+    fn cover_run(&self, run: &mut [Id]) -> Result<usize> {
+        let Some(&last) = run.last() else {
+            return Ok(0);
+        };
+        if let Err(err) = self.cover(last) {
+            run.fill(Id::default());
+            return Err(err);
+        }
+        Ok(run.len())
+    }
 }
 
 impl<C> std::fmt::Debug for PersistentGenerator<C> {

@@ -415,6 +415,17 @@ impl<C: Clock> ShardedGenerator<C> {
         self.local().mint_batch(out)
     }
 
+    /// [`mint_batch`](Self::mint_batch) from the calling thread's shard, failing instead of
+    /// waiting when that shard's tick is full. See [`Generator::try_mint_batch`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Generator::try_mint_batch`].
+    #[inline]
+    pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        self.local().try_mint_batch(out)
+    }
+
     /// Mints exactly `n` IDs from the calling thread's shard into a new `Vec`. See
     /// [`Generator::mint_many`].
     ///

@@ -453,8 +453,9 @@ impl AsRef<[u8]> for SnoId {
 /// Mints [`SnoId`]s for one partition, from any number of threads, lock-free.
 ///
 /// A [`Generator`] on [`LAYOUT`](Self::LAYOUT) (time, tick-tock bit and sequence in one
-/// `AtomicU64`, one compare-and-swap per ID) plus the partition; the metabyte is an argument
-/// of each mint, as in sno. The defaults follow sno: the whole sequence (65,536 IDs per 4 ms)
+/// `AtomicU64`, one compare-and-swap per ID) plus the partition and a metabyte. The partition
+/// must be set, as a node field must; the metabyte is 0 unless the builder sets another, and
+/// [`mint_with_meta`](Self::mint_with_meta) gives one per ID, as sno does. The defaults follow sno: the whole sequence (65,536 IDs per 4 ms)
 /// and, when the clock goes back, tick-tock ([`ClockBehind::TickTock`] with `max_ms: 1000`):
 /// minting goes on without waiting at the earlier time on the other timeline; only a second
 /// regression into time that timeline has already used waits (at most one second, then
@@ -471,8 +472,7 @@ impl AsRef<[u8]> for SnoId {
 /// holds everything that changes from one ID to the next: bits 63..=56 unused (zero),
 /// 55..=17 the time (4 ms ticks from the sno epoch), 16 the tick-tock bit, 15..=0 the sequence. Time, timeline and
 /// sequence change together in its one `AtomicU64`, with one compare-and-swap per ID; the
-/// partition is fixed per generator and the metabyte is given per mint, so neither is in the
-/// word. An ID is assembled from the word `w`, the metabyte `m` and the partition `p` as
+/// partition and the metabyte are not in the word (the metabyte may differ per mint). An ID is assembled from the word `w`, the metabyte `m` and the partition `p` as
 ///
 /// ```text
 /// id = (w >> 16) << 40 | m << 32 | p << 16 | (w & 0xffff)
@@ -486,9 +486,9 @@ impl AsRef<[u8]> for SnoId {
 /// ```
 /// use snowmint::{SnoGenerator, SnoId};
 ///
-/// let generator = SnoGenerator::builder().partition(0x410a).build()?;
-/// let a = generator.mint(1)?;
-/// let b = generator.mint(1)?;
+/// let generator = SnoGenerator::builder().partition(0x410a).meta(1).build()?;
+/// let a = generator.mint()?;
+/// let b = generator.mint()?;
 /// assert!(b > a);
 /// assert!(b.to_string() > a.to_string()); // the text sorts like the ID
 /// assert_eq!((b.meta(), b.partition()), (1, 0x410a));
@@ -497,9 +497,11 @@ impl AsRef<[u8]> for SnoId {
 pub struct SnoGenerator<C = DefaultClock> {
     inner: Generator<C>,
     partition: u16,
+    meta: u8,
 }
 
-/// Configures a [`SnoGenerator`]: partition, sequence range, clock and clock-behind policy.
+/// Configures a [`SnoGenerator`]: partition (required), metabyte, sequence range, clock and
+/// clock-behind policy.
 ///
 /// # Examples
 ///
@@ -510,15 +512,17 @@ pub struct SnoGenerator<C = DefaultClock> {
 /// let clock = ManualClock::new(1_700_000_000_000);
 /// let low = SnoGenerator::builder().partition(7).sequence_range(0..=32767).clock(&clock).build()?;
 /// let high = SnoGenerator::builder().partition(7).sequence_range(32768..=65535).clock(&clock).build()?;
-/// assert_eq!(low.mint(0)?.sequence(), 0);
-/// assert_eq!(high.mint(0)?.sequence(), 32768);
+/// assert_eq!(low.mint()?.sequence(), 0);
+/// assert_eq!(high.mint()?.sequence(), 32768);
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct SnoGeneratorBuilder<C = DefaultClock> {
     inner: GeneratorBuilder<C>,
-    partition: u16,
+    /// `None` until set: a partition has no default, as a node field has none.
+    partition: Option<u16>,
+    meta: u8,
 }
 
 /// A [`SnoGenerator`]'s state, to save when it stops and resume from after a restart: its
@@ -530,12 +534,12 @@ pub struct SnoGeneratorBuilder<C = DefaultClock> {
 /// use snowmint::{ManualClock, SnoGenerator};
 ///
 /// let old = SnoGenerator::builder().partition(3).clock(ManualClock::new(1_700_000_010_000)).build()?;
-/// let last = old.mint(0)?;
+/// let last = old.mint()?;
 /// let snapshot = old.snapshot();
 ///
 /// // Restarted on a host whose clock is 10 s behind: the other timeline, no repeat possible.
 /// let new = SnoGenerator::resume(&snapshot).clock(ManualClock::new(1_700_000_000_000)).build()?;
-/// let next = new.mint(0)?;
+/// let next = new.mint()?;
 /// assert_eq!((last.tick(), next.tick(), next.partition()), (0, 1, 3));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
@@ -572,12 +576,14 @@ impl SnoGenerator {
         .epoch_ms(SnoId::EPOCH_MS)
         .build_const();
 
-    /// Starts configuring a generator: partition 0, the whole sequence, the process-wide
-    /// [`CachedClock`](crate::CachedClock) and [`ClockBehind::TickTock`] with `max_ms: 1000`.
+    /// Starts configuring a generator: no partition yet (set one), metabyte 0, the whole
+    /// sequence, the process-wide [`CachedClock`](crate::CachedClock) and
+    /// [`ClockBehind::TickTock`] with `max_ms: 1000`.
     pub fn builder() -> SnoGeneratorBuilder {
         SnoGeneratorBuilder {
             inner: Generator::builder(Self::LAYOUT).on_clock_behind(DEFAULT_POLICY),
-            partition: 0,
+            partition: None,
+            meta: 0,
         }
     }
 
@@ -588,7 +594,8 @@ impl SnoGenerator {
     pub fn resume(snapshot: &SnoSnapshot) -> SnoGeneratorBuilder {
         SnoGeneratorBuilder {
             inner: Generator::resume(&snapshot.core).on_clock_behind(DEFAULT_POLICY),
-            partition: snapshot.partition,
+            partition: Some(snapshot.partition),
+            meta: 0,
         }
     }
 }
@@ -598,10 +605,19 @@ impl SnoGenerator {
 const DEFAULT_POLICY: ClockBehind = ClockBehind::TickTock { max_ms: 1_000 };
 
 impl<C> SnoGeneratorBuilder<C> {
-    /// Sets the partition every ID carries (0 by default). Generators minting at the same time
-    /// need distinct partitions, or one partition with disjoint sequence ranges.
+    /// Sets the partition every ID carries; required (0 included), as a node field is:
+    /// generators that all left it unset would mint the same IDs. Generators minting at the
+    /// same time need distinct partitions, or one partition with disjoint sequence ranges.
     pub fn partition(mut self, partition: u16) -> Self {
-        self.partition = partition;
+        self.partition = Some(partition);
+        self
+    }
+
+    /// Sets the metabyte of the IDs [`mint`](SnoGenerator::mint) and the other minting methods
+    /// return (0 by default); [`mint_with_meta`](SnoGenerator::mint_with_meta) gives one per
+    /// ID.
+    pub fn meta(mut self, meta: u8) -> Self {
+        self.meta = meta;
         self
     }
 
@@ -642,6 +658,7 @@ impl<C> SnoGeneratorBuilder<C> {
         SnoGeneratorBuilder {
             inner: self.inner.clock(clock),
             partition: self.partition,
+            meta: self.meta,
         }
     }
 
@@ -664,21 +681,27 @@ impl<C: Clock> SnoGeneratorBuilder<C> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidSequenceRange`] for an empty sequence range, and
-    /// [`Error::InvalidSnapshot`] for a resumed snapshot that does not fit
-    /// [`SnoGenerator::LAYOUT`].
+    /// [`Error::NodeNotSet`] without a partition, [`Error::InvalidSequenceRange`] for an
+    /// empty sequence range, and [`Error::InvalidSnapshot`] for a resumed snapshot that does
+    /// not fit [`SnoGenerator::LAYOUT`].
     pub fn build(self) -> Result<SnoGenerator<C>> {
         self.check_layout()?;
+        let partition = self.partition.ok_or(Error::NodeNotSet {
+            layout: "sno",
+            field: "partition",
+            max: u64::from(u16::MAX),
+        })?;
         Ok(SnoGenerator {
             inner: self.inner.build()?,
-            partition: self.partition,
+            partition,
+            meta: self.meta,
         })
     }
 }
 
 impl<C: Clock> SnoGenerator<C> {
-    /// Mints the next ID with metabyte `meta`, waiting for the next 4 ms unit if this one's
-    /// sequence range is exhausted.
+    /// Mints the next ID, with the generator's metabyte, waiting for the next 4 ms unit if this
+    /// one's sequence range is exhausted.
     ///
     /// # Errors
     ///
@@ -694,20 +717,40 @@ impl<C: Clock> SnoGenerator<C> {
     /// use snowmint::{ManualClock, SnoGenerator};
     ///
     /// let clock = ManualClock::new(1_700_000_000_001);
-    /// let generator = SnoGenerator::builder().partition(9).clock(&clock).build()?;
-    /// let id = generator.mint(200)?;
+    /// let generator = SnoGenerator::builder().partition(9).meta(200).clock(&clock).build()?;
+    /// let id = generator.mint()?;
     /// assert_eq!(id.timestamp_ms(), 1_700_000_000_000);
     /// assert_eq!((id.tick(), id.meta(), id.partition(), id.sequence()), (0, 200, 9, 0));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     #[inline]
-    pub fn mint(&self, meta: u8) -> Result<SnoId> {
+    pub fn mint(&self) -> Result<SnoId> {
+        self.mint_with_meta(self.meta)
+    }
+
+    /// Mints the next ID with metabyte `meta`, as [`mint`](Self::mint) does.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::SnoGenerator;
+    ///
+    /// let generator = SnoGenerator::builder().partition(9).build()?;
+    /// assert_eq!(generator.mint_with_meta(7)?.meta(), 7);
+    /// assert_eq!(generator.mint()?.meta(), 0);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    #[inline]
+    pub fn mint_with_meta(&self, meta: u8) -> Result<SnoId> {
         let id = self.inner.mint()?;
         Ok(SnoId::from_word(id.to_u64(), meta, self.partition))
     }
 
-    /// Mints the next ID with metabyte `meta`, or fails if this 4 ms unit's sequence range is
-    /// exhausted.
+    /// Mints the next ID, or fails if this 4 ms unit's sequence range is exhausted.
     ///
     /// # Errors
     ///
@@ -720,26 +763,30 @@ impl<C: Clock> SnoGenerator<C> {
     /// use snowmint::{Error, ManualClock, SnoGenerator};
     ///
     /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = SnoGenerator::builder().sequence_range(0..=3).clock(&clock).build()?;
+    /// let generator = SnoGenerator::builder()
+    ///     .partition(1)
+    ///     .sequence_range(0..=3)
+    ///     .clock(&clock)
+    ///     .build()?;
     /// for _ in 0..4 {
-    ///     generator.try_mint(0)?;
+    ///     generator.try_mint()?;
     /// }
-    /// assert!(matches!(generator.try_mint(0), Err(Error::SequenceExhausted { .. })));
+    /// assert!(matches!(generator.try_mint(), Err(Error::SequenceExhausted { .. })));
     /// clock.advance(4);
-    /// assert_eq!(generator.try_mint(0)?.sequence(), 0);
+    /// assert_eq!(generator.try_mint()?.sequence(), 0);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     #[inline]
-    pub fn try_mint(&self, meta: u8) -> Result<SnoId> {
+    pub fn try_mint(&self) -> Result<SnoId> {
         let id = self.inner.try_mint()?;
-        Ok(SnoId::from_word(id.to_u64(), meta, self.partition))
+        Ok(SnoId::from_word(id.to_u64(), self.meta, self.partition))
     }
 
-    /// Mints up to `out.len()` IDs with metabyte `meta` with one compare-and-swap and writes
-    /// them to the front of `out`, returning how many: all of them if the current 4 ms unit's
-    /// range has room, else what it has left (at least one, waiting for the next unit if this
-    /// one is full). Consecutive sequence values, strictly increasing; no allocation. An empty
-    /// `out` mints nothing and returns 0.
+    /// Mints up to `out.len()` IDs with one compare-and-swap and writes them to the front of
+    /// `out`, returning how many: all of them if the current 4 ms unit's range has room, else
+    /// what it has left (at least one, waiting for the next unit if this one is full).
+    /// Consecutive sequence values, strictly increasing; no allocation. An empty `out` mints
+    /// nothing and returns 0.
     ///
     /// # Errors
     ///
@@ -752,13 +799,23 @@ impl<C: Clock> SnoGenerator<C> {
     ///
     /// let generator = SnoGenerator::builder().partition(1).build()?;
     /// let mut buffer = [SnoId::default(); 100];
-    /// let written = generator.mint_batch(5, &mut buffer)?;
+    /// let written = generator.mint_batch(&mut buffer)?;
     /// assert!((1..=100).contains(&written));
     /// assert!(buffer[..written].windows(2).all(|pair| pair[0] < pair[1]));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     #[inline]
-    pub fn mint_batch(&self, meta: u8, out: &mut [SnoId]) -> Result<usize> {
+    pub fn mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
+        self.batch(self.meta, out, true)
+    }
+
+    /// [`mint_batch`](Self::mint_batch) with metabyte `meta`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint). Nothing is written on error.
+    #[inline]
+    pub fn mint_batch_with_meta(&self, meta: u8, out: &mut [SnoId]) -> Result<usize> {
         self.batch(meta, out, true)
     }
 
@@ -769,8 +826,8 @@ impl<C: Clock> SnoGenerator<C> {
     ///
     /// As for [`try_mint`](Self::try_mint).
     #[inline]
-    pub fn try_mint_batch(&self, meta: u8, out: &mut [SnoId]) -> Result<usize> {
-        self.batch(meta, out, false)
+    pub fn try_mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
+        self.batch(self.meta, out, false)
     }
 
     #[inline(always)]
@@ -791,6 +848,11 @@ impl<C> SnoGenerator<C> {
     /// The partition every ID of this generator carries.
     pub fn partition(&self) -> u16 {
         self.partition
+    }
+
+    /// The metabyte of the IDs [`mint`](SnoGenerator::mint) returns.
+    pub fn meta(&self) -> u8 {
+        self.meta
     }
 
     /// The generator's clock.
@@ -817,6 +879,7 @@ impl<C> fmt::Debug for SnoGenerator<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SnoGenerator")
             .field("partition", &self.partition)
+            .field("meta", &self.meta)
             .field("core", &self.inner)
             .finish()
     }

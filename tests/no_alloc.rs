@@ -263,10 +263,10 @@ fn sno_minting_and_text_forms_allocate_nothing() {
     let mut encoded = [0u8; Encoding::MAX_LEN];
     let counted = allocations_in(|| {
         for _ in 0..MINTS / 64 {
-            std::hint::black_box(generator.mint_batch(3, &mut batch).unwrap());
+            std::hint::black_box(generator.mint_batch_with_meta(3, &mut batch).unwrap());
         }
         for _ in 0..MINTS {
-            let sno = generator.mint(3).unwrap();
+            let sno = generator.mint_with_meta(3).unwrap();
             std::hint::black_box(sno.encode(&mut text));
             let id = Id::from_u64(sno.to_u128() as u64);
             for form in Encoding::ALL {

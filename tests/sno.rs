@@ -329,7 +329,7 @@ fn mint_across_ticks(
             if rng.next() % 4 == 0 {
                 clock.advance(rng.next() % 6);
             }
-            generator.mint(meta).unwrap()
+            generator.mint_with_meta(meta).unwrap()
         })
         .collect()
 }
@@ -351,6 +351,7 @@ fn sorting_as_bytes_and_as_text_gives_minting_order() {
     let clock = ManualClock::new(T0 + 1);
     let generator = SnoGenerator::builder()
         .partition(0x0102)
+        .meta(7)
         .sequence_range(0..=99) // small, so some 4 ms units fill and the generator waits
         .clock(clock.clone())
         .build()
@@ -360,7 +361,7 @@ fn sorting_as_bytes_and_as_text_gives_minting_order() {
     for _ in 0..20 {
         ids.extend(mint_across_ticks(&generator, &clock, &mut rng, 200, 7));
         // Fill the current unit so the next mint needs the next one; advance it for mint().
-        while let Ok(id) = generator.try_mint(7) {
+        while let Ok(id) = generator.try_mint() {
             ids.push(id);
         }
         clock.advance(4);
@@ -426,18 +427,19 @@ fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
 fn a_second_regression_into_used_time_waits_then_fails() {
     let clock = ManualClock::new(T0);
     let generator = SnoGenerator::builder()
+        .partition(0)
         .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
         .clock(clock.clone())
         .build()
         .unwrap();
-    let first = generator.mint(0).unwrap();
+    let first = generator.mint().unwrap();
     clock.set(T0 - 100);
-    let toggled = generator.mint(0).unwrap();
+    let toggled = generator.mint().unwrap();
     assert_eq!((first.tick(), toggled.tick()), (0, 1));
     // Back again, into time timeline 0 has used: sno waits here; max_ms 0 fails at once.
     clock.set(T0 - 200);
     assert!(matches!(
-        generator.mint(0),
+        generator.mint(),
         Err(Error::ClockBehind {
             layout: "sno",
             behind_ms: 100,
@@ -446,9 +448,9 @@ fn a_second_regression_into_used_time_waits_then_fails() {
     ));
     // Past timeline 0's last time, a regression may toggle back to it.
     clock.set(T0 + 1_000);
-    let later = generator.mint(0).unwrap();
+    let later = generator.mint().unwrap();
     clock.set(T0 + 500);
-    let back = generator.mint(0).unwrap();
+    let back = generator.mint().unwrap();
     assert_eq!((later.tick(), back.tick()), (1, 0));
     let all = [first, toggled, later, back];
     assert_eq!(all.iter().collect::<HashSet<_>>().len(), 4);
@@ -458,38 +460,41 @@ fn a_second_regression_into_used_time_waits_then_fails() {
 fn default_policy_is_tick_tock_and_wait_and_error_are_available() {
     let clock = ManualClock::new(T0);
     let generator = SnoGenerator::builder()
+        .partition(0)
         .clock(clock.clone())
         .build()
         .unwrap();
-    generator.mint(0).unwrap();
+    generator.mint().unwrap();
     clock.set(T0 - 10_000); // far more than any wait bound: toggling needs no wait
-    assert_eq!(generator.mint(0).unwrap().tick(), 1);
+    assert_eq!(generator.mint().unwrap().tick(), 1);
 
     let clock = ManualClock::new(T0);
     let strict = SnoGenerator::builder()
+        .partition(0)
         .on_clock_behind(ClockBehind::Error)
         .clock(clock.clone())
         .build()
         .unwrap();
-    strict.mint(0).unwrap();
+    strict.mint().unwrap();
     clock.set(T0 - 8);
-    assert!(matches!(strict.mint(0), Err(Error::ClockBehind { .. })));
+    assert!(matches!(strict.mint(), Err(Error::ClockBehind { .. })));
 }
 
 #[test]
 fn sequence_bounds_are_respected_in_every_unit() {
     let clock = ManualClock::new(T0);
     let generator = SnoGenerator::builder()
+        .partition(0)
         .sequence_range(1000..=1003)
         .clock(clock.clone())
         .build()
         .unwrap();
     for unit in 0..5 {
         let sequences: Vec<u16> = (0..4)
-            .map(|_| generator.try_mint(0).unwrap().sequence())
+            .map(|_| generator.try_mint().unwrap().sequence())
             .collect();
         assert_eq!(sequences, [1000, 1001, 1002, 1003], "unit {unit}");
-        match generator.try_mint(0) {
+        match generator.try_mint() {
             Err(Error::SequenceExhausted { retry_after, .. }) => {
                 assert_eq!(retry_after, Duration::from_millis(4));
             }
@@ -499,16 +504,17 @@ fn sequence_bounds_are_respected_in_every_unit() {
     }
 
     let mut buffer = [SnoId::default(); 10];
-    assert_eq!(generator.mint_batch(0, &mut buffer).unwrap(), 4);
+    assert_eq!(generator.mint_batch(&mut buffer).unwrap(), 4);
     let sequences: Vec<u16> = buffer[..4].iter().map(SnoId::sequence).collect();
     assert_eq!(sequences, [1000, 1001, 1002, 1003]);
     assert_eq!(buffer[4], SnoId::default());
     assert!(matches!(
-        generator.try_mint_batch(0, &mut buffer),
+        generator.try_mint_batch(&mut buffer),
         Err(Error::SequenceExhausted { .. })
     ));
 
     let err = SnoGenerator::builder()
+        .partition(0)
         .sequence_range(std::ops::RangeInclusive::new(9, 3))
         .build()
         .unwrap_err();
@@ -523,17 +529,18 @@ fn the_whole_sequence_gives_65536_ids_per_4_ms() {
     // "65,536 guaranteed unique IDs per 4msec per partition"
     let clock = ManualClock::new(T0);
     let generator = SnoGenerator::builder()
+        .partition(0)
         .clock(clock.clone())
         .build()
         .unwrap();
     let mut buffer = vec![SnoId::default(); 70_000];
-    assert_eq!(generator.try_mint_batch(0, &mut buffer).unwrap(), 65_536);
+    assert_eq!(generator.try_mint_batch(&mut buffer).unwrap(), 65_536);
     assert_eq!(buffer[65_535].sequence(), 65_535);
-    assert!(generator.try_mint(0).is_err());
+    assert!(generator.try_mint().is_err());
     clock.advance(3);
-    assert!(generator.try_mint(0).is_err()); // still the same 4 ms unit
+    assert!(generator.try_mint().is_err()); // still the same 4 ms unit
     clock.advance(1);
-    assert_eq!(generator.try_mint(0).unwrap().sequence(), 0);
+    assert_eq!(generator.try_mint().unwrap().sequence(), 0);
 }
 
 #[test]
@@ -546,20 +553,20 @@ fn partition_and_metabyte_are_carried() {
         .unwrap();
     assert_eq!(generator.partition(), 0x410a);
     for meta in 0..=255u8 {
-        let id = generator.mint(meta).unwrap();
+        let id = generator.mint_with_meta(meta).unwrap();
         assert_eq!((id.meta(), id.partition()), (meta, 0x410a));
         assert_eq!(id.as_bytes()[5..8], [meta, b'A', 10]);
         assert_eq!(id.timestamp_ms(), T0);
         assert_eq!(id.sequence(), u16::from(meta));
     }
     let mut buffer = [SnoId::default(); 3];
-    generator.mint_batch(42, &mut buffer).unwrap();
+    generator.mint_batch_with_meta(42, &mut buffer).unwrap();
     assert!(
         buffer
             .iter()
             .all(|id| id.meta() == 42 && id.partition() == 0x410a)
     );
-    assert_eq!(generator.mint_batch(42, &mut []).unwrap(), 0);
+    assert_eq!(generator.mint_batch_with_meta(42, &mut []).unwrap(), 0);
 }
 
 #[test]
@@ -581,7 +588,7 @@ fn generators_sharing_a_partition_with_disjoint_ranges_never_collide() {
     for _ in 0..5 {
         for generator in &generators {
             for _ in 0..1000 {
-                assert!(seen.insert(generator.mint(0).unwrap()));
+                assert!(seen.insert(generator.mint().unwrap()));
             }
         }
         clock.advance(4);
@@ -601,10 +608,10 @@ fn eight_threads_mint_unique_ids() {
                     let mut buffer = [SnoId::default(); 16];
                     while ids.len() < per_thread {
                         if ids.len() % 3 == 0 {
-                            let n = generator.mint_batch(meta, &mut buffer).unwrap();
+                            let n = generator.mint_batch_with_meta(meta, &mut buffer).unwrap();
                             ids.extend_from_slice(&buffer[..n]);
                         } else {
-                            ids.push(generator.mint(meta).unwrap());
+                            ids.push(generator.mint_with_meta(meta).unwrap());
                         }
                     }
                     ids
@@ -634,18 +641,19 @@ fn a_stalled_mint_sends_an_overflow_event() {
     let (tx, rx) = mpsc::sync_channel(4);
     let clock = ManualClock::new(T0);
     let generator = SnoGenerator::builder()
+        .partition(0)
         .sequence_range(0..=0)
         .clock(clock.clone())
         .notify(tx)
         .build()
         .unwrap();
-    generator.mint(0).unwrap();
+    generator.mint().unwrap();
     let next = thread::scope(|s| {
         s.spawn(|| {
             thread::sleep(Duration::from_millis(50));
             clock.advance(4);
         });
-        generator.mint(0).unwrap()
+        generator.mint().unwrap()
     });
     assert_eq!(next.timestamp_ms(), T0 + 4);
     let tick = (T0 - SnoId::EPOCH_MS) / 4;
@@ -661,7 +669,7 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
         .clock(clock.clone())
         .build()
         .unwrap();
-    let before: Vec<SnoId> = (0..5).map(|_| old.mint(0).unwrap()).collect();
+    let before: Vec<SnoId> = (0..5).map(|_| old.mint().unwrap()).collect();
     let snapshot = old.snapshot();
     assert_eq!(snapshot.partition, 3);
     assert_eq!(snapshot.core.sequence_range, 10..=20);
@@ -671,7 +679,7 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
         .clock(clock.clone())
         .build()
         .unwrap();
-    let next = same.mint(0).unwrap();
+    let next = same.mint().unwrap();
     assert_eq!((next.partition(), next.sequence(), next.tick()), (3, 15, 0));
     assert!(next > *before.last().unwrap());
 
@@ -680,7 +688,7 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
         .clock(ManualClock::new(T0 - 400))
         .build()
         .unwrap();
-    let moved = behind.mint(0).unwrap();
+    let moved = behind.mint().unwrap();
     assert_eq!((moved.tick(), moved.sequence()), (1, 10));
     assert!(!before.contains(&moved));
 
@@ -710,26 +718,29 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
 #[test]
 fn a_clock_outside_the_sno_range_is_an_error() {
     let generator = SnoGenerator::builder()
+        .partition(0)
         .clock(ManualClock::new(SnoId::EPOCH_MS - 1))
         .build()
         .unwrap();
     assert!(matches!(
-        generator.mint(0),
+        generator.mint(),
         Err(Error::BeforeEpoch { layout: "sno", .. })
     ));
     let generator = SnoGenerator::builder()
+        .partition(0)
         .clock(ManualClock::new(SnoId::MAX_TIMESTAMP_MS + 4))
         .build()
         .unwrap();
     assert!(matches!(
-        generator.mint(0),
+        generator.mint(),
         Err(Error::TimeOverflow { layout: "sno", .. })
     ));
     let last = SnoGenerator::builder()
+        .partition(0)
         .clock(ManualClock::new(SnoId::MAX_TIMESTAMP_MS + 3))
         .build()
         .unwrap()
-        .mint(255)
+        .mint_with_meta(255)
         .unwrap();
     assert_eq!(last.timestamp_ms(), SnoId::MAX_TIMESTAMP_MS);
 }
@@ -757,4 +768,31 @@ fn serde_uses_the_text_form() {
     assert!(err.to_string().contains("'X' at position 0"), "{err}");
     let err = serde_json::from_str::<SnoId>("12").unwrap_err();
     assert!(err.to_string().contains("a sno id: 16 characters"), "{err}");
+}
+
+/// Regression: a sno generator built without a partition minted as partition 0, so two
+/// processes that both forgot it minted the same IDs. The partition has no default.
+#[test]
+fn a_sno_generator_without_a_partition_is_an_error() {
+    let err = SnoGenerator::builder().build().unwrap_err();
+    assert_eq!(
+        err,
+        Error::NodeNotSet {
+            layout: "sno",
+            field: "partition",
+            max: 65_535
+        }
+    );
+    // Resumed from a snapshot, it keeps the snapshot's partition.
+    let old = SnoGenerator::builder()
+        .partition(0)
+        .clock(ManualClock::new(T0))
+        .build()
+        .unwrap();
+    old.mint().unwrap();
+    let new = SnoGenerator::resume(&old.snapshot())
+        .clock(ManualClock::new(T0 + 8))
+        .build()
+        .unwrap();
+    assert_eq!(new.mint().unwrap().partition(), 0);
 }

@@ -156,14 +156,18 @@ impl<C: Clock + Send + Sync + 'static> LeasedGenerator<C> {
     /// is handed out.
     pub fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
         let written = self.generator.mint_batch(out)?;
-        let Some(&last) = out[..written].last() else {
-            return Ok(0);
-        };
-        if let Err(err) = self.cover(last) {
-            out[..written].fill(Id::default());
-            return Err(err);
-        }
-        Ok(written)
+        self.cover_run(&mut out[..written])
+    }
+
+    /// [`mint_batch`](Self::mint_batch), failing as [`Generator::try_mint_batch`] does instead
+    /// of waiting for a full tick.
+    ///
+    /// # Errors
+    ///
+    /// As for [`try_mint`](Self::try_mint); nothing is handed out on error.
+    pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        let written = self.generator.try_mint_batch(out)?;
+        self.cover_run(&mut out[..written])
     }
 
     /// Releases the node ID now: lowers the mark to the end of the last tick minted and
@@ -203,6 +207,18 @@ impl<C> LeasedGenerator<C> {
             .fence()
             .admit(self.generator.layout().unix_ms_of(id))?;
         Ok(id)
+    }
+
+    /// Admits a run by its last ID, the latest; zeroes the run if the fence refuses it.
+    fn cover_run(&self, run: &mut [Id]) -> Result<usize> {
+        let Some(&last) = run.last() else {
+            return Ok(0);
+        };
+        if let Err(err) = self.cover(last) {
+            run.fill(Id::default());
+            return Err(err);
+        }
+        Ok(run.len())
     }
 
     /// Lowers the mark to the end of the last tick minted, never below the mark found at

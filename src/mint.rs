@@ -1,0 +1,134 @@
+//! [`Mint`]: the one set of minting methods every generator has.
+
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::generator::Generator;
+use crate::id::Id;
+use crate::persist::PersistentGenerator;
+use crate::shard::ShardedGenerator;
+use crate::sno::{SnoGenerator, SnoId};
+use crate::state::State;
+
+/// Minting, the same way on every generator: shared ([`Generator`]), per thread
+/// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), fenced by a
+/// high-water mark ([`PersistentGenerator`], and the etcd feature's `LeasedGenerator`) and
+/// sno's ([`SnoGenerator`], whose IDs are [`SnoId`]s).
+///
+/// Each generator also has these methods as its own, so they work without the trait in scope;
+/// the trait lets code, benches and tests be generic over the generator.
+///
+/// `mint` and `mint_batch` wait when the current tick is full (or, by the
+/// [`ClockBehind`](crate::ClockBehind) policy, when the clock is behind); the `try_` forms
+/// fail with [`Error::SequenceExhausted`] instead of waiting for a full tick. A batch is one
+/// compare-and-swap for a run of consecutive IDs of one tick.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, Mint};
+///
+/// /// Mints `n` IDs from any generator and checks that they increase.
+/// fn increasing<G: Mint>(generator: &G, n: usize) -> snowmint::Result<bool> {
+///     let ids = generator.mint_many(n)?;
+///     Ok(ids.windows(2).all(|pair| pair[0] < pair[1]))
+/// }
+///
+/// let shared = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+/// let local = Generator::builder(Layout::TWITTER).node("machine", 2).build_local()?;
+/// assert!(increasing(&shared, 10_000)? && increasing(&local, 10_000)?);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+pub trait Mint {
+    /// The ID minted: [`Id`], or [`SnoId`] for sno.
+    type Id: Copy + Default + Ord;
+
+    /// Mints the next ID, waiting for the next tick if this one is full.
+    ///
+    /// # Errors
+    ///
+    /// As the generator's own `mint`: the clock behind beyond the policy's bounds, a clock
+    /// outside the layout's time range, a full last tick, and the fence's errors for a fenced
+    /// generator.
+    fn mint(&self) -> Result<Self::Id>;
+
+    /// Mints the next ID, or fails with [`Error::SequenceExhausted`] if this tick is full.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint), and [`Error::SequenceExhausted`].
+    fn try_mint(&self) -> Result<Self::Id>;
+
+    /// Mints up to `out.len()` consecutive IDs of one tick with one compare-and-swap, writes
+    /// them to the front of `out` and returns how many (at least one unless `out` is empty),
+    /// waiting for the next tick if this one is full.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint). No ID written before an error is handed out.
+    fn mint_batch(&self, out: &mut [Self::Id]) -> Result<usize>;
+
+    /// [`mint_batch`](Self::mint_batch), failing with [`Error::SequenceExhausted`] instead of
+    /// waiting when this tick is full.
+    ///
+    /// # Errors
+    ///
+    /// As for [`try_mint`](Self::try_mint).
+    fn try_mint_batch(&self, out: &mut [Self::Id]) -> Result<usize>;
+
+    /// Mints exactly `n` IDs, across as many ticks as they need, into a new `Vec`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint), and [`Error::TooLarge`] when `n` IDs cannot be
+    /// allocated. The IDs reserved before an error are dropped, never handed out.
+    fn mint_many(&self, n: usize) -> Result<Vec<Self::Id>> {
+        let mut ids = Vec::new();
+        // Reserved before minting: a size that cannot be allocated is an error, not an abort.
+        ids.try_reserve_exact(n).map_err(|_| Error::TooLarge {
+            what: "mint_many",
+            requested: n as u64,
+        })?;
+        ids.resize(n, Self::Id::default());
+        let mut filled = 0;
+        while filled < n {
+            filled += self.mint_batch(&mut ids[filled..])?;
+        }
+        Ok(ids)
+    }
+}
+
+/// Implements [`Mint`] for a generator type by calling its own methods of the same names.
+macro_rules! mint_by_inherent {
+    ($id:ty, [$($params:tt)*] $generator:ty where $($bounds:tt)*) => {
+        impl<$($params)*> Mint for $generator where $($bounds)* {
+            type Id = $id;
+
+            #[inline]
+            fn mint(&self) -> Result<$id> {
+                <$generator>::mint(self)
+            }
+
+            #[inline]
+            fn try_mint(&self) -> Result<$id> {
+                <$generator>::try_mint(self)
+            }
+
+            #[inline]
+            fn mint_batch(&self, out: &mut [$id]) -> Result<usize> {
+                <$generator>::mint_batch(self, out)
+            }
+
+            #[inline]
+            fn try_mint_batch(&self, out: &mut [$id]) -> Result<usize> {
+                <$generator>::try_mint_batch(self, out)
+            }
+        }
+    };
+}
+
+mint_by_inherent!(Id, [C, S] Generator<C, S> where C: Clock, S: State);
+mint_by_inherent!(Id, [C] ShardedGenerator<C> where C: Clock);
+mint_by_inherent!(Id, [C] PersistentGenerator<C> where C: Clock);
+mint_by_inherent!(SnoId, [C] SnoGenerator<C> where C: Clock);
+#[cfg(feature = "etcd")]
+mint_by_inherent!(Id, [C] crate::etcd::LeasedGenerator<C> where C: Clock + Send + Sync + 'static);

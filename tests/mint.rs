@@ -1,0 +1,186 @@
+//! The minting trait: every generator mints through [`Mint`], with the same five methods, and
+//! code generic over the trait gets unique, per-thread increasing IDs from each of them.
+
+use std::collections::HashSet;
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::thread;
+use std::time::Duration;
+
+use snowmint::{
+    Error, Generator, HighWaterFile, Layout, ManualClock, Mint, PersistentGenerator, Shards,
+    SnoGenerator,
+};
+
+const T0: u64 = 1_700_000_000_000;
+
+/// Mints through every method of the trait, on one thread, with the clock standing still and
+/// then moving: every ID unique and each above the one before; a `try_` call at a full tick
+/// fails with `SequenceExhausted`, and nothing it reserved is lost or handed out twice.
+fn one_thread<G: Mint>(generator: &G, clock: &ManualClock, tick_ms: u64, per_tick: usize)
+where
+    G::Id: Hash + Debug,
+{
+    let mut ids = Vec::new();
+    ids.push(generator.mint().unwrap());
+    ids.push(generator.try_mint().unwrap());
+    let mut buffer = vec![G::Id::default(); 3];
+    let written = generator.mint_batch(&mut buffer).unwrap();
+    ids.extend_from_slice(&buffer[..written]);
+    let written = generator.try_mint_batch(&mut buffer).unwrap();
+    ids.extend_from_slice(&buffer[..written]);
+    // Fill the tick: the next `try_` calls fail, the waiting ones move on with the clock.
+    while ids.len() < per_tick {
+        ids.push(generator.try_mint().unwrap());
+    }
+    assert!(matches!(
+        generator.try_mint(),
+        Err(Error::SequenceExhausted { .. })
+    ));
+    assert!(matches!(
+        generator.try_mint_batch(&mut buffer),
+        Err(Error::SequenceExhausted { .. })
+    ));
+    // The next tick holds exactly one more `mint_many` of a tick's worth.
+    clock.advance(tick_ms);
+    ids.extend(generator.mint_many(per_tick).unwrap());
+    assert!(
+        ids.windows(2).all(|pair| pair[0] < pair[1]),
+        "IDs did not increase"
+    );
+    let unique: HashSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len());
+}
+
+/// Mints `per_thread` IDs on each of `threads` threads through the trait's waiting methods:
+/// all unique, increasing per thread.
+fn threads<G: Mint + Sync>(generator: &G, threads: usize, per_thread: usize)
+where
+    G::Id: Hash + Debug + Send,
+{
+    let minted: Vec<Vec<G::Id>> = thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|i| {
+                s.spawn(move || {
+                    let mut ids = Vec::with_capacity(per_thread);
+                    let mut buffer = vec![G::Id::default(); 7];
+                    while ids.len() < per_thread {
+                        if i % 2 == 0 {
+                            ids.push(generator.mint().unwrap());
+                        } else {
+                            let written = generator.mint_batch(&mut buffer).unwrap();
+                            ids.extend_from_slice(&buffer[..written]);
+                        }
+                    }
+                    ids
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut seen = HashSet::new();
+    for ids in &minted {
+        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+        for id in ids {
+            assert!(seen.insert(*id), "duplicate {id:?}");
+        }
+    }
+}
+
+/// A twitter-shaped layout with 16 IDs per tick, so ticks fill quickly.
+const SMALL: Layout = Layout::builder("small", 64)
+    .unused(9)
+    .time(41)
+    .node("machine", 10)
+    .sequence(4)
+    .epoch_ms(1_288_834_974_657)
+    .build_const();
+
+#[test]
+fn a_shared_generator_mints_through_the_trait() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(SMALL)
+        .node("machine", 1)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    one_thread(&generator, &clock, 1, 16);
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .build()
+        .unwrap();
+    threads(&generator, 4, 20_000);
+}
+
+#[test]
+fn a_local_generator_mints_through_the_trait() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(SMALL)
+        .node("machine", 2)
+        .clock(clock.clone())
+        .build_local()
+        .unwrap();
+    one_thread(&generator, &clock, 1, 16);
+}
+
+#[test]
+fn a_sharded_generator_mints_through_the_trait() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(SMALL)
+        .node("machine", 3)
+        .clock(clock.clone())
+        .build_sharded(Shards::SplitSequence(2))
+        .unwrap();
+    // One thread mints from one shard: half of each tick.
+    one_thread(&generator, &clock, 1, 8);
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 3)
+        .build_sharded(Shards::SplitSequence(4))
+        .unwrap();
+    threads(&generator, 4, 20_000);
+}
+
+#[test]
+fn a_persistent_generator_mints_through_the_trait() {
+    let path = std::env::temp_dir().join(format!("snowmint-test-mint-{}", std::process::id()));
+    let file = HighWaterFile::open(&path, Duration::from_millis(50)).unwrap();
+    let clock = ManualClock::new(T0);
+    let generator = file
+        .resume(SMALL, &[("machine", 4)])
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let generator = PersistentGenerator::new(generator, file).unwrap();
+    one_thread(&generator, &clock, 1, 16);
+    // Past the mark (50 ms ahead of the last write): a batch writes the file before it
+    // returns, and every ID it hands out is below the mark on disk.
+    clock.advance(100);
+    let mut buffer = [snowmint::Id::default(); 4];
+    let written = generator.mint_batch(&mut buffer).unwrap();
+    let on_disk = HighWaterFile::open(&path, Duration::from_millis(50))
+        .unwrap()
+        .mark()
+        .unwrap();
+    let last = SMALL.decode(buffer[written - 1]).unwrap();
+    assert!(last.timestamp_ms() < on_disk, "{last:?}, mark {on_disk}");
+    std::fs::remove_file(&path).unwrap();
+    let _ = std::fs::remove_file(path.with_extension("lock"));
+}
+
+#[test]
+fn a_sno_generator_mints_through_the_trait() {
+    let clock = ManualClock::new(T0);
+    let generator = SnoGenerator::builder()
+        .partition(5)
+        .meta(9)
+        .sequence_range(0..=15)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    one_thread(&generator, &clock, 4, 16);
+    clock.advance(4);
+    let id = Mint::mint(&generator).unwrap();
+    assert_eq!((id.meta(), id.partition()), (9, 5));
+    let generator = SnoGenerator::builder().partition(6).build().unwrap();
+    threads(&generator, 4, 20_000);
+}
