@@ -37,7 +37,11 @@ use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use snowmint::{CachedClock, Clock, Generator, MonotonicClock, ShardedGenerator, Shards};
+use snowmint::{
+    Clock, Generator,
+    clock::{CachedClock, MonotonicClock},
+    shard::{ShardedGenerator, Shards},
+};
 use support::{HOT, on_threads, timed_on_threads};
 
 /// Minting threads per core in the oversubscribed group.

@@ -12,7 +12,10 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use snowmint::{CachedClock, Clock, Generator, Layout, MonotonicClock};
+use snowmint::{
+    Clock, Generator, Layout,
+    clock::{CachedClock, MonotonicClock},
+};
 
 /// 41 time bits, no node bits, 22 sequence bits.
 const HOT: Layout = Layout::builder("41/0/22", 63)

@@ -118,8 +118,9 @@ use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
 use ferroid::id::{SnowflakeId, SnowflakeTwitterId};
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowmint::{
-    CachedClock, Clock, Generator, GeneratorBuilder, Id, Layout, LocalGenerator, MonotonicClock,
-    Shards,
+    Clock, Generator, GeneratorBuilder, Id, Layout, LocalGenerator,
+    clock::{CachedClock, MonotonicClock},
+    shard::Shards,
 };
 use support::{EPOCH_MS, HOT, on_threads, timed_on_threads};
 

@@ -13,7 +13,7 @@
 //!
 //! Contenders: `snowmint` ([`Generator`], [`ShardedGenerator`], built as a user builds them,
 //! `Generator::builder(layout)`, its node fields set, `.build()`, so on the default clock,
-//! [`CachedClock::global`](snowmint::CachedClock::global): one load from a `static` per
+//! [`CachedClock::global`](snowmint::clock::CachedClock::global): one load from a `static` per
 //! reading); `snowmint-monotonic` (the same on a [`MonotonicClock`], for a user who wants no
 //! thread: the CPU's counter read on every mint);
 //! `snowmint-sharded-local` looks each thread's shard up once with `ShardedGenerator::local`,
@@ -82,7 +82,11 @@ use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterio
 use ferroid::generator::AtomicSnowflakeGenerator;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowflake_me::Snowflake;
-use snowmint::{Clock, Generator, Id, LocalGenerator, MonotonicClock, ShardedGenerator, Shards};
+use snowmint::{
+    Clock, Generator, Id, LocalGenerator,
+    clock::MonotonicClock,
+    shard::{ShardedGenerator, Shards},
+};
 use support::{EPOCH_MS, HOT, on_threads, timed_on_threads, timed_on_threads_with};
 
 /// Bits below the time field in every contender's IDs (no node bits, 22 sequence bits).

@@ -44,7 +44,7 @@ use crate::id::{Id, shorten};
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Encoding, Id};
+/// use snowmint::{Id, encoding::Encoding};
 ///
 /// let id = Id::from_u64(1_541_815_603_606_036_480); // the encyclopedia's example tweet
 /// assert_eq!(id.encode(Encoding::Base36).as_str(), "bppc0m3ju134");
@@ -93,7 +93,7 @@ impl Encoding {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::Encoding;
+    /// use snowmint::encoding::Encoding;
     ///
     /// let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
     /// assert_eq!(names, ["decimal", "base36", "base32", "base62", "hex"]);
@@ -108,7 +108,7 @@ impl Encoding {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::Encoding;
+    /// use snowmint::encoding::Encoding;
     ///
     /// assert_eq!(Encoding::Base32.fixed_width(), Some(13));
     /// assert_eq!(Encoding::Base62.fixed_width(), Some(11));
@@ -127,7 +127,7 @@ impl Encoding {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Encoding, Id};
+    /// use snowmint::{Id, encoding::Encoding};
     ///
     /// for encoding in Encoding::ALL {
     ///     assert_eq!(Id::from_u64(u64::MAX).encode(encoding).len(), encoding.max_len());
@@ -145,7 +145,7 @@ impl Encoding {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Encoding, Id};
+    /// use snowmint::{Id, encoding::Encoding};
     ///
     /// let (a, b) = (Id::from_u64(9), Id::from_u64(10));
     /// assert!(Encoding::Hex.keeps_order());
@@ -162,7 +162,7 @@ impl Encoding {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Encoding, Id};
+    /// use snowmint::{Id, encoding::Encoding};
     ///
     /// let text = Encoding::Base62.encode(Id::from_u64(61));
     /// assert_eq!(text, "0000000000z");
@@ -182,7 +182,7 @@ impl Encoding {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Encoding, Id};
+    /// use snowmint::{Id, encoding::Encoding};
     ///
     /// let mut buf = [0; Encoding::MAX_LEN];
     /// let text = Encoding::Hex.encode_into(Id::from_u64(255), &mut buf);
@@ -206,7 +206,7 @@ impl Encoding {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Encoding, Id};
+    /// use snowmint::{Id, encoding::Encoding};
     ///
     /// assert_eq!(Encoding::Base32.decode("0000000000o1l")?, Id::from_u64(33)); // O = 0, L = 1
     /// assert_eq!(Encoding::Hex.decode("00000000000000FF")?, Id::from_u64(255));
@@ -301,7 +301,7 @@ impl FromStr for Encoding {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Encoding, Id};
+/// use snowmint::{Id, encoding::Encoding};
 ///
 /// let text = Id::from_u64(u64::MAX).encode(Encoding::Base32);
 /// assert_eq!(text.as_str(), "FZZZZZZZZZZZZ");

@@ -69,8 +69,8 @@ pub enum Error {
         reason: String,
     },
 
-    /// A node ID source ([`NodeIdSource`](crate::NodeIdSource)) has no value, or one that does
-    /// not parse or does not fit the layout's node field.
+    /// A node ID source ([`NodeIdSource`](crate::node_id::NodeIdSource)) has no value, or one that
+    /// does not parse or does not fit the layout's node field.
     #[error("node id from {origin}: {reason}")]
     NodeIdSource {
         /// Where the value was looked for: `environment variable SNOWMINT_NODE`,

@@ -67,19 +67,19 @@
 //! timeline was left. A mark can only be stale for a timeline the state is on, and nobody
 //! enters the timeline the state is on.
 //!
-//! The state is loaded with `Acquire` and swapped with `AcqRel` for a second property too:
-//! for a clock whose readings are memory published with `Release` and read with `Acquire`
-//! (such as [`ManualClock`](crate::ManualClock)), a reading taken after observing a state is at
-//! least the reading that produced it, so "the clock reads behind the state" means a
-//! regression, never a stale cache line. A hardware counter is outside the memory model: the
-//! default clock's readings are monotonic across cores, but an unfenced counter read may
-//! execute a few nanoseconds before the load that precedes it, so right at a tick boundary a
-//! reading could land one tick behind a state another core just installed. So a reading
-//! behind the state is never counted as a regression at once: the generator reads again with
-//! [`Clock::unix_ms_precise`] (a second counter read for the default clock, the source for a
-//! [`CachedClock`](crate::CachedClock)) and applies its [`ClockBehind`] policy only if that
-//! reading is behind too. Uniqueness never depends on any of this: it rests on the state word
-//! alone, whatever the clock reads. On x86-64 these orderings cost nothing over `Relaxed`.
+//! The state is loaded with `Acquire` and swapped with `AcqRel` for a second property too: for a
+//! clock whose readings are memory published with `Release` and read with `Acquire` (such as
+//! [`ManualClock`](crate::clock::ManualClock)), a reading taken after observing a state is at least
+//! the reading that produced it, so "the clock reads behind the state" means a regression, never a
+//! stale cache line. A hardware counter is outside the memory model: the default clock's readings
+//! are monotonic across cores, but an unfenced counter read may execute a few nanoseconds before
+//! the load that precedes it, so right at a tick boundary a reading could land one tick behind a
+//! state another core just installed. So a reading behind the state is never counted as a
+//! regression at once: the generator reads again with [`Clock::unix_ms_precise`] (a second counter
+//! read for the default clock, the source for a [`CachedClock`](crate::clock::CachedClock)) and
+//! applies its [`ClockBehind`] policy only if that reading is behind too. Uniqueness never depends
+//! on any of this: it rests on the state word alone, whatever the clock reads. On x86-64 these
+//! orderings cost nothing over `Relaxed`.
 //!
 //! The precise reading is also the one a full tick waits on: a thread that finds its tick
 //! full reads `unix_ms_precise` before it waits or borrows, so a cached reading that lags
@@ -98,16 +98,18 @@ use crate::clock::{Clock, DefaultClock, FIRST_READING};
 use crate::error::{Error, Result};
 use crate::id::{Id, Parts};
 use crate::layout::Layout;
-use crate::state::{LocalState, SharedState, State};
 use crate::sync::{AtomicU64, Backoff, Ordering};
+
+pub use crate::state::{LocalState, SharedState, State};
 
 /// What a generator does when its clock reads behind the last tick it minted.
 ///
-/// Regressions come from the wall clock going back (the default clock's [`MonotonicClock`](crate::MonotonicClock)
-/// source reports a step back unless built with
-/// [`WallClockBack::Slew`](crate::WallClockBack::Slew)), from
-/// restarts resumed from a [`Snapshot`] on a host whose clock is behind, and from a
-/// [`ManualClock`](crate::ManualClock) in a test. Whatever the policy, no ID is ever repeated.
+/// Regressions come from the wall clock going back (the default clock's
+/// [`MonotonicClock`](crate::clock::MonotonicClock) source reports a step back unless built with
+/// [`WallClockBack::Slew`](crate::clock::WallClockBack::Slew)), from restarts resumed from a
+/// [`Snapshot`] on a host whose clock is behind, and from a
+/// [`ManualClock`](crate::clock::ManualClock) in a test. Whatever the policy, no ID is ever
+/// repeated.
 ///
 /// The counter's drift is never a regression: the default clock's source slews it (see the
 /// [clock module's table](crate::clock#choosing-a-clock)); only a real step of the wall clock
@@ -122,7 +124,7 @@ use crate::sync::{AtomicU64, Backoff, Ordering};
 /// # Examples
 ///
 /// ```
-/// use snowmint::{ClockBehind, Error, Generator, Layout, ManualClock};
+/// use snowmint::{ClockBehind, Error, Generator, Layout, clock::ManualClock};
 ///
 /// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 1_000);
 /// let generator = Generator::builder(Layout::TWITTER)
@@ -149,7 +151,7 @@ pub enum ClockBehind {
     /// Toggle the layout's tick-tock bit and keep minting at the earlier time on the other
     /// timeline, if that timeline has not minted at or after that time; otherwise behave as
     /// `Wait { max_ms }` (so `max_ms: 0` fails at once). Needs a layout with a tick-tock bit
-    /// ([`LayoutBuilder::tick_tock`](crate::LayoutBuilder::tick_tock)).
+    /// ([`LayoutBuilder::tick_tock`](crate::layout::LayoutBuilder::tick_tock)).
     TickTock {
         /// The longest wait, and the largest regression waited out, when toggling is not
         /// possible, in milliseconds.
@@ -313,7 +315,7 @@ pub struct Stats {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{ClockBehind, Generator, Layout, ManualClock};
+/// use snowmint::{ClockBehind, Generator, Layout, clock::ManualClock};
 ///
 /// let layout = Layout::builder("tt", 64).time(41).tick_tock().node("machine", 10).sequence(12)
 ///     .epoch_ms(1_288_834_974_657).build()?;
@@ -365,11 +367,11 @@ impl Snapshot {
 
 /// Mints unique IDs of one layout and node, from any number of threads.
 ///
-/// Lock-free: each ID is one compare-and-swap on one `AtomicU64`, with no lock, no
-/// allocation and no system call. Share it by reference (it is `Sync`) or in an `Arc`. Its
-/// clock is the process-wide [`CachedClock`](crate::CachedClock) unless
-/// [`GeneratorBuilder::clock`] gives another (a [`MonotonicClock`](crate::MonotonicClock) for a
-/// process that must run no background thread).
+/// Lock-free: each ID is one compare-and-swap on one `AtomicU64`, with no lock, no allocation and
+/// no system call. Share it by reference (it is `Sync`) or in an `Arc`. Its clock is the
+/// process-wide [`CachedClock`](crate::clock::CachedClock) unless [`GeneratorBuilder::clock`] gives
+/// another (a [`MonotonicClock`](crate::clock::MonotonicClock) for a process that must run no
+/// background thread).
 ///
 /// IDs from one generator are unique. Under the [`ClockBehind`] policies `Wait` and `Error`,
 /// each ID is also greater than every ID this generator returned before it was minted (in
@@ -419,7 +421,7 @@ pub struct Generator<C = DefaultClock, S: State = SharedState> {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Generator, Layout, Shards};
+/// use snowmint::{Generator, Layout, shard::Shards};
 /// use std::collections::HashSet;
 /// use std::thread;
 ///
@@ -457,7 +459,7 @@ pub type LocalGenerator<C = DefaultClock> = Generator<C, LocalState>;
 /// # Examples
 ///
 /// ```
-/// use snowmint::{ClockBehind, Generator, Layout, ManualClock};
+/// use snowmint::{ClockBehind, Generator, Layout, clock::ManualClock};
 ///
 /// let generator = Generator::builder(Layout::DISCORD)
 ///     .node("worker", 3)
@@ -490,7 +492,7 @@ pub struct GeneratorBuilder<C = DefaultClock> {
 
 impl Generator {
     /// Starts configuring a generator for `layout`, with every node field 0, the
-    /// process-wide [`CachedClock`](crate::CachedClock) and [`ClockBehind::default`].
+    /// process-wide [`CachedClock`](crate::clock::CachedClock) and [`ClockBehind::default`].
     pub fn builder(layout: Layout) -> GeneratorBuilder {
         GeneratorBuilder {
             layout,
@@ -540,17 +542,17 @@ impl<C> GeneratorBuilder<C> {
     /// Confines the generator to the sequence values in `range` (inclusive): each tick starts
     /// at `range.start()` and holds at most `range.end() - range.start() + 1` IDs.
     ///
-    /// Generators with the same layout and node fields and disjoint ranges never mint the same
-    /// ID, so several generators (processes, or the shards of a
-    /// [`ShardedGenerator`](crate::ShardedGenerator)) can share one node ID.
-    /// [`SequenceRanges`](crate::SequenceRanges) splits a range into disjoint parts. Checked by
-    /// [`build`](Self::build): an empty range or one past the layout's sequence field is
+    /// Generators with the same layout and node fields and disjoint ranges never mint the same ID,
+    /// so several generators (processes, or the shards of a
+    /// [`ShardedGenerator`](crate::shard::ShardedGenerator)) can share one node ID.
+    /// [`SequenceRanges`](crate::shard::SequenceRanges) splits a range into disjoint parts. Checked
+    /// by [`build`](Self::build): an empty range or one past the layout's sequence field is
     /// [`Error::InvalidSequenceRange`]. The whole field by default.
     ///
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, ManualClock};
+    /// use snowmint::{Generator, Layout, clock::ManualClock};
     ///
     /// let clock = ManualClock::new(1_700_000_000_000);
     /// let builder = Generator::builder(Layout::TWITTER).node("machine", 1);
@@ -586,7 +588,7 @@ impl<C> GeneratorBuilder<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, ManualClock};
+    /// use snowmint::{Generator, Layout, clock::ManualClock};
     ///
     /// let clock = ManualClock::new(1_700_000_000_000);
     /// let generator = Generator::builder(Layout::TWITTER)
@@ -615,7 +617,7 @@ impl<C> GeneratorBuilder<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{ClockBehind, Event, Generator, Layout, ManualClock};
+    /// use snowmint::{ClockBehind, Generator, Layout, clock::ManualClock, generator::Event};
     /// use std::sync::mpsc;
     ///
     /// let (tx, rx) = mpsc::sync_channel(16);
@@ -637,7 +639,7 @@ impl<C> GeneratorBuilder<C> {
         self
     }
 
-    /// Uses `clock` instead of the process-wide [`CachedClock`](crate::CachedClock).
+    /// Uses `clock` instead of the process-wide [`CachedClock`](crate::clock::CachedClock).
     pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<D> {
         self.swap_clock(clock).0
     }
@@ -868,7 +870,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Error, Generator, Layout, ManualClock};
+    /// use snowmint::{Error, Generator, Layout, clock::ManualClock};
     /// use std::time::Duration;
     ///
     /// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 10);
@@ -1488,7 +1490,7 @@ impl<C, S: State> Generator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, ManualClock};
+    /// use snowmint::{Generator, Layout, clock::ManualClock};
     ///
     /// let generator = Generator::builder(Layout::TWITTER)
     ///     .node("machine", 1)
@@ -1566,7 +1568,7 @@ mod tests {
     use std::mem::{align_of, offset_of, size_of};
 
     use super::{Generator, Plan, SharedState};
-    use crate::MonotonicClock;
+    use crate::clock::MonotonicClock;
 
     /// A mint reads the state word and the plan: both in the generator's first 128-byte
     /// block, and the clock, which may write to itself, in none of it.

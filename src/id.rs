@@ -80,7 +80,7 @@ impl Id {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Encoding, Id};
+    /// use snowmint::{Id, encoding::Encoding};
     ///
     /// let id = Id::from_u64(1_541_815_603_606_036_480);
     /// assert_eq!(id.encode(Encoding::Base62).as_str(), "1ptWyK4WgZU");
@@ -100,7 +100,7 @@ impl Id {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Encoding, Id};
+    /// use snowmint::{Id, encoding::Encoding};
     ///
     /// assert_eq!(Id::parse_as("1565a11f6217a000", Encoding::Hex)?.to_u64(), 1_541_815_603_606_036_480);
     /// assert!(Id::parse_as("1565a11f6217a00g", Encoding::Hex).is_err());

@@ -11,7 +11,7 @@ use crate::error::{Error, Result, bounded};
 use crate::id::{Id, Parts};
 
 /// The most fields a layout can have, counting unused, time, node and sequence fields.
-pub const MAX_FIELDS: usize = 8;
+pub(crate) const MAX_FIELDS: usize = 8;
 
 /// The names [`Layout::preset`] accepts, in the order of the README's table.
 pub const PRESET_NAMES: &str =
@@ -44,7 +44,7 @@ pub enum FieldKind {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{FieldKind, Layout};
+/// use snowmint::{Layout, layout::FieldKind};
 ///
 /// let machine = Layout::TWITTER.node_field("machine").unwrap();
 /// assert_eq!(machine.kind(), FieldKind::Node);
@@ -157,7 +157,7 @@ pub struct Layout {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{FieldKind, Layout};
+/// use snowmint::{Layout, layout::FieldKind};
 ///
 /// // sno-like timing: 4 ms ticks from 2010-01-01.
 /// let layout = Layout::builder("events", 64)
@@ -525,6 +525,9 @@ impl LayoutBuilder {
 }
 
 impl Layout {
+    /// The most fields a layout can have, counting unused, time, node and sequence fields.
+    pub const MAX_FIELDS: usize = MAX_FIELDS;
+
     /// Twitter: 1 unused sign bit, 41 time, 10 machine, 12 sequence; 1 ms; epoch 1288834974657.
     pub const TWITTER: Layout = Layout::builder("twitter", 64)
         .unused(1)

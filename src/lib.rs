@@ -39,7 +39,17 @@
 //! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
 //! - A [`SnoId`] is sno's 10-byte ID (time, tick-tock bit, metabyte, partition, sequence) with
 //!   its 16-character text form (also its serde form); a [`SnoGenerator`] mints it on the same
-//!   one-word hot path, the partition fixed and the metabyte given per mint.
+//!   one-word hot path, the partition fixed and the metabyte set once or given per mint.
+//!
+//! # Where things are
+//!
+//! The root holds what nearly every user needs: [`Generator`], its [`GeneratorBuilder`] and
+//! [`LocalGenerator`], the [`Mint`] trait every generator implements, [`Layout`], [`Id`] and
+//! its [`Parts`], [`Error`] and [`Result`], [`ClockBehind`], [`Clock`] and [`Snapshot`]. The
+//! rest is by topic: [`clock`] (the clocks), [`layout`] (custom layouts and their fields),
+//! [`encoding`] (text forms), [`shard`] (sequence ranges, sharded and per-core generators),
+//! [`persist`] (the high-water file), [`node_id`] (where node IDs come from), [`sno`],
+//! [`generator`] (counters, events, state words), [`error`], and `etcd` with its feature.
 //!
 //! # Feature flags
 //!
@@ -68,52 +78,47 @@
 //! assert!(generator.mint()? > id);
 //! # Ok::<(), snowmint::Error>(())
 //! ```
+//!
+//! [`CachedClock::global`]: crate::clock::CachedClock::global
+//! [`ManualClock`]: crate::clock::ManualClock
+//! [`MonotonicClock`]: crate::clock::MonotonicClock
+//! [`NodeIdSource`]: crate::node_id::NodeIdSource
+//! [`SequenceRanges`]: crate::shard::SequenceRanges
+//! [`ShardedGenerator`]: crate::shard::ShardedGenerator
+//! [`SnoGenerator`]: crate::sno::SnoGenerator
+//! [`SnoId`]: crate::sno::SnoId
 
 // One exception, in `clock/cached.rs`: registering the fork handler (see its `// SAFETY:`).
 #![deny(unsafe_code)]
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 
 pub mod clock;
-mod encoding;
-mod error;
+pub mod encoding;
+pub mod error;
 #[cfg(feature = "etcd")]
-mod etcd;
-mod generator;
+pub mod etcd;
+pub mod generator;
 mod id;
-mod layout;
+pub mod layout;
 mod mint;
-mod node_id;
-mod persist;
+pub mod node_id;
+pub mod persist;
 #[cfg(feature = "serde")]
 mod serde_support;
-mod shard;
-mod sno;
+pub mod shard;
+pub mod sno;
 mod state;
 mod sync;
 mod time;
 
-pub use clock::{
-    CachedClock, Clock, ManualClock, MonotonicClock, MonotonicClockBuilder, WallClockBack,
-};
-pub use encoding::{EncodedId, Encoding};
-pub use error::{Error, ParseIdReason, Result};
-#[cfg(feature = "etcd")]
-pub use etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
-pub use generator::{
-    ClockBehind, Event, Generator, GeneratorBuilder, LocalGenerator, Snapshot, Stats,
-};
+pub use clock::Clock;
+pub use error::{Error, Result};
+pub use generator::{ClockBehind, Generator, GeneratorBuilder, LocalGenerator, Snapshot};
 pub use id::{Id, Parts};
-pub use layout::{
-    Field, FieldKind, JS_MAX_SAFE_INTEGER, Layout, LayoutBuilder, MAX_FIELDS, PRESET_NAMES,
-};
+pub use layout::Layout;
 pub use mint::Mint;
-pub use node_id::NodeIdSource;
-pub use persist::{HighWaterFile, PersistentGenerator};
 #[cfg(feature = "serde")]
 pub use serde_support::serde_id;
-pub use shard::{MAX_PARTS, SequenceRanges, ShardedGenerator, Shards};
-pub use sno::{SnoGenerator, SnoGeneratorBuilder, SnoId, SnoSnapshot};
-pub use state::{LocalState, SharedState, State};
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]

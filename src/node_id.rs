@@ -27,7 +27,7 @@ use crate::layout::Layout;
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Generator, Layout, NodeIdSource};
+/// use snowmint::{Generator, Layout, node_id::NodeIdSource};
 ///
 /// let source = NodeIdSource::HostOrdinal(Some("orders-7".to_owned()));
 /// let machine = source.resolve(&Layout::TWITTER, "machine")?;
@@ -69,7 +69,7 @@ impl NodeIdSource {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Layout, NodeIdSource};
+    /// use snowmint::{Layout, node_id::NodeIdSource};
     ///
     /// assert_eq!(NodeIdSource::Explicit(3).resolve(&Layout::DISCORD, "worker")?, 3);
     /// let err = NodeIdSource::Env("SNOWMINT_DOC_UNSET".to_owned())

@@ -60,7 +60,7 @@ use crate::sync::{AtomicU64, Ordering};
 /// # Examples
 ///
 /// ```
-/// use snowmint::{HighWaterFile, Layout, ManualClock, PersistentGenerator};
+/// use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
 /// use std::time::Duration;
 ///
 /// let dir = std::env::temp_dir().join(format!("snowmint-doc-file-{}", std::process::id()));
@@ -111,7 +111,7 @@ impl HighWaterFile {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::HighWaterFile;
+    /// use snowmint::persist::HighWaterFile;
     ///
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-open-{}", std::process::id()));
     /// std::fs::write(&path, "1700000000000\n")?;
@@ -369,7 +369,9 @@ impl<C> PersistentGenerator<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Generator, HighWaterFile, Layout, ManualClock, PersistentGenerator};
+    /// use snowmint::clock::ManualClock;
+    /// use snowmint::persist::{HighWaterFile, PersistentGenerator};
+    /// use snowmint::{Generator, Layout};
     /// use std::time::Duration;
     ///
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-new-{}", std::process::id()));
@@ -473,7 +475,7 @@ impl<C: Clock> PersistentGenerator<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{HighWaterFile, Layout, ManualClock, PersistentGenerator};
+    /// use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
     /// use std::time::Duration;
     ///
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-mint-{}", std::process::id()));

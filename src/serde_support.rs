@@ -347,7 +347,7 @@ impl<'de> Deserialize<'de> for Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ClockBehind, Generator, ManualClock};
+    use crate::{ClockBehind, Generator, clock::ManualClock};
 
     const TT: Layout = Layout::builder("twitter-tt", 64)
         .unused(1)

@@ -40,7 +40,7 @@ pub const MAX_PARTS: usize = 1 << 16;
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Generator, Layout, SequenceRanges};
+/// use snowmint::{Generator, Layout, shard::SequenceRanges};
 ///
 /// let ranges = SequenceRanges::split(&Layout::TWITTER, 3)?;
 /// assert_eq!(ranges.as_slice(), [0..=1365, 1366..=2730, 2731..=4095]);
@@ -88,7 +88,7 @@ impl SequenceRanges {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Layout, SequenceRanges};
+    /// use snowmint::{Layout, shard::SequenceRanges};
     ///
     /// // This process owns the upper half of machine 3's sequence; split it between 2 shards.
     /// let ranges = SequenceRanges::split_range(&Layout::TWITTER, 2048..=4095, 2)?;
@@ -246,7 +246,7 @@ pub enum Shards<'a> {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Generator, Layout, Shards};
+/// use snowmint::{Generator, Layout, shard::Shards};
 /// use std::collections::HashSet;
 /// use std::thread;
 ///
@@ -293,8 +293,8 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// generator. The shards' IDs never collide, as a [`ShardedGenerator`]'s do not, and
     /// each mints with a load and a store instead of a compare-and-swap.
     ///
-    /// Clones of a [`CachedClock`](crate::CachedClock) (the default) share one reading;
-    /// clones of a [`MonotonicClock`](crate::MonotonicClock) each keep their own anchor.
+    /// Clones of a [`CachedClock`](crate::clock::CachedClock) (the default) share one reading;
+    /// clones of a [`MonotonicClock`](crate::clock::MonotonicClock) each keep their own anchor.
     ///
     /// # Errors
     ///
@@ -303,7 +303,7 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, Shards};
+    /// use snowmint::{Generator, Layout, shard::Shards};
     ///
     /// // Machines 8 to 11 granted to this process: one per core's thread.
     /// let generators = Generator::builder(Layout::TWITTER)
@@ -556,7 +556,7 @@ fn thread_slot() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ManualClock;
+    use crate::clock::ManualClock;
 
     #[test]
     fn slot_wrap_is_the_remainder() {

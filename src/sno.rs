@@ -82,7 +82,7 @@ const TEXT_LEN: usize = 16;
 /// # Examples
 ///
 /// ```
-/// use snowmint::SnoId;
+/// use snowmint::sno::SnoId;
 ///
 /// let id = SnoId::compose(1_700_000_000_003, 1, 7, 0x410a, 42)?;
 /// assert_eq!(id.timestamp_ms(), 1_700_000_000_000); // floored to its 4 ms unit
@@ -114,7 +114,7 @@ impl SnoId {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::SnoId;
+    /// use snowmint::sno::SnoId;
     ///
     /// let id = SnoId::from_bytes([0, 0, 0, 0, 3, 9, 0x41, 0x0a, 0, 42]);
     /// assert_eq!(id.timestamp_ms(), SnoId::EPOCH_MS + 4); // one 4 ms unit after the epoch
@@ -139,7 +139,7 @@ impl SnoId {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::SnoId;
+    /// use snowmint::sno::SnoId;
     ///
     /// assert_eq!(SnoId::from_bytes([0xff; 10]).to_u128(), (1 << 80) - 1);
     /// ```
@@ -183,7 +183,7 @@ impl SnoId {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::SnoId;
+    /// use snowmint::sno::SnoId;
     ///
     /// let id = SnoId::compose(SnoId::EPOCH_MS, 0, 0, 0, 0)?;
     /// assert_eq!(id.to_string(), "2222222222222222");
@@ -237,7 +237,7 @@ impl SnoId {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::SnoId;
+    /// use snowmint::sno::SnoId;
     /// use std::time::{Duration, UNIX_EPOCH};
     ///
     /// let id: SnoId = "2222222222222222".parse()?;
@@ -253,7 +253,7 @@ impl SnoId {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::SnoId;
+    /// use snowmint::sno::SnoId;
     ///
     /// let last = SnoId::from_bytes([0xff; 10]);
     /// assert_eq!(last.time_rfc3339().to_string(), "2079-09-07T15:47:35.548Z");
@@ -287,7 +287,7 @@ impl SnoId {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::SnoId;
+    /// use snowmint::sno::SnoId;
     ///
     /// let mut buf = [0u8; 16];
     /// assert_eq!(SnoId::from_bytes([0; 10]).encode(&mut buf), "2222222222222222");
@@ -325,7 +325,7 @@ impl SnoId {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::SnoId;
+    /// use snowmint::sno::SnoId;
     ///
     /// assert_eq!(SnoId::parse("xxxxxxxxxxxxxxxx")?, SnoId::from_bytes([0xff; 10]));
     /// let err = SnoId::parse("222222222222222y").unwrap_err();
@@ -484,7 +484,7 @@ impl AsRef<[u8]> for SnoId {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{SnoGenerator, SnoId};
+/// use snowmint::{sno::{SnoGenerator, SnoId}};
 ///
 /// let generator = SnoGenerator::builder().partition(0x410a).meta(1).build()?;
 /// let a = generator.mint()?;
@@ -506,7 +506,7 @@ pub struct SnoGenerator<C = DefaultClock> {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{ManualClock, SnoGenerator};
+/// use snowmint::{clock::ManualClock, sno::SnoGenerator};
 ///
 /// // Two generators share partition 7, each with half of every 4 ms unit's sequence.
 /// let clock = ManualClock::new(1_700_000_000_000);
@@ -531,7 +531,7 @@ pub struct SnoGeneratorBuilder<C = DefaultClock> {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{ManualClock, SnoGenerator};
+/// use snowmint::{clock::ManualClock, sno::SnoGenerator};
 ///
 /// let old = SnoGenerator::builder().partition(3).clock(ManualClock::new(1_700_000_010_000)).build()?;
 /// let last = old.mint()?;
@@ -559,7 +559,7 @@ impl SnoGenerator {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{SnoGenerator, SnoId};
+    /// use snowmint::{sno::{SnoGenerator, SnoId}};
     ///
     /// let layout = SnoGenerator::LAYOUT;
     /// assert_eq!((layout.time_field().bits(), layout.time_field().shift()), (39, 17));
@@ -577,7 +577,7 @@ impl SnoGenerator {
         .build_const();
 
     /// Starts configuring a generator: no partition yet (set one), metabyte 0, the whole
-    /// sequence, the process-wide [`CachedClock`](crate::CachedClock) and
+    /// sequence, the process-wide [`CachedClock`](crate::clock::CachedClock) and
     /// [`ClockBehind::TickTock`] with `max_ms: 1000`.
     pub fn builder() -> SnoGeneratorBuilder {
         SnoGeneratorBuilder {
@@ -653,7 +653,7 @@ impl<C> SnoGeneratorBuilder<C> {
         self
     }
 
-    /// Uses `clock` instead of the process-wide [`CachedClock`](crate::CachedClock).
+    /// Uses `clock` instead of the process-wide [`CachedClock`](crate::clock::CachedClock).
     pub fn clock<D: Clock>(self, clock: D) -> SnoGeneratorBuilder<D> {
         SnoGeneratorBuilder {
             inner: self.inner.clock(clock),
@@ -714,7 +714,7 @@ impl<C: Clock> SnoGenerator<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{ManualClock, SnoGenerator};
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
     ///
     /// let clock = ManualClock::new(1_700_000_000_001);
     /// let generator = SnoGenerator::builder().partition(9).meta(200).clock(&clock).build()?;
@@ -737,7 +737,7 @@ impl<C: Clock> SnoGenerator<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::SnoGenerator;
+    /// use snowmint::sno::SnoGenerator;
     ///
     /// let generator = SnoGenerator::builder().partition(9).build()?;
     /// assert_eq!(generator.mint_with_meta(7)?.meta(), 7);
@@ -760,7 +760,7 @@ impl<C: Clock> SnoGenerator<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Error, ManualClock, SnoGenerator};
+    /// use snowmint::{Error, clock::ManualClock, sno::SnoGenerator};
     ///
     /// let clock = ManualClock::new(1_700_000_000_000);
     /// let generator = SnoGenerator::builder()
@@ -795,7 +795,7 @@ impl<C: Clock> SnoGenerator<C> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{SnoGenerator, SnoId};
+    /// use snowmint::{sno::{SnoGenerator, SnoId}};
     ///
     /// let generator = SnoGenerator::builder().partition(1).build()?;
     /// let mut buffer = [SnoId::default(); 100];

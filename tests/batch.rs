@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, ManualClock};
+use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, clock::ManualClock};
 
 const TWITTER: Layout = Layout::TWITTER;
 const T0: u64 = 1_700_000_000_000;

@@ -1,7 +1,9 @@
 //! Pagination bounds (`min_id_at`, `max_id_at`) and JavaScript safety (`is_js_safe`).
 
 use proptest::prelude::*;
-use snowmint::{ClockBehind, Error, Generator, Id, JS_MAX_SAFE_INTEGER, Layout, ManualClock};
+use snowmint::{
+    ClockBehind, Error, Generator, Id, Layout, clock::ManualClock, layout::JS_MAX_SAFE_INTEGER,
+};
 
 mod presets;
 

@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 
 use snowmint::clock::Private;
 use snowmint::{
-    CachedClock, Clock, ClockBehind, Error, Generator, Id, Layout, ManualClock, MonotonicClock,
-    Shards, WallClockBack,
+    Clock, ClockBehind, Error, Generator, Id, Layout,
+    clock::{CachedClock, ManualClock, MonotonicClock, WallClockBack},
+    shard::Shards,
 };
 
 use common::{PATIENCE, assert_parks_then_wakes, eventually, wait_parked};

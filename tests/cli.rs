@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::thread;
 
-use snowmint::{ClockBehind, Generator, Id, Layout, PRESET_NAMES};
+use snowmint::{ClockBehind, Generator, Id, Layout, layout::PRESET_NAMES};
 
 mod support;
 

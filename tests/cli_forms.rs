@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::thread;
 
-use snowmint::{Encoding, Id, Layout, SnoId};
+use snowmint::{Id, Layout, encoding::Encoding, sno::SnoId};
 
 mod support;
 

@@ -6,7 +6,10 @@
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Generator, Layout, MonotonicClock, WallClockBack};
+use snowmint::{
+    Generator, Layout,
+    clock::{MonotonicClock, WallClockBack},
+};
 
 /// How far a reading may be from the wall clock read around it.
 const TOLERANCE_NS: u64 = 100_000_000;

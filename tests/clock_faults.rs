@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock, Parts};
+use snowmint::{ClockBehind, Error, Generator, Id, Layout, Parts, clock::ManualClock};
 
 /// Twitter's shape with a tick-tock bit taken from the machine field: 41 time, 1 tick,
 /// 9 machine, 12 sequence.
@@ -210,8 +210,8 @@ fn a_second_regression_into_the_toggled_range_waits_or_fails_never_repeats() {
 /// handled (so a loaded machine cannot skip it), then moves on.
 fn regression_under_threads(
     policy: ClockBehind,
-    handled: fn(&snowmint::Stats) -> bool,
-) -> (HashSet<Id>, snowmint::Stats) {
+    handled: fn(&snowmint::generator::Stats) -> bool,
+) -> (HashSet<Id>, snowmint::generator::Stats) {
     const THREADS: usize = 4;
     const PER_THREAD: usize = 20_000;
     let (generator, clock) = scripted(TT, policy);
@@ -396,7 +396,10 @@ fn stalled_threads_send_one_overflow_event_per_tick() {
         }
     });
     let tick = T0 - Layout::TWITTER.epoch_ms();
-    assert_eq!(rx.try_recv(), Ok(snowmint::Event::Overflow { tick }));
+    assert_eq!(
+        rx.try_recv(),
+        Ok(snowmint::generator::Event::Overflow { tick })
+    );
     assert!(rx.try_recv().is_err(), "more than one event for the tick");
     assert_eq!(generator.stats().overflows, 4);
 }
@@ -422,7 +425,7 @@ fn regressions_send_an_event_and_a_full_channel_never_blocks_minting() {
     let epoch = TT.epoch_ms();
     assert_eq!(
         rx.try_recv(),
-        Ok(snowmint::Event::Regression {
+        Ok(snowmint::generator::Event::Regression {
             last_tick: T0 - epoch,
             clock_tick: T0 - SECOND - epoch,
         })
@@ -441,7 +444,7 @@ fn regressions_send_an_event_and_a_full_channel_never_blocks_minting() {
     assert_eq!((stats.toggles, stats.events_dropped), (3, 1), "{stats:?}");
     assert!(matches!(
         rx.try_recv(),
-        Ok(snowmint::Event::Regression { .. })
+        Ok(snowmint::generator::Event::Regression { .. })
     ));
 }
 

@@ -2,7 +2,7 @@
 //! source documents, and the error for every kind of bad input.
 
 use proptest::prelude::*;
-use snowmint::{Encoding, Error, Id, Layout, ParseIdReason};
+use snowmint::{Error, Id, Layout, encoding::Encoding, error::ParseIdReason};
 
 mod presets;
 

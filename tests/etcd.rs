@@ -16,7 +16,9 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use snowmint::{
-    ClockBehind, Error, EtcdConfig, EtcdLease, Id, Layout, LeasedGenerator, ManualClock,
+    ClockBehind, Error, Id, Layout,
+    clock::ManualClock,
+    etcd::{EtcdConfig, EtcdLease, LeasedGenerator},
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_snowmint");

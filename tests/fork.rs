@@ -11,7 +11,7 @@
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{CachedClock, Clock, Generator, Id, Layout};
+use snowmint::{Clock, Generator, Id, Layout, clock::CachedClock};
 
 /// How far an ID's time may be from the wall clock read around the mint: the default clock
 /// follows the wall clock to well under a millisecond; the rest is a child descheduled

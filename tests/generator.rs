@@ -5,7 +5,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock};
+use snowmint::{ClockBehind, Error, Generator, Id, Layout, clock::ManualClock};
 
 /// 41 time bits, no node, 22 sequence bits: a layout whose sequence is never the bottleneck.
 const HOT: Layout = Layout::builder("hot", 63)
@@ -448,7 +448,7 @@ fn a_node_field_left_unset_is_an_error_not_node_zero() {
         Generator::builder(Layout::TWITTER).build().map(drop),
         Generator::builder(Layout::TWITTER).build_local().map(drop),
         Generator::builder(Layout::TWITTER)
-            .build_sharded(snowmint::Shards::SplitSequence(2))
+            .build_sharded(snowmint::shard::Shards::SplitSequence(2))
             .map(drop),
     ] {
         assert!(

@@ -18,7 +18,10 @@ use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use snowmint::clock::IDLE_PARK;
-use snowmint::{CachedClock, Clock, Generator, Id, Layout, MonotonicClock, WallClockBack};
+use snowmint::{
+    Clock, Generator, Id, Layout,
+    clock::{CachedClock, MonotonicClock, WallClockBack},
+};
 
 use common::{assert_parks_then_wakes, eventually, wait_parked};
 

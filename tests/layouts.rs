@@ -1,7 +1,7 @@
 //! Compose and decode round trips at the extreme values of every preset, and the errors at
 //! one past them.
 
-use snowmint::{Error, FieldKind, Layout};
+use snowmint::{Error, Layout, layout::FieldKind};
 
 mod presets;
 

@@ -20,7 +20,9 @@ use std::time::Duration;
 use proptest::prelude::*;
 use snowmint::{
     Clock, ClockBehind, Error, Generator, GeneratorBuilder, Id, Layout, LocalGenerator,
-    ManualClock, MonotonicClock, Shards, State, Stats,
+    clock::{ManualClock, MonotonicClock},
+    generator::{State, Stats},
+    shard::Shards,
 };
 
 const TWITTER: Layout = Layout::TWITTER;

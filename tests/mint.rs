@@ -8,8 +8,11 @@ use std::thread;
 use std::time::Duration;
 
 use snowmint::{
-    Error, Generator, HighWaterFile, Layout, ManualClock, Mint, PersistentGenerator, Shards,
-    SnoGenerator,
+    Error, Generator, Layout, Mint,
+    clock::ManualClock,
+    persist::{HighWaterFile, PersistentGenerator},
+    shard::Shards,
+    sno::SnoGenerator,
 };
 
 const T0: u64 = 1_700_000_000_000;

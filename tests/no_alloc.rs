@@ -8,8 +8,11 @@ use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 
 use snowmint::{
-    CachedClock, Encoding, Generator, Id, Layout, ManualClock, MonotonicClock, Shards,
-    SnoGenerator, SnoId,
+    Generator, Id, Layout,
+    clock::{CachedClock, ManualClock, MonotonicClock},
+    encoding::Encoding,
+    shard::Shards,
+    sno::{SnoGenerator, SnoId},
 };
 
 /// The system allocator, counting the allocations of threads that asked it to.

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use snowmint::{Error, Generator, Layout, NodeIdSource};
+use snowmint::{Error, Generator, Layout, node_id::NodeIdSource};
 
 /// Runs the ignored test `name` of this binary in a child with `vars` set; it must pass.
 fn run_child(name: &str, vars: &[(&str, &str)]) {

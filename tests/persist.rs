@@ -7,7 +7,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use snowmint::{ClockBehind, Error, HighWaterFile, Id, Layout, ManualClock, PersistentGenerator};
+use snowmint::{
+    ClockBehind, Error, Id, Layout,
+    clock::ManualClock,
+    persist::{HighWaterFile, PersistentGenerator},
+};
 
 const START_MS: u64 = 1_700_000_000_000;
 const INTERVAL: Duration = Duration::from_secs(1);

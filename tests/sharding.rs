@@ -8,7 +8,9 @@ use std::thread;
 use std::time::Duration;
 
 use snowmint::{
-    Clock, Error, Generator, Id, Layout, ManualClock, SequenceRanges, ShardedGenerator, Shards,
+    Clock, Error, Generator, Id, Layout,
+    clock::ManualClock,
+    shard::{SequenceRanges, ShardedGenerator, Shards},
 };
 
 const TWITTER: Layout = Layout::TWITTER;
@@ -658,16 +660,18 @@ fn sizes_past_what_can_be_allocated_are_errors() {
     let err = SequenceRanges::split(&wide, 1 << 62).unwrap_err();
     assert!(matches!(err, Error::InvalidShards { .. }), "{err:?}: {err}");
     assert!(
-        err.to_string()
-            .ends_with(&format!("expected 1..={} parts", snowmint::MAX_PARTS)),
+        err.to_string().ends_with(&format!(
+            "expected 1..={} parts",
+            snowmint::shard::MAX_PARTS
+        )),
         "{err}"
     );
     assert_eq!(
-        SequenceRanges::split(&wide, snowmint::MAX_PARTS)
+        SequenceRanges::split(&wide, snowmint::shard::MAX_PARTS)
             .unwrap()
             .as_slice()
             .len(),
-        snowmint::MAX_PARTS
+        snowmint::shard::MAX_PARTS
     );
 
     // A node block past the field: the field's range is checked first, before any shard.

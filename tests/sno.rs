@@ -7,7 +7,11 @@ use std::thread;
 use std::time::Duration;
 
 use snowmint::{
-    ClockBehind, Error, Event, ManualClock, ParseIdReason, SnoGenerator, SnoId, SnoSnapshot,
+    ClockBehind, Error,
+    clock::ManualClock,
+    error::ParseIdReason,
+    generator::Event,
+    sno::{SnoGenerator, SnoId, SnoSnapshot},
 };
 
 const ALPHABET: &str = "23456789abcdefghijklmnopqrstuvwx";

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Encoding, Error, Id, ParseIdReason};
+use snowmint::{Error, Id, encoding::Encoding, error::ParseIdReason};
 
 fuzz_target!(|data: &[u8]| {
     // Lossy, so invalid UTF-8 still reaches the decoders as U+FFFD (a multi-byte non-digit).

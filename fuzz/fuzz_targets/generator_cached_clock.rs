@@ -46,7 +46,10 @@ use std::time::Duration;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use snowmint::clock::{Private, Step};
-use snowmint::{CachedClock, Error, Generator, Id, Layout, LocalGenerator, ManualClock, Snapshot};
+use snowmint::{
+    Error, Generator, Id, Layout, LocalGenerator, Snapshot,
+    clock::{CachedClock, ManualClock},
+};
 
 // The helpers the generator targets share; this target has no model, so it uses only some.
 #[allow(dead_code)]

@@ -47,7 +47,9 @@ use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Error, Generator, Id, Layout, LocalGenerator, ManualClock, Snapshot, Stats};
+use snowmint::{
+    Error, Generator, Id, Layout, LocalGenerator, Snapshot, clock::ManualClock, generator::Stats,
+};
 
 mod common;
 

@@ -55,7 +55,7 @@ use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot, Stats};
+use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot, generator::Stats};
 
 mod common;
 

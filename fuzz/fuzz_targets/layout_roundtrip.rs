@@ -6,7 +6,10 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Error, FieldKind, Layout, LayoutBuilder, MAX_FIELDS};
+use snowmint::{
+    Error, Layout,
+    layout::{FieldKind, LayoutBuilder},
+};
 
 /// Node names, including ones that collide with the fixed field names.
 const NAMES: [&str; 10] = [
@@ -151,7 +154,7 @@ fn run(input: Input) {
     let specs: Vec<(FieldKind, &'static str, u8)> = input
         .fields
         .iter()
-        .take(MAX_FIELDS + 2)
+        .take(Layout::MAX_FIELDS + 2)
         .map(|f| {
             let bits = f.bits % 72;
             match f.kind {
@@ -205,7 +208,7 @@ fn run(input: Input) {
 
 /// Whether `build` must accept the layout.
 fn model(specs: &[(FieldKind, &'static str, u8)], width: u8, tick_ms: u64, epoch_ms: u64) -> bool {
-    if !(1..=64).contains(&width) || specs.len() > MAX_FIELDS {
+    if !(1..=64).contains(&width) || specs.len() > Layout::MAX_FIELDS {
         return false;
     }
     if specs.iter().any(|&(_, _, bits)| bits == 0) {

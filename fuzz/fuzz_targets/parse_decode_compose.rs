@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Error, Id, Layout, ParseIdReason};
+use snowmint::{Error, Id, Layout, error::ParseIdReason};
 
 fuzz_target!(|data: &[u8]| {
     // Lossy, so invalid UTF-8 still reaches the parser as U+FFFD (a multi-byte non-digit).

@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Error, ParseIdReason, SnoId};
+use snowmint::{Error, error::ParseIdReason, sno::SnoId};
 
 const ALPHABET: &str = "23456789abcdefghijklmnopqrstuvwx";
 

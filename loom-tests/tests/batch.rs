@@ -53,7 +53,7 @@ use std::time::Duration;
 use loom::sync::Arc;
 use loom::thread;
 
-use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, ManualClock};
+use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, clock::ManualClock};
 
 mod common;
 

@@ -48,8 +48,8 @@ use loom::sync::Arc;
 use loom::sync::atomic::{AtomicU64, Ordering};
 use loom::thread;
 
-use snowmint::clock::{Private, Step};
-use snowmint::{CachedClock, Clock, ClockBehind, Error, Generator, Id, Layout, ManualClock};
+use snowmint::clock::{CachedClock, ManualClock, Private, Step};
+use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout};
 
 mod common;
 

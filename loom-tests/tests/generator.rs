@@ -25,7 +25,7 @@ use loom::sync::Arc;
 use loom::sync::mpsc;
 use loom::thread;
 
-use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock};
+use snowmint::{ClockBehind, Error, Generator, Id, Layout, clock::ManualClock};
 
 mod common;
 

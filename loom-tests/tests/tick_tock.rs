@@ -42,7 +42,9 @@ use std::collections::HashSet;
 use loom::sync::Arc;
 use loom::thread;
 
-use snowmint::{ClockBehind, Error, Generator, Id, Layout, ManualClock, Snapshot, Stats};
+use snowmint::{
+    ClockBehind, Error, Generator, Id, Layout, Snapshot, clock::ManualClock, generator::Stats,
+};
 
 mod common;
 

@@ -45,8 +45,8 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use snowmint::{
-    ClockBehind, Encoding, Generator, GeneratorBuilder, Id, Layout, PRESET_NAMES, Parts, Snapshot,
-    SnoId,
+    ClockBehind, Generator, GeneratorBuilder, Id, Layout, Parts, Snapshot, encoding::Encoding,
+    layout::PRESET_NAMES, sno::SnoId,
 };
 
 /// Mint Snowflake-style 64-bit IDs, and decode them.
@@ -402,7 +402,7 @@ fn mint_leased(
     endpoints: &str,
     policy: ClockBehind,
 ) -> Result<(), Failure> {
-    use snowmint::{EtcdConfig, EtcdLease, LeasedGenerator};
+    use snowmint::etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
     use std::time::Duration;
 
     let field = leased_field(&layout, nodes)?;
@@ -442,7 +442,7 @@ fn mint_leased(
 fn leased_field(
     layout: &Layout,
     nodes: &[(&'static str, u64)],
-) -> Result<snowmint::Field, Failure> {
+) -> Result<snowmint::layout::Field, Failure> {
     let field = *layout.node_fields().next().ok_or_else(|| {
         Failure::Input(format!(
             "layout {} has no node field for --etcd to lease; expected a layout with one",

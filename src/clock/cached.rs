@@ -49,7 +49,7 @@
 //!
 //! Readings are published with `Release` and loaded with `Acquire`: a thread that loads a
 //! reading sees the source reading it came from, so for a source whose readings are memory
-//! (a [`ManualClock`](crate::ManualClock)) its own next read of the source is at least that
+//! (a [`ManualClock`](crate::clock::ManualClock)) its own next read of the source is at least that
 //! value, and a cached reading never runs ahead of a precise one unless the source went back.
 //! A generator that publishes a state minted from a precise reading (its `AcqRel`
 //! compare-and-swap) has published that reading first, so a thread that acquires the state
@@ -132,7 +132,7 @@ const WAKE_TRIES: u32 = 64;
 
 /// A clock whose reading a background thread keeps fresh: one load per reading.
 ///
-/// Reading a [`MonotonicClock`](crate::MonotonicClock) costs a read of the CPU's time-stamp
+/// Reading a [`MonotonicClock`](crate::clock::MonotonicClock) costs a read of the CPU's time-stamp
 /// counter: a few nanoseconds on most machines, close to ten on some virtual machines, more
 /// than the rest of a mint. A cached clock moves that read to a thread, `snowmint-clock`,
 /// which refreshes one word once a millisecond; [`unix_ms`](Clock::unix_ms) loads it.
@@ -141,7 +141,7 @@ const WAKE_TRIES: u32 = 64;
 ///   [`MonotonicClock`]: a handle of no size, read with one load from a fixed address. It is
 ///   the default clock of every generator.
 /// - [`CachedClock::new`] caches any [`Clock`] with a refresher of its own, for a source of
-///   your own or a [`ManualClock`](crate::ManualClock) in a test.
+///   your own or a [`ManualClock`](crate::clock::ManualClock) in a test.
 ///
 /// The refresher starts on the first read, parks a few milliseconds after the last one, and
 /// wakes on the next. Building a clock never fails: when no thread can be started, the clock
@@ -157,7 +157,7 @@ const WAKE_TRIES: u32 = 64;
 /// # Examples
 ///
 /// ```
-/// use snowmint::{CachedClock, Clock, Generator, Layout};
+/// use snowmint::{Clock, Generator, Layout, clock::CachedClock};
 ///
 /// let generator = Generator::builder(Layout::TWITTER)
 ///     .node("machine", 1)
@@ -212,7 +212,7 @@ impl<C> sealed::Sealed for Private<C> {}
 /// parameter must still name a type.
 #[cfg(loom)]
 #[doc(hidden)]
-pub type Global = Private<crate::ManualClock>;
+pub type Global = Private<crate::clock::ManualClock>;
 
 /// What a cached clock's handles and its refresher share, besides the word.
 struct Shared<C> {
@@ -295,7 +295,7 @@ impl CachedClock {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{CachedClock, Clock};
+    /// use snowmint::{Clock, clock::CachedClock};
     /// use std::time::{SystemTime, UNIX_EPOCH};
     ///
     /// let clock = CachedClock::global();
@@ -320,7 +320,7 @@ impl CachedClock {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{CachedClock, Clock, MonotonicClock, WallClockBack};
+    /// use snowmint::{Clock, clock::{CachedClock, MonotonicClock, WallClockBack}};
     ///
     /// let slewing = MonotonicClock::builder().on_wall_clock_back(WallClockBack::Slew).build();
     /// // Whether this program read the clock first decides which source it has.
@@ -344,7 +344,7 @@ impl CachedClock {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{CachedClock, Clock};
+    /// use snowmint::{Clock, clock::CachedClock};
     ///
     /// let source = CachedClock::global().source();
     /// assert!(source.unix_ms().abs_diff(CachedClock::global().unix_ms_precise()) < 1_000);
@@ -359,7 +359,7 @@ impl CachedClock {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{CachedClock, Clock};
+    /// use snowmint::{Clock, clock::CachedClock};
     ///
     /// let clock = CachedClock::global();
     /// clock.unix_ms(); // starts the refresher
@@ -444,7 +444,7 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{CachedClock, Clock, ManualClock};
+    /// use snowmint::{Clock, clock::{CachedClock, ManualClock}};
     ///
     /// let source = ManualClock::new(1_700_000_000_000);
     /// let clock = CachedClock::new(source.clone());
@@ -556,7 +556,7 @@ impl<C> CachedClock<Private<C>> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{CachedClock, ManualClock};
+    /// use snowmint::{clock::{CachedClock, ManualClock}};
     ///
     /// let clock = CachedClock::new(ManualClock::new(1_700_000_000_000));
     /// clock.source().advance(5);
@@ -572,7 +572,7 @@ impl<C> CachedClock<Private<C>> {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{CachedClock, ManualClock};
+    /// use snowmint::{clock::{CachedClock, ManualClock}};
     ///
     /// let clock = CachedClock::new(ManualClock::new(1_700_000_000_000));
     /// assert_eq!(clock.wakeups(), 0); // nothing read it yet: no refresher

@@ -13,7 +13,7 @@ use super::Clock;
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Generator, Layout, ManualClock};
+/// use snowmint::{Generator, Layout, clock::ManualClock};
 ///
 /// let clock = ManualClock::new(1_700_000_000_000);
 /// let generator = Generator::builder(Layout::TWITTER)

@@ -98,11 +98,11 @@ pub trait Clock {
 /// [`CachedClock::global`] (under loom, which cannot model a `static` word, a
 /// [`MonotonicClock`]).
 #[cfg(not(loom))]
-pub type DefaultClock = CachedClock;
+pub(crate) type DefaultClock = CachedClock;
 /// The clock a generator reads unless it is given another (under loom, which cannot model the
 /// process-wide cached clock's `static` word).
 #[cfg(loom)]
-pub type DefaultClock = MonotonicClock;
+pub(crate) type DefaultClock = MonotonicClock;
 
 impl<C: Clock + ?Sized> Clock for &C {
     #[inline]

@@ -171,7 +171,7 @@ const SKEW_SHIFT: u32 = 63;
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Clock, MonotonicClock};
+/// use snowmint::{Clock, clock::MonotonicClock};
 /// use std::time::{SystemTime, UNIX_EPOCH};
 ///
 /// let clock = MonotonicClock::new();
@@ -224,7 +224,7 @@ struct Slew {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Clock, MonotonicClock, WallClockBack};
+/// use snowmint::{Clock, clock::{MonotonicClock, WallClockBack}};
 ///
 /// let clock = MonotonicClock::builder().on_wall_clock_back(WallClockBack::Slew).build();
 /// let mut last = clock.unix_ns();
@@ -252,7 +252,7 @@ pub enum WallClockBack {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Clock, MonotonicClock};
+/// use snowmint::{Clock, clock::MonotonicClock};
 /// use std::time::Duration;
 ///
 /// // Today's clock, anchored once: never re-reads the wall clock.
@@ -280,7 +280,7 @@ impl MonotonicClockBuilder {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock};
+    /// use snowmint::{Clock, clock::MonotonicClock};
     /// use std::time::Duration;
     ///
     /// let clock = MonotonicClock::builder().recheck(Duration::from_secs(10)).build();
@@ -303,7 +303,7 @@ impl MonotonicClockBuilder {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock};
+    /// use snowmint::{Clock, clock::MonotonicClock};
     ///
     /// let clock = MonotonicClock::builder().anchor_once().build();
     /// let a = clock.unix_ns();
@@ -334,7 +334,7 @@ impl MonotonicClockBuilder {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock};
+    /// use snowmint::{Clock, clock::MonotonicClock};
     /// use std::time::Duration;
     ///
     /// // Slew up to 2 ms; treat anything larger as a step.
@@ -353,7 +353,7 @@ impl MonotonicClockBuilder {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock, WallClockBack};
+    /// use snowmint::{Clock, clock::{MonotonicClock, WallClockBack}};
     ///
     /// let clock = MonotonicClock::builder().on_wall_clock_back(WallClockBack::Slew).build();
     /// assert!(clock.unix_ms() > 1_600_000_000_000);
@@ -370,7 +370,7 @@ impl MonotonicClockBuilder {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock};
+    /// use snowmint::{Clock, clock::MonotonicClock};
     ///
     /// let clock = MonotonicClock::builder().build();
     /// assert!(clock.unix_ms() > 1_600_000_000_000);
@@ -427,7 +427,7 @@ impl MonotonicClock {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock};
+    /// use snowmint::{Clock, clock::MonotonicClock};
     ///
     /// let clock = MonotonicClock::new();
     /// assert!(clock.unix_ms() > 1_600_000_000_000);
@@ -442,7 +442,7 @@ impl MonotonicClock {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock};
+    /// use snowmint::{Clock, clock::MonotonicClock};
     /// use std::time::Duration;
     ///
     /// let clock = MonotonicClock::builder().recheck(Duration::from_millis(250)).build();
@@ -457,7 +457,7 @@ impl MonotonicClock {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Clock, MonotonicClock};
+    /// use snowmint::{Clock, clock::MonotonicClock};
     ///
     /// let clock = MonotonicClock::new();
     /// let ns = clock.unix_ns();

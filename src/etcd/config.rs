@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 
-/// Where [`EtcdLease::claim`](crate::EtcdLease::claim) leases a node ID: the endpoints, the
+/// Where [`EtcdLease::claim`](crate::etcd::EtcdLease::claim) leases a node ID: the endpoints, the
 /// key prefix, the range of node IDs, and the lease's timing.
 ///
 /// Setters record values; `claim` checks them all once.
@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 /// # Examples
 ///
 /// ```
-/// use snowmint::EtcdConfig;
+/// use snowmint::etcd::EtcdConfig;
 /// use std::time::Duration;
 ///
 /// let config = EtcdConfig::new(["http://10.0.0.5:2379", "http://10.0.0.6:2379"], "/snowmint/orders/", 0..=31)

@@ -56,7 +56,7 @@ use crate::persist::starts_above;
 /// # Examples
 ///
 /// ```no_run
-/// use snowmint::{EtcdConfig, EtcdLease, Layout, LeasedGenerator};
+/// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease, LeasedGenerator}};
 /// use std::time::Duration;
 ///
 /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/orders/", 0..=31)

@@ -24,13 +24,13 @@ use crate::persist::resume_above;
 /// so only the key's holder writes it, and a key deleted or overwritten by anyone is noticed.
 ///
 /// Start a generator above the mark with [`resume`](Self::resume) and mint through a
-/// [`LeasedGenerator`](crate::LeasedGenerator), which checks the lease's deadline and the mark
-/// for every ID (see there for the guarantee).
+/// [`LeasedGenerator`](crate::etcd::LeasedGenerator), which checks the lease's deadline and the
+/// mark for every ID (see there for the guarantee).
 ///
 /// # Examples
 ///
 /// ```no_run
-/// use snowmint::{ClockBehind, EtcdConfig, EtcdLease, Layout, LeasedGenerator};
+/// use snowmint::{ClockBehind, Layout, etcd::{EtcdConfig, EtcdLease, LeasedGenerator}};
 ///
 /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/orders/", 0..=1023);
 /// let lease = EtcdLease::claim(&config)?;
@@ -128,7 +128,7 @@ impl EtcdLease {
     }
 
     /// Checks that the lease is known live now, for callers that use the node ID for more
-    /// than minting: the same deadline check a [`LeasedGenerator`](crate::LeasedGenerator)
+    /// than minting: the same deadline check a [`LeasedGenerator`](crate::etcd::LeasedGenerator)
     /// makes for every ID.
     ///
     /// # Errors
@@ -142,9 +142,9 @@ impl EtcdLease {
 
     /// Starts configuring a generator for `layout` with the node field `field` set to the
     /// leased node ID, that mints above the mark found at claim time: as
-    /// [`HighWaterFile::resume`](crate::HighWaterFile::resume) does. Set the clock, the
+    /// [`HighWaterFile::resume`](crate::persist::HighWaterFile::resume) does. Set the clock, the
     /// [`ClockBehind`](crate::ClockBehind) policy and any other node field, build, and wrap the
-    /// generator with [`LeasedGenerator::new`](crate::LeasedGenerator::new).
+    /// generator with [`LeasedGenerator::new`](crate::etcd::LeasedGenerator::new).
     ///
     /// A node ID the field cannot hold is an error at `build()`
     /// ([`Error::NodeOutOfRange`](crate::Error::NodeOutOfRange)): keep the configured range

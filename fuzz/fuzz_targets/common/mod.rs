@@ -4,7 +4,9 @@
 use arbitrary::Arbitrary;
 use std::fmt::Debug;
 
-use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, LocalGenerator, State};
+use snowmint::{
+    Clock, ClockBehind, Error, Generator, Id, Layout, LocalGenerator, generator::State,
+};
 
 /// What a batch buffer holds before the call: no generator here mints it (every layout has an
 /// unused top bit or is narrower than 64 bits).
