@@ -1,8 +1,9 @@
 //! The one place snowmint takes its atomics and spin hints from.
 //!
 //! Under `cfg(loom)` everything here comes from [loom](https://docs.rs/loom), so the model
-//! checker in `loom-tests/` can explore every interleaving of the mint path and of the cached
-//! clock's refresher; otherwise it comes from `core` and `std`. No other module imports `core::sync::atomic` directly.
+//! checker in `loom-tests/` can explore every interleaving of the mint path, of the cached
+//! clock's refresher and of the monotonic clock's re-anchor; otherwise it comes from `core`
+//! and `std`. No other module imports `core::sync::atomic` directly.
 
 #[cfg(loom)]
 pub(crate) use loom::{

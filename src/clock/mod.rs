@@ -33,6 +33,9 @@ mod monotonic;
 pub use cached::Step;
 pub use cached::{CachedClock, FIRST_READING, Global, Home, IDLE_PARK, PROBE_EVERY, Private};
 pub use manual::ManualClock;
+#[cfg(loom)]
+#[doc(hidden)]
+pub use monotonic::DrivenSource;
 pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 
 /// A source of time for a generator.

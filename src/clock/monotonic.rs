@@ -379,6 +379,14 @@ impl MonotonicClockBuilder {
         self.build_with(Counter::quanta(), Wall::System)
     }
 
+    /// A clock on a loom model's counter and wall clock, which the model moves itself (see
+    /// [`DrivenSource`]).
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub fn build_driven(self, counter: DrivenSource, wall: DrivenSource) -> MonotonicClock {
+        self.build_with(Counter::Driven(counter), Wall::Driven(wall))
+    }
+
     /// Builds on the given sources: `build` on the system's, tests on their own.
     fn build_with(self, counter: Counter, wall: Wall) -> MonotonicClock {
         let (start, base) = measure(&counter, &wall);
@@ -822,6 +830,8 @@ enum Counter {
     Quanta { clock: quanta::Clock, start: u64 },
     #[cfg(test)]
     Fake(tests::Source),
+    #[cfg(loom)]
+    Driven(DrivenSource),
 }
 
 impl Counter {
@@ -841,6 +851,8 @@ impl Counter {
             Counter::Quanta { clock, start } => clock.delta_as_nanos(*start, clock.raw()),
             #[cfg(test)]
             Counter::Fake(source) => source.read(),
+            #[cfg(loom)]
+            Counter::Driven(source) => source.read(),
         }
     }
 }
@@ -851,6 +863,8 @@ enum Wall {
     System,
     #[cfg(test)]
     Fake(tests::Source),
+    #[cfg(loom)]
+    Driven(DrivenSource),
 }
 
 impl Wall {
@@ -861,6 +875,74 @@ impl Wall {
                 .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
             #[cfg(test)]
             Wall::Fake(source) => source.read(),
+            #[cfg(loom)]
+            Wall::Driven(source) => source.read(),
+        }
+    }
+}
+
+/// A loom model's time source, for [`MonotonicClockBuilder::build_driven`]: nanoseconds in a
+/// loom atomic, shared by the source's clones, that the model moves with
+/// [`advance`](Self::advance) and [`set`](Self::set). Each read returns the time and moves it
+/// on by the source's step. A wall clock [following](Self::following) a counter reads the
+/// counter's time plus its own, an offset: it moves on with the counter, and steps when the
+/// model sets the offset.
+///
+/// Every access but [`get`](Self::get) is an `AcqRel` read-modify-write, so the counter's
+/// reads happen in one order, and each synchronises with the ones before it. That is what
+/// the module's `# Orderings` assume of the real counter: a thread that reads it after another
+/// has seen what the other saw before its reading.
+#[cfg(loom)]
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct DrivenSource {
+    ns: crate::sync::Arc<AtomicU64>,
+    step: u64,
+    /// The counter a wall clock follows, `ns` then being its offset from it.
+    counter: Option<crate::sync::Arc<AtomicU64>>,
+}
+
+#[cfg(loom)]
+impl DrivenSource {
+    /// A source at `ns` that moves on by `step` after each read.
+    pub fn new(ns: u64, step: u64) -> Self {
+        DrivenSource {
+            ns: crate::sync::Arc::new(AtomicU64::new(ns)),
+            step,
+            counter: None,
+        }
+    }
+
+    /// A wall clock reading `counter`'s time plus `offset`, the offset moving on by `step`
+    /// after each read (without moving the counter).
+    pub fn following(counter: &DrivenSource, offset: u64, step: u64) -> Self {
+        DrivenSource {
+            counter: Some(crate::sync::Arc::clone(&counter.ns)),
+            ..DrivenSource::new(offset, step)
+        }
+    }
+
+    /// The time (a follower's offset) as it stands, without reading it: `Relaxed`, a model's
+    /// bound that orders nothing, and may miss another thread's latest read.
+    pub fn get(&self) -> u64 {
+        self.ns.load(Ordering::Relaxed)
+    }
+
+    /// Moves the time (a follower's offset) on by `ns`.
+    pub fn advance(&self, ns: u64) {
+        self.ns.fetch_add(ns, Ordering::AcqRel);
+    }
+
+    /// Sets the time (a follower's offset) to `ns`.
+    pub fn set(&self, ns: u64) {
+        self.ns.swap(ns, Ordering::AcqRel);
+    }
+
+    fn read(&self) -> u64 {
+        let ns = self.ns.fetch_add(self.step, Ordering::AcqRel);
+        match &self.counter {
+            Some(counter) => ns + counter.fetch_add(0, Ordering::AcqRel),
+            None => ns,
         }
     }
 }
