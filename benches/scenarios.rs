@@ -287,13 +287,9 @@ where
     }
 }
 
-/// A builder for `layout` with every node field set to 0, as the peers' node IDs are.
+/// A builder for `layout` with every node field 0, as the peers' node IDs are.
 fn node_zero(layout: Layout) -> GeneratorBuilder {
-    layout
-        .node_fields()
-        .fold(Generator::builder(layout), |builder, field| {
-            builder.node(field.name(), 0)
-        })
+    Generator::builder(layout).default_nodes()
 }
 
 /// snowmint as a user builds it: on the default clock, [`CachedClock::global`].

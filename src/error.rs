@@ -172,16 +172,15 @@ pub enum Error {
     /// field never defaults to 0: two processes that both left it unset would mint the same
     /// IDs.
     #[error(
-        "node field {field} of layout {layout} is not set; expected a value in 0..={max} for it \
-         (a node field has no default: processes that all left it unset would share one node id)"
+        "layout {layout} needs {} set; expected a value for each (a node field has no default: \
+         processes that all left it unset would share one node id)",
+        unset_fields(fields)
     )]
     NodeNotSet {
         /// The layout's name.
         layout: &'static str,
-        /// The field's name.
-        field: &'static str,
-        /// The largest value the field holds.
-        max: u64,
+        /// The fields not set, most significant first, each with the largest value it holds.
+        fields: Vec<(&'static str, u64)>,
     },
 
     /// A node field was given twice in one call.
@@ -466,5 +465,19 @@ pub(crate) fn bounded(input: &str) -> String {
     match input.char_indices().nth(ECHO_CHARS) {
         Some((end, _)) => format!("{}…", &input[..end]),
         None => input.to_owned(),
+    }
+}
+
+/// The fields of [`Error::NodeNotSet`] as its message lists them: `worker (0..=31) and process
+/// (0..=31)`.
+fn unset_fields(fields: &[(&'static str, u64)]) -> String {
+    let each: Vec<String> = fields
+        .iter()
+        .map(|(name, max)| format!("node field {name} (0..={max})"))
+        .collect();
+    match each.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "every node field".to_owned(),
     }
 }

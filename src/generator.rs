@@ -482,6 +482,8 @@ pub type LocalGenerator<C = DefaultClock> = Generator<C, LocalState>;
 pub struct GeneratorBuilder<C = DefaultClock> {
     layout: Layout,
     nodes: Vec<(String, u64)>,
+    /// Node fields not given are 0 ([`GeneratorBuilder::default_nodes`]) instead of an error.
+    default_nodes: bool,
     on_behind: ClockBehind,
     sequence: Option<RangeInclusive<u64>>,
     borrow_ticks: u64,
@@ -491,12 +493,14 @@ pub struct GeneratorBuilder<C = DefaultClock> {
 }
 
 impl Generator {
-    /// Starts configuring a generator for `layout`, with every node field 0, the
-    /// process-wide [`CachedClock`](crate::clock::CachedClock) and [`ClockBehind::default`].
+    /// Starts configuring a generator for `layout`, with no node field set yet (set each with
+    /// [`node`](GeneratorBuilder::node)), the process-wide
+    /// [`CachedClock`](crate::clock::CachedClock) and [`ClockBehind::default`].
     pub fn builder(layout: Layout) -> GeneratorBuilder {
         GeneratorBuilder {
             layout,
             nodes: Vec::new(),
+            default_nodes: false,
             on_behind: ClockBehind::default(),
             sequence: None,
             borrow_ticks: 0,
@@ -530,6 +534,30 @@ impl<C> GeneratorBuilder<C> {
     /// or a field left unset is an error there.
     pub fn node(mut self, name: &str, value: u64) -> Self {
         self.nodes.push((name.to_owned(), value));
+        self
+    }
+
+    /// Accepts 0 for every node field not set with [`node`](Self::node), instead of failing
+    /// to build: for tests, examples and a single process that owns the whole node space.
+    /// Two processes that both rely on it share node 0 and mint the same IDs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::DISCORD).node("worker", 3).default_nodes().build()?;
+    /// let parts = generator.decode(generator.mint()?)?;
+    /// assert_eq!((parts.node("worker"), parts.node("process")), (Some(3), Some(0)));
+    ///
+    /// let err = Generator::builder(Layout::DISCORD).build().unwrap_err();
+    /// assert!(err.to_string().starts_with(
+    ///     "layout discord needs node field worker (0..=31) and node field process (0..=31) set"
+    /// ));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn default_nodes(mut self) -> Self {
+        self.default_nodes = true;
         self
     }
 
@@ -669,6 +697,7 @@ impl<C> GeneratorBuilder<C> {
         let builder = GeneratorBuilder {
             layout: self.layout,
             nodes: self.nodes,
+            default_nodes: self.default_nodes,
             on_behind: self.on_behind,
             sequence: self.sequence,
             borrow_ticks: self.borrow_ticks,
@@ -694,14 +723,16 @@ impl<C> GeneratorBuilder<C> {
                 layout: layout.name(),
             });
         }
-        if let Some(field) = layout
+        let unset: Vec<(&'static str, u64)> = layout
             .node_fields()
-            .find(|field| !nodes.iter().any(|&(name, _)| name == field.name()))
-        {
+            .filter(|field| !nodes.iter().any(|&(name, _)| name == field.name()))
+            .map(|field| (field.name(), field.max()))
+            .collect();
+        // Node fields not given are 0 in `node_bits`: with `default_nodes`, that is the value.
+        if !unset.is_empty() && !self.default_nodes {
             return Err(Error::NodeNotSet {
                 layout: layout.name(),
-                field: field.name(),
-                max: field.max(),
+                fields: unset,
             });
         }
         let range = match &self.sequence {

@@ -686,10 +686,9 @@ impl<C: Clock> SnoGeneratorBuilder<C> {
     /// not fit [`SnoGenerator::LAYOUT`].
     pub fn build(self) -> Result<SnoGenerator<C>> {
         self.check_layout()?;
-        let partition = self.partition.ok_or(Error::NodeNotSet {
+        let partition = self.partition.ok_or_else(|| Error::NodeNotSet {
             layout: "sno",
-            field: "partition",
-            max: u64::from(u16::MAX),
+            fields: vec![("partition", u64::from(u16::MAX))],
         })?;
         Ok(SnoGenerator {
             inner: self.inner.build()?,

@@ -92,11 +92,8 @@ fn default_clock_ids_carry_the_wall_time() {
 /// A generator on `layout` (every node field 0) reading a manual clock at `unix_ms`.
 fn manual(layout: Layout, unix_ms: u64) -> (Generator<ManualClock>, ManualClock) {
     let clock = ManualClock::new(unix_ms);
-    let generator = layout
-        .node_fields()
-        .fold(Generator::builder(layout), |builder, field| {
-            builder.node(field.name(), 0)
-        })
+    let generator = Generator::builder(layout)
+        .default_nodes()
         .clock(clock.clone())
         .build()
         .unwrap();
@@ -435,14 +432,19 @@ fn a_node_field_left_unset_is_an_error_not_node_zero() {
         err,
         Error::NodeNotSet {
             layout: "discord",
-            field: "process",
-            max: 31
+            fields: vec![("process", 31)],
         }
     );
     assert_eq!(
         err.to_string(),
-        "node field process of layout discord is not set; expected a value in 0..=31 for it (a \
-         node field has no default: processes that all left it unset would share one node id)"
+        "layout discord needs node field process (0..=31) set; expected a value for each (a node \
+         field has no default: processes that all left it unset would share one node id)"
+    );
+    // Every field left unset is named.
+    let err = Generator::builder(Layout::DISCORD).build().unwrap_err();
+    assert!(
+        matches!(&err, Error::NodeNotSet { fields, .. } if *fields == [("worker", 31), ("process", 31)]),
+        "{err:?}"
     );
     for build in [
         Generator::builder(Layout::TWITTER).build().map(drop),
@@ -452,13 +454,7 @@ fn a_node_field_left_unset_is_an_error_not_node_zero() {
             .map(drop),
     ] {
         assert!(
-            matches!(
-                build,
-                Err(Error::NodeNotSet {
-                    field: "machine",
-                    ..
-                })
-            ),
+            matches!(&build, Err(Error::NodeNotSet { fields, .. }) if *fields == [("machine", 1023)]),
             "{build:?}"
         );
     }
@@ -472,4 +468,16 @@ fn a_node_field_left_unset_is_an_error_not_node_zero() {
     let parts = generator.decode(generator.mint().unwrap()).unwrap();
     assert_eq!(parts.node("process"), Some(0));
     Generator::builder(Layout::MASTODON).build().unwrap();
+    // Accepting 0 for the rest is explicit.
+    let generator = Generator::builder(Layout::DISCORD)
+        .node("worker", 1)
+        .default_nodes()
+        .clock(ManualClock::new(T0))
+        .build()
+        .unwrap();
+    let parts = generator.decode(generator.mint().unwrap()).unwrap();
+    assert_eq!(
+        (parts.node("worker"), parts.node("process")),
+        (Some(1), Some(0))
+    );
 }

@@ -783,8 +783,7 @@ fn a_sno_generator_without_a_partition_is_an_error() {
         err,
         Error::NodeNotSet {
             layout: "sno",
-            field: "partition",
-            max: 65_535
+            fields: vec![("partition", 65_535)],
         }
     );
     // Resumed from a snapshot, it keeps the snapshot's partition.

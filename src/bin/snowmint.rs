@@ -410,12 +410,7 @@ fn mint_leased(
     let config = EtcdConfig::new(endpoints.split(','), prefix, 0..=field.max())
         .ttl(Duration::from_secs(args.ttl));
     let lease = EtcdLease::claim(&config)?;
-    let builder = with_nodes(
-        lease.resume(layout, field.name()),
-        &layout,
-        nodes,
-        Some(field.name()),
-    );
+    let builder = with_nodes(lease.resume(layout, field.name()), nodes);
     let generator = LeasedGenerator::new(builder.on_clock_behind(policy).build()?, lease)?;
     let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format);
     let released = generator.shutdown().map_err(Failure::from);
@@ -459,26 +454,19 @@ fn leased_field(
 
 /// A generator builder for a fresh start, with the node flags given and 0 for the rest.
 fn fresh(layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
-    with_nodes(Generator::builder(layout), &layout, nodes, None)
+    with_nodes(Generator::builder(layout), nodes)
 }
 
-/// `builder` with the node flags given, and 0 for every other node field of `layout` but
-/// `leased` (the library has no default node ID; the command line's is 0).
+/// `builder` with the node flags given, and 0 for every other node field it does not set
+/// (the library has no default node ID; the command line's is 0).
 fn with_nodes<C>(
     builder: GeneratorBuilder<C>,
-    layout: &Layout,
     nodes: &[(&'static str, u64)],
-    leased: Option<&str>,
 ) -> GeneratorBuilder<C> {
-    let unset = layout
-        .node_fields()
-        .map(|field| (field.name(), 0))
-        .filter(|&(name, _)| Some(name) != leased && !nodes.iter().any(|&(n, _)| n == name));
     nodes
         .iter()
-        .copied()
-        .chain(unset)
-        .fold(builder, |builder, (name, value)| builder.node(name, value))
+        .fold(builder, |builder, &(name, value)| builder.node(name, value))
+        .default_nodes()
 }
 
 /// The most IDs reserved by one batch: a whole tick of the twitter layout.
