@@ -1,6 +1,9 @@
 //! The crate's one error type.
 
+use std::fmt;
+use std::io;
 use std::ops::RangeInclusive;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Everything that can go wrong in snowmint, with the bad value and what was expected.
@@ -29,7 +32,7 @@ pub enum Error {
         /// The layout's name.
         layout: &'static str,
         /// What is wrong with it, and what was expected.
-        problem: String,
+        problem: crate::layout::LayoutProblem,
     },
 
     /// No preset has this name.
@@ -67,6 +70,10 @@ pub enum Error {
         path: String,
         /// What went wrong, and what was expected.
         reason: String,
+        /// The I/O error behind it, if one was: also the error's
+        /// [`source`](std::error::Error::source).
+        #[source]
+        source: Option<IoError>,
     },
 
     /// A node ID source ([`NodeIdSource`](crate::node_id::NodeIdSource)) has no value, or one that
@@ -80,6 +87,7 @@ pub enum Error {
         reason: String,
     },
 
+    #[cfg(feature = "etcd")]
     /// An etcd lease configuration (`EtcdConfig`, feature `etcd`) is inconsistent.
     #[error("invalid etcd lease configuration: {reason}")]
     InvalidLeaseConfig {
@@ -87,6 +95,7 @@ pub enum Error {
         reason: String,
     },
 
+    #[cfg(feature = "etcd")]
     /// An etcd request failed, timed out, or got an answer other than expected.
     #[error("etcd {operation} at {endpoints} failed: {reason}")]
     Etcd {
@@ -98,6 +107,7 @@ pub enum Error {
         reason: String,
     },
 
+    #[cfg(feature = "etcd")]
     /// Every node ID of a lease's range is held by a live lease.
     #[error(
         "every node id in {range:?} under etcd prefix {prefix:?} is held by a live lease; \
@@ -110,6 +120,7 @@ pub enum Error {
         range: RangeInclusive<u64>,
     },
 
+    #[cfg(feature = "etcd")]
     /// Fencing: no renewal of the etcd lease was confirmed in time, so the lease may have
     /// expired and another generator may hold the node ID. Minting resumes after a renewal.
     #[error(
@@ -128,6 +139,7 @@ pub enum Error {
         overdue_ms: u64,
     },
 
+    #[cfg(feature = "etcd")]
     /// The etcd key of a leased node ID is gone or held by another lease: the generator stops
     /// for good.
     #[error(
@@ -140,6 +152,7 @@ pub enum Error {
         reason: String,
     },
 
+    #[cfg(feature = "etcd")]
     /// An ID's time reached the high-water mark recorded in etcd: no ID at or above it may be
     /// returned until a renewal raises the mark.
     #[error(
@@ -455,6 +468,92 @@ pub enum ParseIdReason {
 
 /// `Result` with snowmint's [`Error`] as the default error type.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// An I/O error kept as the source of an [`Error`]: shared, so the error stays `Clone`, and
+/// compared by kind, so it stays `PartialEq`.
+#[derive(Debug, Clone)]
+pub struct IoError(Arc<io::Error>);
+
+impl IoError {
+    /// The I/O error.
+    pub fn io(&self) -> &io::Error {
+        &self.0
+    }
+}
+
+impl From<io::Error> for IoError {
+    fn from(error: io::Error) -> Self {
+        IoError(Arc::new(error))
+    }
+}
+
+impl PartialEq for IoError {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.kind() == other.0.kind()
+    }
+}
+
+impl Eq for IoError {}
+
+impl fmt::Display for IoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for IoError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl Error {
+    /// Whether the same call can succeed later without any change by the caller: a full tick
+    /// ([`SequenceExhausted`](Error::SequenceExhausted)), a clock behind the last minted time
+    /// ([`ClockBehind`](Error::ClockBehind)), and, with the `etcd` feature, a lease not yet
+    /// renewed, a mark not yet raised, a busy node range or an etcd request that failed.
+    /// Configuration errors, bad input and an exhausted layout are not retryable.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::clock::ManualClock;
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(&clock).build()?;
+    /// let err = loop {
+    ///     if let Err(err) = generator.try_mint() {
+    ///         break err;
+    ///     }
+    /// };
+    /// assert!(err.is_retryable());
+    /// assert!(err.retry_after().unwrap() <= std::time::Duration::from_millis(1));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::SequenceExhausted { .. } | Error::ClockBehind { .. } => true,
+            #[cfg(feature = "etcd")]
+            Error::LeaseExpired { .. }
+            | Error::HighWaterReached { .. }
+            | Error::NodeRangeFull { .. }
+            | Error::Etcd { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// How long to wait before retrying, when the error says: until the next tick for
+    /// [`SequenceExhausted`](Error::SequenceExhausted), and how far behind the clock reads
+    /// for [`ClockBehind`](Error::ClockBehind). `None` for the other errors, retryable or not.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::SequenceExhausted { retry_after, .. } => Some(*retry_after),
+            Error::ClockBehind { behind_ms, .. } => Some(Duration::from_millis(*behind_ms)),
+            _ => None,
+        }
+    }
+}
 
 /// How many characters of a user's input an error repeats.
 const ECHO_CHARS: usize = 64;

@@ -185,102 +185,185 @@ pub struct LayoutBuilder {
     epoch_ms: u64,
 }
 
-/// What a layout check found wrong; `Copy`, so the check runs in `const` contexts.
-#[derive(Debug, Clone, Copy)]
-enum Problem {
+/// What is wrong with a layout's definition: the `problem` of [`Error::InvalidLayout`]. Its
+/// `Display` is the message's second half, naming what was found and what was expected.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::layout::LayoutProblem;
+/// use snowmint::{Error, Layout};
+///
+/// let err = Layout::builder("short", 64).time(41).sequence(12).build().unwrap_err();
+/// assert_eq!(
+///     err,
+///     Error::InvalidLayout {
+///         layout: "short",
+///         problem: LayoutProblem::WidthMismatch { sum: 53, width: 64 },
+///     }
+/// );
+/// ```
+// `Copy`, so the check runs in `const` contexts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LayoutProblem {
+    /// The layout's width is outside 1..=64 bits.
     Width(u8),
+    /// More fields than [`Layout::MAX_FIELDS`] were given.
     TooManyFields(usize),
+    /// The named field has zero bits.
     ZeroWidth(&'static str),
+    /// The field widths do not add up to the layout's width.
     WidthMismatch {
+        /// The sum of the field widths.
         sum: u32,
+        /// The layout's width.
         width: u8,
     },
+    /// Not exactly one time field: how many there are.
     TimeFields(u32),
+    /// Not exactly one sequence field: how many there are.
     SequenceFields(u32),
+    /// The sequence field is more significant than the time field.
     SequenceAboveTime,
+    /// A second tick-tock bit, or one outside the time and sequence fields.
     TickTockPlacement,
+    /// Two node fields have this name.
     DuplicateName(&'static str),
+    /// A node field is unnamed, or named `unused`, `time` or `sequence`.
     ReservedName(&'static str),
+    /// The tick is 0 ms.
     ZeroTick,
+    /// The last representable time passes `u64::MAX` milliseconds.
     EndPastU64 {
+        /// The time field's width.
         time_bits: u8,
+        /// The tick, in milliseconds.
         tick_ms: u64,
+        /// The epoch, in Unix milliseconds.
         epoch_ms: u64,
+    },
+    /// A layout read back (through serde) stores field `index` other than the field it
+    /// builds: another name, or another width.
+    StoredField {
+        /// The field's position, most significant first.
+        index: usize,
+        /// The width stored.
+        bits: u8,
+        /// The name the field should have.
+        expected: &'static str,
+        /// The width the field should have.
+        expected_bits: u8,
     },
 }
 
-impl Problem {
+impl LayoutProblem {
     /// A fixed message, for the compile-time panic of `build_const`.
     const fn summary(&self) -> &'static str {
         match self {
-            Problem::Width(_) => "invalid layout: width must be 1..=64 bits",
-            Problem::TooManyFields(_) => "invalid layout: more than 8 fields",
-            Problem::ZeroWidth(_) => "invalid layout: a field has zero bits",
-            Problem::WidthMismatch { .. } => {
+            LayoutProblem::Width(_) => "invalid layout: width must be 1..=64 bits",
+            LayoutProblem::TooManyFields(_) => "invalid layout: more than 8 fields",
+            LayoutProblem::ZeroWidth(_) => "invalid layout: a field has zero bits",
+            LayoutProblem::WidthMismatch { .. } => {
                 "invalid layout: field widths do not add up to the layout's width"
             }
-            Problem::TimeFields(_) => "invalid layout: expected exactly one time field",
-            Problem::SequenceFields(_) => "invalid layout: expected exactly one sequence field",
-            Problem::SequenceAboveTime => {
+            LayoutProblem::TimeFields(_) => "invalid layout: expected exactly one time field",
+            LayoutProblem::SequenceFields(_) => {
+                "invalid layout: expected exactly one sequence field"
+            }
+            LayoutProblem::SequenceAboveTime => {
                 "invalid layout: the sequence field must be less significant than the time field"
             }
-            Problem::TickTockPlacement => {
+            LayoutProblem::TickTockPlacement => {
                 "invalid layout: at most one tick-tock bit, between the time and sequence fields"
             }
-            Problem::DuplicateName(_) => "invalid layout: two node fields share a name",
-            Problem::ReservedName(_) => {
+            LayoutProblem::DuplicateName(_) => "invalid layout: two node fields share a name",
+            LayoutProblem::ReservedName(_) => {
                 "invalid layout: a node field is unnamed or named unused, time or sequence"
             }
-            Problem::ZeroTick => "invalid layout: the tick must be at least 1 ms",
-            Problem::EndPastU64 { .. } => {
+            LayoutProblem::ZeroTick => "invalid layout: the tick must be at least 1 ms",
+            LayoutProblem::EndPastU64 { .. } => {
                 "invalid layout: the last representable time passes u64 milliseconds"
+            }
+            LayoutProblem::StoredField { .. } => {
+                "invalid layout: a stored field differs from the field it builds"
             }
         }
     }
 
     fn into_error(self, layout: &'static str) -> Error {
-        let problem = match self {
-            Problem::Width(width) => format!("width {width} bits is out of range (1..=64)"),
-            Problem::TooManyFields(given) => {
-                format!("{given} fields, expected at most {MAX_FIELDS}")
+        Error::InvalidLayout {
+            layout,
+            problem: self,
+        }
+    }
+}
+
+impl fmt::Display for LayoutProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            LayoutProblem::Width(width) => write!(f, "width {width} bits is out of range (1..=64)"),
+            LayoutProblem::TooManyFields(given) => {
+                write!(f, "{given} fields, expected at most {MAX_FIELDS}")
             }
-            Problem::ZeroWidth(name) => format!("field {name} has 0 bits, expected at least 1"),
-            Problem::WidthMismatch { sum, width } => {
-                format!("field widths add up to {sum} bits, expected {width}")
+            LayoutProblem::ZeroWidth(name) => {
+                write!(f, "field {name} has 0 bits, expected at least 1")
             }
-            Problem::TimeFields(n) => format!("{n} time fields, expected exactly 1"),
-            Problem::SequenceFields(n) => format!("{n} sequence fields, expected exactly 1"),
-            Problem::SequenceAboveTime => {
-                "the sequence field is above the time field, expected it below".to_owned()
+            LayoutProblem::WidthMismatch { sum, width } => {
+                write!(f, "field widths add up to {sum} bits, expected {width}")
             }
-            Problem::TickTockPlacement => "a misplaced or second tick-tock bit, expected at most \
-                one, below the time field and above the sequence field"
-                .to_owned(),
-            Problem::DuplicateName(name) => {
-                format!("two node fields are named {name:?}, expected distinct names")
+            LayoutProblem::TimeFields(n) => write!(f, "{n} time fields, expected exactly 1"),
+            LayoutProblem::SequenceFields(n) => {
+                write!(f, "{n} sequence fields, expected exactly 1")
             }
-            Problem::ReservedName(name) => format!(
-                "node field named {name:?}, expected a non-empty name other than unused, time and sequence"
+            LayoutProblem::SequenceAboveTime => {
+                f.write_str("the sequence field is above the time field, expected it below")
+            }
+            LayoutProblem::TickTockPlacement => f.write_str(
+                "a misplaced or second tick-tock bit, expected at most one, below the time field \
+                 and above the sequence field",
             ),
-            Problem::ZeroTick => "tick of 0 ms, expected at least 1 ms".to_owned(),
-            Problem::EndPastU64 {
+            LayoutProblem::DuplicateName(name) => {
+                write!(
+                    f,
+                    "two node fields are named {name:?}, expected distinct names"
+                )
+            }
+            LayoutProblem::ReservedName(name) => write!(
+                f,
+                "node field named {name:?}, expected a non-empty name other than unused, time \
+                 and sequence"
+            ),
+            LayoutProblem::ZeroTick => f.write_str("tick of 0 ms, expected at least 1 ms"),
+            LayoutProblem::EndPastU64 {
                 time_bits,
                 tick_ms,
                 epoch_ms,
             } => match low_bits(u32::from(time_bits)).checked_mul(tick_ms) {
-                Some(span) => format!(
+                Some(span) => write!(
+                    f,
                     "epoch {epoch_ms} ms plus {} ticks of {tick_ms} ms passes u64::MAX ms, \
                      expected an epoch of at most {} ms",
                     low_bits(u32::from(time_bits)),
                     u64::MAX - span
                 ),
-                None => format!(
+                None => write!(
+                    f,
                     "{time_bits} time bits of {tick_ms} ms ticks span more than u64::MAX ms, \
                      expected fewer time bits or a shorter tick"
                 ),
             },
-        };
-        Error::InvalidLayout { layout, problem }
+            LayoutProblem::StoredField {
+                index,
+                bits,
+                expected,
+                expected_bits,
+            } => write!(
+                f,
+                "field {index} as stored ({bits} bits, and its name) is not the field it builds; \
+                 expected {expected:?} with {expected_bits} bits"
+            ),
+        }
     }
 }
 
@@ -365,12 +448,12 @@ impl LayoutBuilder {
         self
     }
 
-    const fn check(self) -> core::result::Result<Layout, Problem> {
+    const fn check(self) -> core::result::Result<Layout, LayoutProblem> {
         if self.width == 0 || self.width > 64 {
-            return Err(Problem::Width(self.width));
+            return Err(LayoutProblem::Width(self.width));
         }
         if self.given > MAX_FIELDS {
-            return Err(Problem::TooManyFields(self.given));
+            return Err(LayoutProblem::TooManyFields(self.given));
         }
         let mut fields = self.fields;
         let (mut sum, mut times, mut sequences) = (0u32, 0u32, 0u32);
@@ -380,7 +463,7 @@ impl LayoutBuilder {
         while i < self.len {
             let field = fields[i];
             if field.bits == 0 {
-                return Err(Problem::ZeroWidth(field.name));
+                return Err(LayoutProblem::ZeroWidth(field.name));
             }
             if matches!(field.kind, FieldKind::Node) {
                 if field.name.is_empty()
@@ -389,14 +472,14 @@ impl LayoutBuilder {
                     || str_eq(field.name, "sequence")
                     || str_eq(field.name, "tick")
                 {
-                    return Err(Problem::ReservedName(field.name));
+                    return Err(LayoutProblem::ReservedName(field.name));
                 }
                 let mut j = 0;
                 while j < i {
                     if matches!(fields[j].kind, FieldKind::Node)
                         && str_eq(fields[j].name, field.name)
                     {
-                        return Err(Problem::DuplicateName(field.name));
+                        return Err(LayoutProblem::DuplicateName(field.name));
                     }
                     j += 1;
                 }
@@ -420,19 +503,19 @@ impl LayoutBuilder {
             i += 1;
         }
         if sum != self.width as u32 {
-            return Err(Problem::WidthMismatch {
+            return Err(LayoutProblem::WidthMismatch {
                 sum,
                 width: self.width,
             });
         }
         if times != 1 {
-            return Err(Problem::TimeFields(times));
+            return Err(LayoutProblem::TimeFields(times));
         }
         if sequences != 1 {
-            return Err(Problem::SequenceFields(sequences));
+            return Err(LayoutProblem::SequenceFields(sequences));
         }
         if sequence < time {
-            return Err(Problem::SequenceAboveTime);
+            return Err(LayoutProblem::SequenceAboveTime);
         }
         let has_tick_tock = tick_tocks == 1;
         if tick_tocks > 1
@@ -441,10 +524,10 @@ impl LayoutBuilder {
                     || tick_tock > sequence
                     || fields[tick_tock as usize].bits != 1)
         {
-            return Err(Problem::TickTockPlacement);
+            return Err(LayoutProblem::TickTockPlacement);
         }
         if self.tick_ms == 0 {
-            return Err(Problem::ZeroTick);
+            return Err(LayoutProblem::ZeroTick);
         }
         let time_bits = fields[time as usize].bits;
         let end = match low_bits(time_bits as u32).checked_mul(self.tick_ms) {
@@ -452,7 +535,7 @@ impl LayoutBuilder {
             None => None,
         };
         if end.is_none() {
-            return Err(Problem::EndPastU64 {
+            return Err(LayoutProblem::EndPastU64 {
                 time_bits,
                 tick_ms: self.tick_ms,
                 epoch_ms: self.epoch_ms,
@@ -1226,7 +1309,7 @@ mod tests {
 
     fn problem(builder: LayoutBuilder) -> String {
         match builder.build() {
-            Err(Error::InvalidLayout { problem, .. }) => problem,
+            Err(Error::InvalidLayout { problem, .. }) => problem.to_string(),
             other => panic!("expected InvalidLayout, got {other:?}"),
         }
     }

@@ -165,7 +165,7 @@ impl HighWaterFile {
     /// write's own, `fsync`s it, renames it over `PATH` and `fsync`s the directory. So the
     /// mark on disk never goes down, whoever writes it.
     fn write(&self, mark: u64) -> Result<u64> {
-        let fail = |what: &str, err: io::Error| file_error(&self.path, format!("{what}: {err}"));
+        let fail = |what: &str, err: io::Error| io_error(&self.path, what, err);
         let _lock =
             FileLock::take(&self.sibling(".lock")).map_err(|e| fail("cannot lock the file", e))?;
         let mark = match read_mark(&self.path)? {
@@ -212,12 +212,12 @@ fn read_mark(path: &Path) -> Result<Option<u64>> {
     let file = match File::open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(file_error(path, format!("cannot read it: {err}"))),
+        Err(err) => return Err(io_error(path, "cannot read it", err)),
     };
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|err| file_error(path, format!("cannot read it: {err}")))?;
+        .map_err(|err| io_error(path, "cannot read it", err))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(file_error(
             path,
@@ -318,10 +318,21 @@ fn parse_mark(text: &str) -> Result<u64, String> {
         .map_err(|err| format!("holds {shown:?}, {expected}: {err}"))
 }
 
+/// The file at `path` is not what it should be: `reason` says what and what was expected.
 fn file_error(path: &Path, reason: String) -> Error {
     Error::Persist {
         path: path.display().to_string(),
         reason,
+        source: None,
+    }
+}
+
+/// `what` failed on the file at `path` with `err`, kept as the error's source.
+fn io_error(path: &Path, what: &str, err: io::Error) -> Error {
+    Error::Persist {
+        path: path.display().to_string(),
+        reason: what.to_owned(),
+        source: Some(err.into()),
     }
 }
 

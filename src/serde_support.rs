@@ -22,10 +22,10 @@ use std::sync::{Mutex, PoisonError};
 use serde::de::{Error as _, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::error::{Error, bounded};
+use crate::error::Error;
 use crate::generator::Snapshot;
 use crate::id::Id;
-use crate::layout::{FieldKind, Layout, LayoutBuilder};
+use crate::layout::{FieldKind, Layout, LayoutBuilder, LayoutProblem};
 
 impl Serialize for Id {
     /// The decimal string in human-readable formats, the `u64` in binary ones.
@@ -270,13 +270,12 @@ impl LayoutDef {
             let (stored, made) = (&self.fields[i], &built.fields[i]);
             return Err(Error::InvalidLayout {
                 layout: layout.name(),
-                problem: format!(
-                    "field {i} is stored as {:?} with {} bits; expected {:?} with {} bits",
-                    bounded(&stored.name),
-                    stored.bits,
-                    made.name,
-                    made.bits
-                ),
+                problem: LayoutProblem::StoredField {
+                    index: i,
+                    bits: stored.bits,
+                    expected: layout.fields()[i].name(),
+                    expected_bits: made.bits,
+                },
             });
         }
         Ok(layout)
@@ -420,8 +419,8 @@ mod tests {
 
     /// Regression: stored fields were ignored where the builder takes none: a tick-tock
     /// bit stored as 65 bits was read back as 1, and a time field could be stored under any
-    /// name (echoed whole in no error). Every stored field must now be the field built from
-    /// it, and the error repeats at most 64 characters of a stored name.
+    /// name. Every stored field must now be the field built from it, and the error names the
+    /// field by position, never repeating a stored name.
     #[test]
     fn a_stored_field_that_is_not_the_field_built_from_it_is_an_error() {
         let tick_tock = r#"{"name":"tt","width":64,"fields":[{"kind":"unused","name":"unused","bits":1},
@@ -433,8 +432,8 @@ mod tests {
             .to_string();
         assert!(
             err.starts_with(
-                "invalid layout tt: field 2 is stored as \"tick\" with 65 bits; expected \
-                 \"tick\" with 1 bits"
+                "invalid layout tt: field 2 as stored (65 bits, and its name) is not the field it \
+                 builds; expected \"tick\" with 1 bits"
             ),
             "{err}"
         );
@@ -447,9 +446,10 @@ mod tests {
         let err = serde_json::from_str::<Layout>(&renamed)
             .unwrap_err()
             .to_string();
-        assert!(
-            err.starts_with("invalid layout rn: field 1 is stored as \"cccc"),
-            "{err}"
+        assert_eq!(
+            err,
+            "invalid layout rn: field 1 as stored (41 bits, and its name) is not the field it \
+             builds; expected \"time\" with 41 bits"
         );
         assert!(
             err.len() < 300,

@@ -481,3 +481,35 @@ fn a_node_field_left_unset_is_an_error_not_node_zero() {
         (Some(1), Some(0))
     );
 }
+
+/// The errors a caller can wait out say so, and say how long when they know.
+#[test]
+fn retryable_errors_say_how_long_to_wait() {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .on_clock_behind(ClockBehind::Error)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    generator.mint().unwrap();
+    clock.set(T0 - 250);
+    let behind = generator.mint().unwrap_err();
+    assert!(behind.is_retryable(), "{behind:?}");
+    assert_eq!(behind.retry_after(), Some(Duration::from_millis(250)));
+
+    clock.set(T0);
+    let full = loop {
+        if let Err(err) = generator.try_mint() {
+            break err;
+        }
+    };
+    assert!(full.is_retryable(), "{full:?}");
+    assert!(full.retry_after().unwrap() <= Duration::from_millis(1));
+
+    let config = Generator::builder(Layout::TWITTER).build().unwrap_err();
+    assert!(!config.is_retryable());
+    assert_eq!(config.retry_after(), None);
+    let bad_input = Layout::TWITTER.parse("not an id").unwrap_err();
+    assert!(!bad_input.is_retryable());
+}

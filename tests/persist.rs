@@ -249,6 +249,7 @@ fn a_corrupt_file_names_the_path_and_the_content() {
         let Error::Persist {
             path: named,
             reason,
+            source: None,
         } = &err
         else {
             panic!("{err:?}");
@@ -330,8 +331,17 @@ fn a_failed_write_returns_an_error_and_no_id() {
     let clock = ManualClock::new(START_MS);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     let err = generator.mint().unwrap_err();
-    assert!(matches!(err, Error::Persist { .. }), "{err:?}");
-    assert!(err.to_string().contains("cannot lock the file"), "{err}");
+    assert!(err.to_string().ends_with(": cannot lock the file"), "{err}");
+    // The I/O error is kept as the error's source.
+    let Error::Persist {
+        source: Some(io), ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(io.io().kind(), std::io::ErrorKind::NotFound);
+    let source = std::error::Error::source(&err).expect("a source");
+    assert_eq!(source.to_string(), io.io().to_string());
     assert_eq!(generator.mark(), 0);
     // Once the directory exists, minting goes on, above the discarded ID.
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -190,7 +190,7 @@ fn run(input: Input) {
         (Ok(layout), true) => layout,
         (Err(Error::InvalidLayout { layout, problem }), false) => {
             assert_eq!(layout, "fuzz");
-            assert!(!problem.is_empty());
+            assert!(!problem.to_string().is_empty());
             return;
         }
         (built, expected) => {

@@ -323,7 +323,16 @@ impl From<io::Error> for Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Failure::Snowmint(error) => error.fmt(f),
+            Failure::Snowmint(error) => {
+                // The error, then what caused it (an I/O error), on the one line.
+                error.fmt(f)?;
+                let mut source = std::error::Error::source(error);
+                while let Some(cause) = source {
+                    write!(f, ": {cause}")?;
+                    source = cause.source();
+                }
+                Ok(())
+            }
             Failure::Io(error) => write!(f, "i/o error: {error}"),
             Failure::Snapshot { path, problem } => {
                 write!(f, "snapshot {}: {problem}", path.display())
