@@ -6,8 +6,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
 
-use crate::error::{Error, ParseIdReason, Result};
-use crate::id::{Id, shorten};
+use crate::error::{Error, ParseIdReason, Result, bounded};
+use crate::id::Id;
 
 /// A text form of 64-bit IDs.
 ///
@@ -287,7 +287,7 @@ impl FromStr for Encoding {
             .into_iter()
             .find(|e| e.name() == name)
             .ok_or_else(|| Error::UnknownEncoding {
-                name: shorten(name),
+                name: bounded(name),
                 expected: NAMES,
             })
     }
@@ -432,7 +432,7 @@ struct Form {
 impl Form {
     fn decode(&self, s: &str) -> Result<Id> {
         let fail = |reason| Error::ParseId {
-            input: shorten(s),
+            input: bounded(s),
             encoding: self.name,
             reason,
         };
@@ -561,6 +561,44 @@ const HEX: Form = Form {
     lengths: "exactly 16",
     max: "ffffffffffffffff",
 };
+
+impl Id {
+    /// The ID in a text form, as a stack value that displays as the text; the same as
+    /// [`Encoding::encode`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, encoding::Encoding};
+    ///
+    /// let id = Id::from_u64(1_541_815_603_606_036_480);
+    /// assert_eq!(id.encode(Encoding::Base62).as_str(), "1ptWyK4WgZU");
+    /// assert_eq!(format!("{}", id.encode(Encoding::Decimal)), id.to_string());
+    /// ```
+    pub fn encode(self, encoding: Encoding) -> EncodedId {
+        encoding.encode(self)
+    }
+
+    /// Reads an ID written in a text form; the same as [`Encoding::decode`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ParseId`] naming the form and what is wrong: the bad character and its
+    /// position, the length, or an overflow.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, encoding::Encoding};
+    ///
+    /// assert_eq!(Id::parse_as("1565a11f6217a000", Encoding::Hex)?.to_u64(), 1_541_815_603_606_036_480);
+    /// assert!(Id::parse_as("1565a11f6217a00g", Encoding::Hex).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn parse_as(s: &str, encoding: Encoding) -> Result<Id> {
+        encoding.decode(s)
+    }
+}
 
 #[cfg(test)]
 mod tests {

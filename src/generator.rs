@@ -96,8 +96,9 @@ use crossbeam_utils::CachePadded;
 
 use crate::clock::{Clock, DefaultClock, FIRST_READING};
 use crate::error::{Error, Result};
-use crate::id::{Id, Parts};
+use crate::id::Id;
 use crate::layout::Layout;
+use crate::layout::Parts;
 use crate::sync::{AtomicU64, Backoff, Ordering};
 
 pub use crate::state::{LocalState, SharedState, State};

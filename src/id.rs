@@ -1,19 +1,17 @@
-//! The ID newtype and its decoded parts.
+//! The ID newtype: a `u64` with checked conversions and its decimal text form. Encodings
+//! ([`crate::encoding`]) and layouts ([`crate::layout`]) add their own methods to it.
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::encoding::{EncodedId, Encoding};
-use crate::error::{Error, ParseIdReason, Result};
-use crate::layout::Layout;
-use crate::time::Rfc3339;
+use crate::error::{Error, ParseIdReason, Result, bounded};
 
-/// A minted ID: a `u64` whose fields follow a [`Layout`].
+/// A minted ID: a `u64` whose fields follow a [`Layout`](crate::Layout).
 ///
 /// `Id` is the raw value, 8 bytes, ordered and hashed as the number; its text form is decimal.
-/// The layout that gives it meaning is not stored in it: [`Id::decode`] (or [`Layout::decode`])
-/// takes the layout and returns the [`Parts`], whose `Debug` shows every field.
+/// The layout that gives it meaning is not stored in it: [`Id::decode`] (or
+/// [`Layout::decode`](crate::Layout::decode)) takes the layout and returns the
+/// [`Parts`](crate::Parts), whose `Debug` shows every field.
 ///
 /// # Examples
 ///
@@ -73,51 +71,6 @@ impl Id {
             Ok(self.0 as i64)
         }
     }
-
-    /// The ID in a text form, as a stack value that displays as the text; the same as
-    /// [`Encoding::encode`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Id, encoding::Encoding};
-    ///
-    /// let id = Id::from_u64(1_541_815_603_606_036_480);
-    /// assert_eq!(id.encode(Encoding::Base62).as_str(), "1ptWyK4WgZU");
-    /// assert_eq!(format!("{}", id.encode(Encoding::Decimal)), id.to_string());
-    /// ```
-    pub fn encode(self, encoding: Encoding) -> EncodedId {
-        encoding.encode(self)
-    }
-
-    /// Reads an ID written in a text form; the same as [`Encoding::decode`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ParseId`] naming the form and what is wrong: the bad character and its
-    /// position, the length, or an overflow.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Id, encoding::Encoding};
-    ///
-    /// assert_eq!(Id::parse_as("1565a11f6217a000", Encoding::Hex)?.to_u64(), 1_541_815_603_606_036_480);
-    /// assert!(Id::parse_as("1565a11f6217a00g", Encoding::Hex).is_err());
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn parse_as(s: &str, encoding: Encoding) -> Result<Id> {
-        encoding.decode(s)
-    }
-
-    /// Decodes the ID under `layout`; the same as [`Layout::decode`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::IdOutOfLayout`] when the ID has bits set that the layout keeps zero.
-    pub fn decode(self, layout: &Layout) -> Result<Parts<'_>> {
-        layout.decode(self)
-    }
 }
 
 impl From<u64> for Id {
@@ -166,7 +119,7 @@ impl FromStr for Id {
     /// Parses 1 to 20 decimal digits (leading zeros allowed) into an ID up to `u64::MAX`.
     fn from_str(s: &str) -> Result<Id> {
         let fail = |reason| Error::ParseId {
-            input: shorten(s),
+            input: bounded(s),
             encoding: "decimal",
             reason,
         };
@@ -194,131 +147,6 @@ impl FromStr for Id {
                 })?;
         }
         Ok(Id(value))
-    }
-}
-
-/// `s`, or its first 64 characters and an ellipsis.
-pub(crate) fn shorten(s: &str) -> String {
-    match s.char_indices().nth(64) {
-        Some((end, _)) => format!("{}…", &s[..end]),
-        None => s.to_owned(),
-    }
-}
-
-/// An ID decoded under its layout: time, node fields and sequence.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::{Id, Layout};
-/// use std::time::{Duration, UNIX_EPOCH};
-///
-/// let parts = Layout::DISCORD.decode(Id::from_u64(175_928_847_299_117_063))?;
-/// assert_eq!(parts.timestamp_ms(), 1_462_015_105_796);
-/// assert_eq!(parts.time(), UNIX_EPOCH + Duration::from_millis(1_462_015_105_796));
-/// assert_eq!(parts.node("worker"), Some(1));
-/// assert_eq!(parts.node("process"), Some(0));
-/// assert_eq!(parts.sequence(), 7);
-/// # Ok::<(), snowmint::Error>(())
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Parts<'l> {
-    layout: &'l Layout,
-    id: Id,
-}
-
-impl<'l> Parts<'l> {
-    pub(crate) fn new(layout: &'l Layout, id: Id) -> Self {
-        Parts { layout, id }
-    }
-
-    /// The ID.
-    pub fn id(&self) -> Id {
-        self.id
-    }
-
-    /// The layout it was decoded under.
-    pub fn layout(&self) -> &'l Layout {
-        self.layout
-    }
-
-    /// Ticks since the layout's epoch.
-    pub fn ticks(&self) -> u64 {
-        self.layout.time_field().get(self.id.0)
-    }
-
-    /// The time the ID carries, in Unix milliseconds (the start of its tick).
-    pub fn timestamp_ms(&self) -> u64 {
-        self.layout.unix_ms_of(self.id)
-    }
-
-    /// The time the ID carries, as a `SystemTime`.
-    pub fn time(&self) -> SystemTime {
-        UNIX_EPOCH + Duration::from_millis(self.timestamp_ms())
-    }
-
-    /// The time the ID carries, displayed as RFC 3339 in UTC with milliseconds.
-    pub fn time_rfc3339(&self) -> impl fmt::Display + use<> {
-        Rfc3339(self.timestamp_ms())
-    }
-
-    /// The sequence number.
-    pub fn sequence(&self) -> u64 {
-        self.layout.sequence_field().get(self.id.0)
-    }
-
-    /// The timeline (the tick-tock bit: 0 or 1), or `None` if the layout has no tick-tock bit.
-    pub fn timeline(&self) -> Option<u64> {
-        self.layout.tick_tock_field().map(|f| f.get(self.id.0))
-    }
-
-    /// The value of the node field called `name`, or `None` if the layout has no such field.
-    pub fn node(&self, name: &str) -> Option<u64> {
-        self.layout.node_field(name).map(|f| f.get(self.id.0))
-    }
-
-    /// Every node field as `(name, value)`, most significant first.
-    pub fn nodes(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        self.layout
-            .node_fields()
-            .map(|f| (f.name(), f.get(self.id.0)))
-    }
-}
-
-impl fmt::Debug for Parts<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = f.debug_struct("Parts");
-        s.field("id", &self.id.0)
-            .field("layout", &self.layout.name())
-            .field("time", &format_args!("{}", self.time_rfc3339()))
-            .field("timestamp_ms", &self.timestamp_ms());
-        if let Some(timeline) = self.timeline() {
-            s.field("timeline", &timeline);
-        }
-        for (name, value) in self.nodes() {
-            s.field(name, &value);
-        }
-        s.field("sequence", &self.sequence()).finish()
-    }
-}
-
-impl fmt::Display for Parts<'_> {
-    /// `1541815603606036480 (twitter 2022-06-28T16:07:40.105Z machine=378 sequence=0)`
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} ({} {}",
-            self.id,
-            self.layout.name(),
-            self.time_rfc3339()
-        )?;
-        if let Some(timeline) = self.timeline() {
-            write!(f, " timeline={timeline}")?;
-        }
-        for (name, value) in self.nodes() {
-            write!(f, " {name}={value}")?;
-        }
-        write!(f, " sequence={})", self.sequence())
     }
 }
 
@@ -371,16 +199,5 @@ mod tests {
         ));
         assert_eq!(i64::try_from(Id::from_u64(7)).unwrap(), 7);
         assert_eq!(Id::try_from(7i64).unwrap(), Id::from_u64(7));
-    }
-
-    #[test]
-    fn display_of_parts_lists_every_field() {
-        let parts = Layout::DISCORD
-            .decode(Id::from_u64(175_928_847_299_117_063))
-            .unwrap();
-        assert_eq!(
-            parts.to_string(),
-            "175928847299117063 (discord 2016-04-30T11:18:25.796Z worker=1 process=0 sequence=7)"
-        );
     }
 }

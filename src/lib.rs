@@ -114,8 +114,8 @@ mod time;
 pub use clock::Clock;
 pub use error::{Error, Result};
 pub use generator::{ClockBehind, Generator, GeneratorBuilder, LocalGenerator, Snapshot};
-pub use id::{Id, Parts};
-pub use layout::Layout;
+pub use id::Id;
+pub use layout::{Layout, Parts};
 pub use mint::Mint;
 #[cfg(feature = "serde")]
 pub use serde_support::serde_id;

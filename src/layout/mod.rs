@@ -8,7 +8,12 @@ use std::fmt;
 use std::ops::RangeInclusive;
 
 use crate::error::{Error, Result, bounded};
-use crate::id::{Id, Parts};
+use crate::id::Id;
+
+mod parts;
+
+pub use crate::error::LayoutProblem;
+pub use parts::Parts;
 
 /// The most fields a layout can have, counting unused, time, node and sequence fields.
 pub(crate) const MAX_FIELDS: usize = 8;
@@ -185,188 +190,6 @@ pub struct LayoutBuilder {
     epoch_ms: u64,
 }
 
-/// What is wrong with a layout's definition: the `problem` of [`Error::InvalidLayout`]. Its
-/// `Display` is the message's second half, naming what was found and what was expected.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::layout::LayoutProblem;
-/// use snowmint::{Error, Layout};
-///
-/// let err = Layout::builder("short", 64).time(41).sequence(12).build().unwrap_err();
-/// assert_eq!(
-///     err,
-///     Error::InvalidLayout {
-///         layout: "short",
-///         problem: LayoutProblem::WidthMismatch { sum: 53, width: 64 },
-///     }
-/// );
-/// ```
-// `Copy`, so the check runs in `const` contexts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LayoutProblem {
-    /// The layout's width is outside 1..=64 bits.
-    Width(u8),
-    /// More fields than [`Layout::MAX_FIELDS`] were given.
-    TooManyFields(usize),
-    /// The named field has zero bits.
-    ZeroWidth(&'static str),
-    /// The field widths do not add up to the layout's width.
-    WidthMismatch {
-        /// The sum of the field widths.
-        sum: u32,
-        /// The layout's width.
-        width: u8,
-    },
-    /// Not exactly one time field: how many there are.
-    TimeFields(u32),
-    /// Not exactly one sequence field: how many there are.
-    SequenceFields(u32),
-    /// The sequence field is more significant than the time field.
-    SequenceAboveTime,
-    /// A second tick-tock bit, or one outside the time and sequence fields.
-    TickTockPlacement,
-    /// Two node fields have this name.
-    DuplicateName(&'static str),
-    /// A node field is unnamed, or named `unused`, `time` or `sequence`.
-    ReservedName(&'static str),
-    /// The tick is 0 ms.
-    ZeroTick,
-    /// The last representable time passes `u64::MAX` milliseconds.
-    EndPastU64 {
-        /// The time field's width.
-        time_bits: u8,
-        /// The tick, in milliseconds.
-        tick_ms: u64,
-        /// The epoch, in Unix milliseconds.
-        epoch_ms: u64,
-    },
-    /// A layout read back (through serde) stores field `index` other than the field it
-    /// builds: another name, or another width.
-    StoredField {
-        /// The field's position, most significant first.
-        index: usize,
-        /// The width stored.
-        bits: u8,
-        /// The name the field should have.
-        expected: &'static str,
-        /// The width the field should have.
-        expected_bits: u8,
-    },
-}
-
-impl LayoutProblem {
-    /// A fixed message, for the compile-time panic of `build_const`.
-    const fn summary(&self) -> &'static str {
-        match self {
-            LayoutProblem::Width(_) => "invalid layout: width must be 1..=64 bits",
-            LayoutProblem::TooManyFields(_) => "invalid layout: more than 8 fields",
-            LayoutProblem::ZeroWidth(_) => "invalid layout: a field has zero bits",
-            LayoutProblem::WidthMismatch { .. } => {
-                "invalid layout: field widths do not add up to the layout's width"
-            }
-            LayoutProblem::TimeFields(_) => "invalid layout: expected exactly one time field",
-            LayoutProblem::SequenceFields(_) => {
-                "invalid layout: expected exactly one sequence field"
-            }
-            LayoutProblem::SequenceAboveTime => {
-                "invalid layout: the sequence field must be less significant than the time field"
-            }
-            LayoutProblem::TickTockPlacement => {
-                "invalid layout: at most one tick-tock bit, between the time and sequence fields"
-            }
-            LayoutProblem::DuplicateName(_) => "invalid layout: two node fields share a name",
-            LayoutProblem::ReservedName(_) => {
-                "invalid layout: a node field is unnamed or named unused, time or sequence"
-            }
-            LayoutProblem::ZeroTick => "invalid layout: the tick must be at least 1 ms",
-            LayoutProblem::EndPastU64 { .. } => {
-                "invalid layout: the last representable time passes u64 milliseconds"
-            }
-            LayoutProblem::StoredField { .. } => {
-                "invalid layout: a stored field differs from the field it builds"
-            }
-        }
-    }
-
-    fn into_error(self, layout: &'static str) -> Error {
-        Error::InvalidLayout {
-            layout,
-            problem: self,
-        }
-    }
-}
-
-impl fmt::Display for LayoutProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            LayoutProblem::Width(width) => write!(f, "width {width} bits is out of range (1..=64)"),
-            LayoutProblem::TooManyFields(given) => {
-                write!(f, "{given} fields, expected at most {MAX_FIELDS}")
-            }
-            LayoutProblem::ZeroWidth(name) => {
-                write!(f, "field {name} has 0 bits, expected at least 1")
-            }
-            LayoutProblem::WidthMismatch { sum, width } => {
-                write!(f, "field widths add up to {sum} bits, expected {width}")
-            }
-            LayoutProblem::TimeFields(n) => write!(f, "{n} time fields, expected exactly 1"),
-            LayoutProblem::SequenceFields(n) => {
-                write!(f, "{n} sequence fields, expected exactly 1")
-            }
-            LayoutProblem::SequenceAboveTime => {
-                f.write_str("the sequence field is above the time field, expected it below")
-            }
-            LayoutProblem::TickTockPlacement => f.write_str(
-                "a misplaced or second tick-tock bit, expected at most one, below the time field \
-                 and above the sequence field",
-            ),
-            LayoutProblem::DuplicateName(name) => {
-                write!(
-                    f,
-                    "two node fields are named {name:?}, expected distinct names"
-                )
-            }
-            LayoutProblem::ReservedName(name) => write!(
-                f,
-                "node field named {name:?}, expected a non-empty name other than unused, time \
-                 and sequence"
-            ),
-            LayoutProblem::ZeroTick => f.write_str("tick of 0 ms, expected at least 1 ms"),
-            LayoutProblem::EndPastU64 {
-                time_bits,
-                tick_ms,
-                epoch_ms,
-            } => match low_bits(u32::from(time_bits)).checked_mul(tick_ms) {
-                Some(span) => write!(
-                    f,
-                    "epoch {epoch_ms} ms plus {} ticks of {tick_ms} ms passes u64::MAX ms, \
-                     expected an epoch of at most {} ms",
-                    low_bits(u32::from(time_bits)),
-                    u64::MAX - span
-                ),
-                None => write!(
-                    f,
-                    "{time_bits} time bits of {tick_ms} ms ticks span more than u64::MAX ms, \
-                     expected fewer time bits or a shorter tick"
-                ),
-            },
-            LayoutProblem::StoredField {
-                index,
-                bits,
-                expected,
-                expected_bits,
-            } => write!(
-                f,
-                "field {index} as stored ({bits} bits, and its name) is not the field it builds; \
-                 expected {expected:?} with {expected_bits} bits"
-            ),
-        }
-    }
-}
-
 const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
@@ -453,7 +276,10 @@ impl LayoutBuilder {
             return Err(LayoutProblem::Width(self.width));
         }
         if self.given > MAX_FIELDS {
-            return Err(LayoutProblem::TooManyFields(self.given));
+            return Err(LayoutProblem::TooManyFields {
+                given: self.given,
+                max: MAX_FIELDS,
+            });
         }
         let mut fields = self.fields;
         let (mut sum, mut times, mut sequences) = (0u32, 0u32, 0u32);
@@ -583,8 +409,10 @@ impl LayoutBuilder {
     /// );
     /// ```
     pub fn build(self) -> Result<Layout> {
-        self.check()
-            .map_err(|problem| problem.into_error(self.name))
+        self.check().map_err(|problem| Error::InvalidLayout {
+            layout: self.name,
+            problem,
+        })
     }
 
     /// Checks the layout in a `const` context: an invalid constant layout does not compile.
