@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seeds of fuzz/seeds/layout_roundtrip/, fuzz/seeds/generator_clock/,
-fuzz/seeds/sno_text/, fuzz/seeds/decode_text/, fuzz/seeds/generator_lagging_clock/ and
-fuzz/seeds/generator_cached_clock/.
+fuzz/seeds/sno_text/, fuzz/seeds/decode_text/, fuzz/seeds/generator_lagging_clock/,
+fuzz/seeds/generator_cached_clock/, fuzz/seeds/high_water_file/ and fuzz/seeds/snapshot_resume/.
 
 libFuzzer hands these targets raw bytes that `arbitrary` 1.x decodes into their `Input`; this
 encodes chosen inputs the same way, so the seeds start from realistic and extreme cases instead
@@ -1284,6 +1284,61 @@ DT_SEEDS = {
     "two_ids_extremes": bytes([0xFF] * 8 + [0] * 8),
 }
 
+# high_water_file: Input { ahead_ms: u16, content: Vec<u8> (last field: the rest) }.
+HW_SEEDS = {
+    "mark_with_newline": u16(5) + b"1700000000000\n",
+    "mark_without_newline": u16(0) + b"1700000000000",
+    "plus_sign": u16(1) + b"+1700000000000\n",
+    "empty": u16(0) + b"",
+    "newline_only": u16(0) + b"\n",
+    "two_lines": u16(0) + b"1\n2\n",
+    "negative": u16(0) + b"-5\n",
+    "u64_max": u16(0) + b"18446744073709551615\n",
+    "u64_max_plus_one": u16(0) + b"18446744073709551616\n",
+    "sixty_four_digits": u16(0) + b"0" * 63 + b"1",
+    "sixty_five_bytes": u16(0) + b"0" * 64 + b"\n",
+    "past_twitters_end": u16(0) + b"9999999999999999\n",
+    "control_characters": u16(0) + bytes(range(1, 32)) * 3,
+    "invalid_utf8": u16(0) + b"17000\xff00000\n",
+}
+
+# snapshot_resume: enum Input { Raw(Vec<u8>), Fields(Fields) }.
+SNAP_JSON = (
+    b'{"layout":{"name":"twitter","width":64,"fields":['
+    b'{"kind":"unused","name":"unused","bits":1},{"kind":"time","name":"time","bits":41},'
+    b'{"kind":"node","name":"machine","bits":10},{"kind":"sequence","name":"sequence","bits":12}],'
+    b'"tick_ms":1,"epoch_ms":1288834974657},"nodes":[["machine",5]],"last_tick":411165025343,'
+    b'"sequence":4095,"timeline":0,"other_timeline_tick":0,'
+    b'"sequence_range":{"start":0,"end":4095}}'
+)
+
+
+def snap_fields(layout, node, wrong_node, last_tick, sequence, timeline, other, rng, clock_ms,
+                clock_behind, tick_tock, mints):
+    opt = boolean(False) if rng is None else boolean(True) + u64(rng[0]) + u64(rng[1])
+    return variant(1, 2, u8(layout) + u64(node) + boolean(wrong_node) + u64(last_tick)
+                   + u64(sequence) + u64(timeline) + u64(other) + opt + u32(clock_ms)
+                   + boolean(clock_behind) + boolean(tick_tock) + u8(mints))
+
+
+SNAP_SEEDS = {
+    "raw_twitter_snapshot": variant(0, 2, SNAP_JSON),
+    "raw_not_json": variant(0, 2, b"not a snapshot"),
+    "raw_truncated": variant(0, 2, SNAP_JSON[:120]),
+    "tt_step_back_tick_tock": snap_fields(0, 5, False, 411165025343, 15, 0, 0, None, 5000, True,
+                                          True, 30),
+    "tt_on_timeline_one": snap_fields(0, 5, False, 411165025343, 3, 1, 411165030000, None, 10,
+                                      False, True, 30),
+    "twitter_full_tick_ahead": snap_fields(1, 7, False, 411165025343, 4095, 0, 0, None, 0, False,
+                                           False, 10),
+    "discord_sub_range": snap_fields(2, 3, False, 10**11, 100, 0, 0, (100, 200), 1, False,
+                                     False, 20),
+    "sonyflake_past_range": snap_fields(3, 1, False, 2**39 - 1, 255, 0, 0, (0, 300), 0, False,
+                                        False, 5),
+    "wrong_node_name": snap_fields(1, 1, True, 10, 0, 0, 0, None, 0, False, False, 1),
+    "timeline_out_of_range": snap_fields(1, 1, False, 10, 0, 2, 0, None, 0, False, False, 1),
+}
+
 TARGETS = {
     "layout_roundtrip": SEEDS,
     "generator_clock": GC_SEEDS,
@@ -1291,6 +1346,8 @@ TARGETS = {
     "decode_text": DT_SEEDS,
     "generator_lagging_clock": LAG_SEEDS,
     "generator_cached_clock": CACHED_SEEDS,
+    "high_water_file": HW_SEEDS,
+    "snapshot_resume": SNAP_SEEDS,
 }
 
 
