@@ -578,26 +578,6 @@ impl Id {
     pub fn encode(self, encoding: Encoding) -> EncodedId {
         encoding.encode(self)
     }
-
-    /// Reads an ID written in a text form; the same as [`Encoding::decode`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ParseId`] naming the form and what is wrong: the bad character and its
-    /// position, the length, or an overflow.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Id, encoding::Encoding};
-    ///
-    /// assert_eq!(Id::parse_as("1565a11f6217a000", Encoding::Hex)?.to_u64(), 1_541_815_603_606_036_480);
-    /// assert!(Id::parse_as("1565a11f6217a00g", Encoding::Hex).is_err());
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn parse_as(s: &str, encoding: Encoding) -> Result<Id> {
-        encoding.decode(s)
-    }
 }
 
 #[cfg(test)]

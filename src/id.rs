@@ -9,9 +9,9 @@ use crate::error::{Error, ParseIdReason, Result, bounded};
 /// A minted ID: a `u64` whose fields follow a [`Layout`](crate::Layout).
 ///
 /// `Id` is the raw value, 8 bytes, ordered and hashed as the number; its text form is decimal.
-/// The layout that gives it meaning is not stored in it: [`Id::decode`] (or
-/// [`Layout::decode`](crate::Layout::decode)) takes the layout and returns the
-/// [`Parts`](crate::Parts), whose `Debug` shows every field.
+/// The layout that gives it meaning is not stored in it: [`Layout::decode`](crate::Layout::decode)
+/// (or a generator's `decode`) takes the ID and returns the [`Parts`](crate::Parts), whose
+/// `Debug` shows every field.
 ///
 /// # Examples
 ///
@@ -21,7 +21,7 @@ use crate::error::{Error, ParseIdReason, Result, bounded};
 /// let id: Id = "1541815603606036480".parse()?;
 /// assert_eq!(id.to_u64(), 1_541_815_603_606_036_480);
 /// assert_eq!(id.to_string(), "1541815603606036480");
-/// let parts = id.decode(&Layout::TWITTER)?;
+/// let parts = Layout::TWITTER.decode(id)?;
 /// assert_eq!(parts.node("machine"), Some(378));
 /// assert_eq!(
 ///     format!("{parts:?}"),

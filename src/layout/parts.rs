@@ -1,23 +1,11 @@
-//! An ID decoded under its layout: [`Parts`], and [`Id::decode`].
+//! An ID decoded under its layout: [`Parts`].
 
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::Layout;
-use crate::error::Result;
 use crate::id::Id;
 use crate::time::Rfc3339;
-
-impl Id {
-    /// Decodes the ID under `layout`; the same as [`Layout::decode`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::IdOutOfLayout`](crate::Error::IdOutOfLayout) when the ID has bits set that the layout keeps zero.
-    pub fn decode(self, layout: &Layout) -> Result<Parts<'_>> {
-        layout.decode(self)
-    }
-}
 
 /// An ID decoded under its layout: time, node fields and sequence.
 ///
