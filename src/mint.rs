@@ -4,14 +4,15 @@ use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
 use crate::id::Id;
-use crate::persist::PersistentGenerator;
+use crate::persist::{FencedGenerator, MarkStore};
 use crate::shard::ShardedGenerator;
 use crate::sno::{SnoGenerator, SnoId};
 use crate::state::State;
 
 /// Minting, the same way on every generator: shared ([`Generator`]), per thread
 /// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), fenced by a
-/// high-water mark ([`PersistentGenerator`], and the etcd feature's `LeasedGenerator`) and
+/// high-water mark ([`FencedGenerator`]: over a file, and with the etcd feature over a lease)
+/// and
 /// sno's ([`SnoGenerator`], whose IDs are [`SnoId`]s).
 ///
 /// Each generator also has these methods as its own, so they work without the trait in scope;
@@ -128,7 +129,5 @@ macro_rules! mint_by_inherent {
 
 mint_by_inherent!(Id, [C, S] Generator<C, S> where C: Clock, S: State);
 mint_by_inherent!(Id, [C] ShardedGenerator<C> where C: Clock);
-mint_by_inherent!(Id, [C] PersistentGenerator<C> where C: Clock);
+mint_by_inherent!(Id, [C, S] FencedGenerator<C, S> where C: Clock, S: MarkStore);
 mint_by_inherent!(SnoId, [C] SnoGenerator<C> where C: Clock);
-#[cfg(feature = "etcd")]
-mint_by_inherent!(Id, [C] crate::etcd::LeasedGenerator<C> where C: Clock + Send + Sync + 'static);

@@ -1,4 +1,5 @@
-//! A generator fenced by its etcd lease.
+//! A generator fenced by its etcd lease: [`LeasedGenerator`], a
+//! [`FencedGenerator`] whose [`MarkStore`] is the [`EtcdLease`].
 
 use std::sync::Arc;
 
@@ -6,11 +7,11 @@ use super::lease::EtcdLease;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
-use crate::id::Id;
-use crate::persist::starts_above;
+use crate::persist::{FencedGenerator, MarkStore, starts_above};
 
 /// A [`Generator`] whose node ID is leased from etcd, and which returns an ID only while the
-/// lease is known live and the ID's time is below the high-water mark recorded in etcd.
+/// lease is known live and the ID's time is below the high-water mark recorded in etcd: a
+/// [`FencedGenerator`] over an [`EtcdLease`].
 ///
 /// # Guarantee
 ///
@@ -69,191 +70,78 @@ use crate::persist::starts_above;
 /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct LeasedGenerator<C> {
-    generator: Arc<Generator<C>>,
-    lease: EtcdLease,
-}
+pub type LeasedGenerator<C> = FencedGenerator<C, EtcdLease>;
 
-impl<C: Clock + Send + Sync + 'static> LeasedGenerator<C> {
-    /// Wraps `generator`, built with [`EtcdLease::resume`] from the same `lease`, and raises
-    /// the mark in etcd above the generator's clock before returning.
+impl MarkStore for EtcdLease {
+    /// Checks that the generator carries the leased node ID and could not mint at or below
+    /// the mark found at claim time (it was built with [`EtcdLease::resume`]), then raises the
+    /// mark in etcd above the generator's clock, from then on with every renewal.
     ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidLeaseConfig`] when the generator does not carry the leased node ID or
-    /// could still mint at or below the mark found at claim time (it was not built with
-    /// [`EtcdLease::resume`]); the errors of a renewal ([`Error::Etcd`], [`Error::LeaseLost`])
-    /// when the first mark cannot be written. The lease is released on error.
-    pub fn new(generator: Generator<C>, lease: EtcdLease) -> Result<Self> {
+    /// [`Error::InvalidLeaseConfig`] for a generator that does not fit; the errors of a
+    /// renewal ([`Error::Etcd`], [`Error::LeaseLost`]) when the first mark cannot be written.
+    fn start<C: Clock + Send + Sync + 'static>(&self, generator: &Arc<Generator<C>>) -> Result<()> {
         let snapshot = generator.snapshot();
         if !snapshot
             .nodes
             .iter()
-            .any(|&(_, value)| value == lease.node_id())
+            .any(|&(_, value)| value == self.node_id())
         {
             return Err(Error::InvalidLeaseConfig {
                 reason: format!(
                     "the generator's node fields {:?} do not carry the leased node id {}; \
                      expected a generator built with EtcdLease::resume",
                     snapshot.nodes,
-                    lease.node_id()
+                    self.node_id()
                 ),
             });
         }
-        if let Some(mark) = lease.mark() {
+        if let Some(mark) = self.mark() {
             if !starts_above(&snapshot, mark) {
                 return Err(Error::InvalidLeaseConfig {
                     reason: format!(
                         "the generator could still mint at or below the mark {mark} ms found at \
                          {}; expected a generator built with EtcdLease::resume",
-                        lease.fence().mark_key
+                        self.fence().mark_key
                     ),
                 });
             }
         }
-        let generator = Arc::new(generator);
-        let source = Arc::clone(&generator);
-        lease.attach(Box::new(move || {
+        let source = Arc::clone(generator);
+        self.attach(Box::new(move || {
             // The lowest time the generator could mint next: its clock, or past its last tick.
-            minted_end(&source).max(source.clock().unix_ms_precise())
-        }))?;
-        Ok(LeasedGenerator { generator, lease })
+            crate::persist::minted_end(&source).max(source.clock().unix_ms_precise())
+        }))
     }
 
-    /// Mints the next ID as [`Generator::mint`] does, and returns it if the lease is known
-    /// live and its time is below the mark.
-    ///
-    /// # Errors
-    ///
-    /// The errors of [`Generator::mint`]; [`Error::LeaseExpired`] past the lease's deadline,
-    /// [`Error::LeaseLost`] once the node ID is lost, [`Error::HighWaterReached`] when the
-    /// ID's time reached the mark. The ID is then discarded, never returned.
-    #[inline]
-    pub fn mint(&self) -> Result<Id> {
-        let id = self.generator.mint()?;
-        self.cover(id)
+    /// Admits `time_ms` while the lease is known live and the time is below the mark etcd
+    /// confirmed: [`Error::LeaseExpired`] past the deadline, [`Error::LeaseLost`] once the node
+    /// ID is lost, [`Error::HighWaterReached`] at the mark (which also triggers a renewal).
+    #[inline(always)]
+    fn admit(&self, time_ms: u64) -> Result<()> {
+        self.fence().admit(time_ms)
     }
 
-    /// Mints the next ID as [`Generator::try_mint`] does (failing rather than waiting for a
-    /// full tick), and returns it as [`mint`](Self::mint) does.
+    /// Lowers the mark to `end_ms`, never below the mark found at claim time, and revokes the
+    /// lease, so the next holder starts at once; a second call does nothing.
     ///
-    /// # Errors
-    ///
-    /// As for [`mint`](Self::mint), with [`Error::SequenceExhausted`] as
-    /// [`Generator::try_mint`].
-    #[inline]
-    pub fn try_mint(&self) -> Result<Id> {
-        let id = self.generator.try_mint()?;
-        self.cover(id)
-    }
-
-    /// Mints up to `out.len()` IDs as [`Generator::mint_batch`] does, with one fence check for
-    /// the run (its last ID has the latest time).
-    ///
-    /// # Errors
-    ///
-    /// As for [`mint`](Self::mint). On error the IDs written are overwritten with zeros: none
-    /// is handed out.
-    pub fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        let written = self.generator.mint_batch(out)?;
-        self.cover_run(&mut out[..written])
-    }
-
-    /// [`mint_batch`](Self::mint_batch), failing as [`Generator::try_mint_batch`] does instead
-    /// of waiting for a full tick.
-    ///
-    /// # Errors
-    ///
-    /// As for [`try_mint`](Self::try_mint); nothing is handed out on error.
-    pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        let written = self.generator.try_mint_batch(out)?;
-        self.cover_run(&mut out[..written])
-    }
-
-    /// Releases the node ID now: lowers the mark to the end of the last tick minted and
-    /// revokes the lease, so the next holder starts at once.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Etcd`] when etcd does not confirm; the lease then expires within its TTL and
-    /// the mark stays where the last renewal put it. [`Error::LeaseLost`] when the key was
+    /// [`Error::Etcd`] when etcd does not confirm (the lease then expires within its TTL and
+    /// the mark stays where the last renewal put it); [`Error::LeaseLost`] when the key was
     /// already lost.
-    pub fn shutdown(mut self) -> Result<()> {
-        self.stop()
+    fn stop(&mut self, end_ms: u64) -> Result<()> {
+        let final_mark = end_ms.max(self.mark().unwrap_or(0));
+        self.release_with(Some(final_mark))
     }
 }
 
-impl<C> LeasedGenerator<C> {
-    /// The generator inside, for its layout, clock, stats and decoding. Mint through `self`:
-    /// IDs minted on the inner generator directly are not fenced.
-    pub fn generator(&self) -> &Generator<C> {
-        &self.generator
-    }
-
+impl<C> FencedGenerator<C, EtcdLease> {
     /// The lease.
     pub fn lease(&self) -> &EtcdLease {
-        &self.lease
+        self.store()
     }
 
     /// The leased node ID.
     pub fn node_id(&self) -> u64 {
-        self.lease.node_id()
-    }
-
-    /// Returns `id` if the fence admits its time.
-    #[inline(always)]
-    fn cover(&self, id: Id) -> Result<Id> {
-        self.lease
-            .fence()
-            .admit(self.generator.layout().unix_ms_of(id))?;
-        Ok(id)
-    }
-
-    /// Admits a run by its last ID, the latest; zeroes the run if the fence refuses it.
-    fn cover_run(&self, run: &mut [Id]) -> Result<usize> {
-        let Some(&last) = run.last() else {
-            return Ok(0);
-        };
-        if let Err(err) = self.cover(last) {
-            run.fill(Id::default());
-            return Err(err);
-        }
-        Ok(run.len())
-    }
-
-    /// Lowers the mark to the end of the last tick minted, never below the mark found at
-    /// claim time, and revokes the lease. Called with `&mut self` (from `shutdown` or drop):
-    /// no thread mints meanwhile.
-    fn stop(&mut self) -> Result<()> {
-        let final_mark = minted_end(&self.generator).max(self.lease.mark().unwrap_or(0));
-        self.lease.stop(Some(final_mark))
-    }
-}
-
-/// The end of the latest tick `generator` minted in, on either timeline, in Unix
-/// milliseconds: every ID it minted has a time below it.
-fn minted_end<C>(generator: &Generator<C>) -> u64 {
-    let snapshot = generator.snapshot();
-    let layout = generator.layout();
-    let last_tick = snapshot.last_tick.max(snapshot.other_timeline_tick);
-    (last_tick + 1)
-        .saturating_mul(layout.tick_ms())
-        .saturating_add(layout.epoch_ms())
-}
-
-impl<C> Drop for LeasedGenerator<C> {
-    /// Releases as [`shutdown`](LeasedGenerator::shutdown) does, ignoring errors.
-    fn drop(&mut self) {
-        let _ = self.stop();
-    }
-}
-
-impl<C> std::fmt::Debug for LeasedGenerator<C> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LeasedGenerator")
-            .field("generator", &self.generator)
-            .field("lease", &self.lease)
-            .finish()
+        self.store().node_id()
     }
 }
 

@@ -160,7 +160,7 @@ impl EtcdLease {
     /// [`Error::Etcd`](crate::Error::Etcd) when etcd does not confirm the revocation; the
     /// lease then expires on its own within its TTL.
     pub fn release(mut self) -> Result<()> {
-        self.stop(None)
+        self.release_with(None)
     }
 
     pub(crate) fn fence(&self) -> &Fence {
@@ -177,7 +177,7 @@ impl EtcdLease {
     }
 
     /// Writes `final_mark` (if any) and revokes the lease; a second call does nothing.
-    pub(crate) fn stop(&mut self, final_mark: Option<u64>) -> Result<()> {
+    pub(crate) fn release_with(&mut self, final_mark: Option<u64>) -> Result<()> {
         match self.keeper.take() {
             Some(keeper) => keeper.release(final_mark),
             None => Ok(()),
@@ -189,6 +189,6 @@ impl Drop for EtcdLease {
     /// Releases the lease as [`release`](Self::release) does, ignoring errors (the lease then
     /// expires within its TTL).
     fn drop(&mut self) {
-        let _ = self.stop(None);
+        let _ = self.release_with(None);
     }
 }

@@ -7,15 +7,20 @@
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::clock::Clock;
 use crate::error::{Error, Result, bounded};
 use crate::generator::{Generator, GeneratorBuilder, Snapshot};
-use crate::id::Id;
 use crate::layout::Layout;
 use crate::sync::{AtomicU64, Ordering};
+
+mod fenced;
+
+#[cfg(feature = "etcd")]
+pub(crate) use fenced::minted_end;
+pub use fenced::{FencedGenerator, MarkStore};
 
 /// A file holding a generator's high-water mark: a Unix-millisecond time above every ID it
 /// returned.
@@ -353,140 +358,143 @@ fn sync_dir(_path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// A [`Generator`] that keeps a [`HighWaterFile`] ahead of every ID it returns.
-///
-/// Minting costs one relaxed load and a compare more than the generator's own mint, and one
-/// durable file write per interval of ID time (see [`HighWaterFile`] for the guarantee).
-///
-/// See [`HighWaterFile`] for an example.
-pub struct PersistentGenerator<C> {
-    generator: Generator<C>,
+/// A high-water file as a [`MarkStore`]: a [`FencedGenerator`] over it writes the file ahead
+/// of every ID it returns, one durable write per interval of ID time. Made from a
+/// [`HighWaterFile`] by [`PersistentGenerator::new`].
+pub struct FileStore {
+    file: HighWaterFile,
     /// The mark on disk, in Unix milliseconds: raised only after the write is durable.
     mark: AtomicU64,
-    interval_ms: u64,
-    file: HighWaterFile,
     /// Serializes writes (cold path only) and counts them.
     writes: Mutex<u64>,
 }
 
-impl<C> PersistentGenerator<C> {
-    /// Wraps `generator`, built with [`HighWaterFile::resume`] from the same `file`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Persist`] when the generator could still mint at or below the file's mark:
-    /// it was not started with [`HighWaterFile::resume`] (or from a snapshot above the mark).
+impl From<HighWaterFile> for FileStore {
+    fn from(file: HighWaterFile) -> Self {
+        FileStore {
+            mark: AtomicU64::new(file.mark.unwrap_or(0)),
+            writes: Mutex::new(0),
+            file,
+        }
+    }
+}
+
+impl FileStore {
+    /// `time` is at or past the mark: write a new mark.
+    #[cold]
+    #[inline(never)]
+    fn raise(&self, time: u64) -> Result<()> {
+        // Poisoning cannot break the invariant: the mark is raised only after a durable write.
+        let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
+        // Another thread may have raised the mark while this one waited for the lock.
+        if time < self.mark.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        // The mark on disk now: this one, or a higher one another writer of the file put
+        // there.
+        let mark = self
+            .file
+            .write(time.saturating_add(self.file.interval_ms))?;
+        *writes += 1;
+        // Only now, with `mark` durable, may other threads return IDs below it.
+        self.mark.store(mark, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl MarkStore for FileStore {
+    /// Refuses a generator that could still mint at or below the file's mark: one not built
+    /// with [`HighWaterFile::resume`] (or from a snapshot above the mark).
+    fn start<C: Clock + Send + Sync + 'static>(&self, generator: &Arc<Generator<C>>) -> Result<()> {
+        let Some(mark) = self.file.mark else {
+            return Ok(());
+        };
+        let layout = *generator.layout();
+        if starts_above(&generator.snapshot(), mark) {
+            return Ok(());
+        }
+        Err(file_error(
+            &self.file.path,
+            format!(
+                "holds the mark {mark} ms, and the generator could still mint at or before its \
+                 tick {} of layout {}; expected a generator built with HighWaterFile::resume",
+                mark_tick(&layout, mark),
+                layout.name()
+            ),
+        ))
+    }
+
+    /// One relaxed load and a compare; a durable write when `time_ms` reached the mark.
+    #[inline(always)]
+    fn admit(&self, time_ms: u64) -> Result<()> {
+        // Relaxed: the mark publishes no memory. Every value it holds was stored after the
+        // write of that value to disk had returned, so any value read is already durable.
+        if time_ms < self.mark.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        self.raise(time_ms)
+    }
+
+    /// The mark stays where the last write put it: a restart starts above it.
+    fn stop(&mut self, _end_ms: u64) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for FileStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileStore")
+            .field("file", &self.file)
+            .field("mark", &self.mark.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// A [`Generator`] that keeps a [`HighWaterFile`] ahead of every ID it returns: a
+/// [`FencedGenerator`] over a [`FileStore`].
+///
+/// Minting costs one relaxed load and a compare more than the generator's own mint, and one
+/// durable file write per interval of ID time (see [`HighWaterFile`] for the guarantee and an
+/// example). [`FencedGenerator::new`] takes the [`HighWaterFile`] the generator was resumed
+/// from, and fails when the generator could still mint at or below the file's mark:
+///
+/// ```
+/// use snowmint::clock::ManualClock;
+/// use snowmint::persist::{HighWaterFile, PersistentGenerator};
+/// use snowmint::{Generator, Layout};
+/// use std::time::Duration;
+///
+/// let path = std::env::temp_dir().join(format!("snowmint-doc-new-{}", std::process::id()));
+/// std::fs::write(&path, "1700000000000\n")?;
+/// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
+/// let clock = ManualClock::new(1_700_000_005_000);
+/// let fresh = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+/// assert!(PersistentGenerator::new(fresh, file).is_err()); // not started above the mark
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type PersistentGenerator<C> = FencedGenerator<C, FileStore>;
+
+impl<C> FencedGenerator<C, FileStore> {
+    /// The high-water file.
+    pub fn file(&self) -> &HighWaterFile {
+        &self.store().file
+    }
+
+    /// The mark on disk, in Unix milliseconds (0 before the first write on a first start):
+    /// above the time of every ID returned so far.
+    pub fn mark(&self) -> u64 {
+        self.store().mark.load(Ordering::Relaxed)
+    }
+
+    /// How many times this generator has written the file.
     ///
     /// # Examples
     ///
     /// ```
     /// use snowmint::clock::ManualClock;
     /// use snowmint::persist::{HighWaterFile, PersistentGenerator};
-    /// use snowmint::{Generator, Layout};
-    /// use std::time::Duration;
-    ///
-    /// let path = std::env::temp_dir().join(format!("snowmint-doc-new-{}", std::process::id()));
-    /// std::fs::write(&path, "1700000000000\n")?;
-    /// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
-    /// let clock = ManualClock::new(1_700_000_005_000);
-    /// let fresh = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
-    /// assert!(PersistentGenerator::new(fresh, file).is_err()); // not started above the mark
-    /// std::fs::remove_file(&path)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn new(generator: Generator<C>, file: HighWaterFile) -> Result<Self> {
-        let layout = *generator.layout();
-        if let Some(mark) = file.mark {
-            let needed = mark_tick(&layout, mark);
-            if !starts_above(&generator.snapshot(), mark) {
-                return Err(file_error(
-                    &file.path,
-                    format!(
-                        "holds the mark {mark} ms, and the generator could still mint at or \
-                         before its tick {needed} of layout {}; expected a generator built \
-                         with HighWaterFile::resume",
-                        layout.name()
-                    ),
-                ));
-            }
-        }
-        Ok(PersistentGenerator {
-            mark: AtomicU64::new(file.mark.unwrap_or(0)),
-            interval_ms: file.interval_ms,
-            generator,
-            file,
-            writes: Mutex::new(0),
-        })
-    }
-
-    /// The generator inside, for its layout, clock, stats and decoding. Mint through `self`:
-    /// IDs minted on the inner generator directly are not covered by the file.
-    pub fn generator(&self) -> &Generator<C> {
-        &self.generator
-    }
-
-    /// The high-water file.
-    pub fn file(&self) -> &HighWaterFile {
-        &self.file
-    }
-
-    /// The mark on disk, in Unix milliseconds (0 before the first write on a first start):
-    /// above the time of every ID returned so far.
-    pub fn mark(&self) -> u64 {
-        self.mark.load(Ordering::Relaxed)
-    }
-
-    /// How many times this generator has written the file.
-    pub fn writes(&self) -> u64 {
-        *self.writes.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Returns `id` once the mark on disk is above its time.
-    #[inline(always)]
-    fn cover(&self, id: Id) -> Result<Id> {
-        let time = self.generator.layout().unix_ms_of(id);
-        // Relaxed: the mark publishes no memory. Every value it holds was stored after the
-        // write of that value to disk had returned, so any value read is already durable.
-        if time < self.mark.load(Ordering::Relaxed) {
-            return Ok(id);
-        }
-        self.raise(id, time)
-    }
-
-    /// `id`'s time is at or past the mark: write a new mark, then return `id`.
-    #[cold]
-    #[inline(never)]
-    fn raise(&self, id: Id, time: u64) -> Result<Id> {
-        // Poisoning cannot break the invariant: the mark is raised only after a durable write.
-        let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
-        // Another thread may have raised the mark while this one waited for the lock.
-        if time < self.mark.load(Ordering::Relaxed) {
-            return Ok(id);
-        }
-        // The mark on disk now: this one, or a higher one another writer of the file put
-        // there.
-        let mark = self.file.write(time.saturating_add(self.interval_ms))?;
-        *writes += 1;
-        // Only now, with `mark` durable, may other threads return IDs below it.
-        self.mark.store(mark, Ordering::Relaxed);
-        Ok(id)
-    }
-}
-
-impl<C: Clock> PersistentGenerator<C> {
-    /// Mints the next ID as [`Generator::mint`] does, writing the file first when the ID's time
-    /// reaches the mark.
-    ///
-    /// # Errors
-    ///
-    /// The errors of [`Generator::mint`];
-    /// [`Error::Persist`] when the file cannot be written (the ID is then discarded, never
-    /// returned).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// use snowmint::Layout;
     /// use std::time::Duration;
     ///
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-mint-{}", std::process::id()));
@@ -506,67 +514,12 @@ impl<C: Clock> PersistentGenerator<C> {
     /// std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[inline]
-    pub fn mint(&self) -> Result<Id> {
-        let id = self.generator.mint()?;
-        self.cover(id)
-    }
-
-    /// Mints the next ID as [`Generator::try_mint`] does (failing rather than waiting for a
-    /// full tick), writing the file first when the ID's time reaches the mark.
-    ///
-    /// # Errors
-    ///
-    /// As for [`mint`](Self::mint), with [`Error::SequenceExhausted`] as [`Generator::try_mint`].
-    #[inline]
-    pub fn try_mint(&self) -> Result<Id> {
-        let id = self.generator.try_mint()?;
-        self.cover(id)
-    }
-
-    /// Mints up to `out.len()` IDs as [`Generator::mint_batch`] does, writing the file first
-    /// when the run's last ID (the latest) reaches the mark.
-    ///
-    /// # Errors
-    ///
-    /// As for [`mint`](Self::mint). On error the IDs written are overwritten with zeros: none
-    /// is handed out.
-    pub fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        let written = self.generator.mint_batch(out)?;
-        self.cover_run(&mut out[..written])
-    }
-
-    /// [`mint_batch`](Self::mint_batch), failing as [`Generator::try_mint_batch`] does instead
-    /// of waiting for a full tick.
-    ///
-    /// # Errors
-    ///
-    /// As for [`try_mint`](Self::try_mint); nothing is handed out on error.
-    pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        let written = self.generator.try_mint_batch(out)?;
-        self.cover_run(&mut out[..written])
-    }
-
-    /// Covers a run by its last ID, the latest; zeroes the run if that fails.
-    fn cover_run(&self, run: &mut [Id]) -> Result<usize> {
-        let Some(&last) = run.last() else {
-            return Ok(0);
-        };
-        if let Err(err) = self.cover(last) {
-            run.fill(Id::default());
-            return Err(err);
-        }
-        Ok(run.len())
-    }
-}
-
-impl<C> std::fmt::Debug for PersistentGenerator<C> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PersistentGenerator")
-            .field("generator", &self.generator)
-            .field("file", &self.file)
-            .field("mark", &self.mark())
-            .finish_non_exhaustive()
+    pub fn writes(&self) -> u64 {
+        *self
+            .store()
+            .writes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
