@@ -1,0 +1,206 @@
+//! `snowmint mint`: fresh, resumed from a snapshot, or on a node ID leased from etcd.
+
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use crate::Failure;
+use crate::args::MintArgs;
+use crate::inspect::fail_after_flush;
+use crate::snapshot::{PendingSave, load_snapshot};
+
+use snowmint::{
+    ClockBehind, Generator, GeneratorBuilder, Id, Layout, Snapshot, encoding::Encoding,
+};
+
+pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
+    let layout = args.layout.layout()?;
+    let nodes = args.nodes();
+    let policy = args.policy();
+    if let Some(endpoints) = &args.etcd {
+        return mint_leased(args, layout, &nodes, endpoints, policy);
+    }
+    let Some(path) = &args.snapshot else {
+        let generator = fresh(layout, &nodes).on_clock_behind(policy).build()?;
+        return mint_ids(|out| generator.mint_batch(out), args.count, args.format);
+    };
+
+    let builder = match load_snapshot(path)? {
+        Some(snapshot) => {
+            check_fits(path, &snapshot, &layout, &nodes)?;
+            Generator::resume(&snapshot)
+        }
+        None => fresh(layout, &nodes),
+    };
+    let generator = builder
+        .on_clock_behind(policy)
+        .build()
+        .map_err(|error| match error {
+            snowmint::Error::InvalidSnapshot { .. } => Failure::snapshot(path, error),
+            error => error.into(),
+        })?;
+    // Opened before minting, so an unwritable directory fails before any ID is printed.
+    let pending = PendingSave::create(path)?;
+    let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format);
+    // Saved whatever happened: IDs may have been printed before an error or a closed stdout.
+    match (minted, pending.commit(&generator.snapshot())) {
+        (minted, Ok(())) => minted,
+        (Ok(()), Err(error)) => Err(Failure::snapshot(path, error)),
+        (Err(failure), Err(error)) => Err(Failure::snapshot(
+            path,
+            format_args!("{error}; minting had stopped on: {failure}"),
+        )),
+    }
+}
+
+/// `mint --etcd`: leases the layout's first node field for the run, mints, and releases the
+/// node ID (lowering its mark to the last ID's tick) at exit.
+#[cfg(feature = "etcd")]
+pub(crate) fn mint_leased(
+    args: &MintArgs,
+    layout: Layout,
+    nodes: &[(&'static str, u64)],
+    endpoints: &str,
+    policy: ClockBehind,
+) -> Result<(), Failure> {
+    use snowmint::etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
+    use std::time::Duration;
+
+    let field = leased_field(&layout, nodes)?;
+    let prefix = args.prefix.as_deref().unwrap_or_default();
+    let config = EtcdConfig::new(endpoints.split(','), prefix, 0..=field.max())
+        .ttl(Duration::from_secs(args.ttl));
+    let lease = EtcdLease::claim(&config)?;
+    let builder = with_nodes(lease.resume(layout, field.name()), nodes);
+    let generator = LeasedGenerator::new(builder.on_clock_behind(policy).build()?, lease)?;
+    let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format);
+    let released = generator.shutdown().map_err(Failure::from);
+    minted.and(released)
+}
+
+/// Without the etcd feature, `--etcd` is an error that says how to get it.
+#[cfg(not(feature = "etcd"))]
+pub(crate) fn mint_leased(
+    _args: &MintArgs,
+    layout: Layout,
+    nodes: &[(&'static str, u64)],
+    _endpoints: &str,
+    _policy: ClockBehind,
+) -> Result<(), Failure> {
+    leased_field(&layout, nodes)?;
+    Err(Failure::Input(
+        "--etcd needs snowmint built with the etcd feature (cargo build --features cli,etcd)"
+            .to_owned(),
+    ))
+}
+
+/// The node field `--etcd` leases: the layout's first, which no node flag may give.
+pub(crate) fn leased_field(
+    layout: &Layout,
+    nodes: &[(&'static str, u64)],
+) -> Result<snowmint::layout::Field, Failure> {
+    let field = *layout.node_fields().next().ok_or_else(|| {
+        Failure::Input(format!(
+            "layout {} has no node field for --etcd to lease; expected a layout with one",
+            layout.name()
+        ))
+    })?;
+    if let Some(&(name, value)) = nodes.iter().find(|&&(name, _)| name == field.name()) {
+        return Err(Failure::Input(format!(
+            "--{name} {value} and --etcd both give the {name} id; omit --{name}"
+        )));
+    }
+    Ok(field)
+}
+
+/// A generator builder for a fresh start, with the node flags given and 0 for the rest.
+pub(crate) fn fresh(layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
+    with_nodes(Generator::builder(layout), nodes)
+}
+
+/// `builder` with the node flags given, and 0 for every other node field it does not set
+/// (the library has no default node ID; the command line's is 0).
+pub(crate) fn with_nodes<C>(
+    builder: GeneratorBuilder<C>,
+    nodes: &[(&'static str, u64)],
+) -> GeneratorBuilder<C> {
+    nodes
+        .iter()
+        .fold(builder, |builder, &(name, value)| builder.node(name, value))
+        .default_nodes()
+}
+
+/// The most IDs reserved by one batch: a whole tick of the twitter layout.
+pub(crate) const BATCH: usize = 4096;
+
+/// Mints `count` IDs onto stdout in `format`, in batches: one compare-and-swap reserves what
+/// is left of the current tick, up to [`BATCH`] IDs.
+pub(crate) fn mint_ids(
+    mut mint_batch: impl FnMut(&mut [Id]) -> snowmint::Result<usize>,
+    count: u64,
+    format: Encoding,
+) -> Result<(), Failure> {
+    let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let mut batch = [Id::default(); BATCH];
+    let mut left = count;
+    while left > 0 {
+        let want = usize::try_from(left).map_or(BATCH, |left| left.min(BATCH));
+        let minted = match mint_batch(&mut batch[..want]) {
+            Ok(minted) => minted,
+            Err(error) => return fail_after_flush(&mut out, error),
+        };
+        for &id in &batch[..minted] {
+            writeln!(out, "{}", format.encode(id))?;
+        }
+        left -= minted as u64;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The snapshot's layout must be the command line's, and each node flag given must equal the
+/// snapshot's value (an absent flag takes it).
+pub(crate) fn check_fits(
+    path: &Path,
+    snapshot: &Snapshot,
+    layout: &Layout,
+    nodes: &[(&'static str, u64)],
+) -> Result<(), Failure> {
+    let saved = &snapshot.layout;
+    if (saved.name(), saved.epoch_ms()) != (layout.name(), layout.epoch_ms()) {
+        return Err(Failure::snapshot(
+            path,
+            format_args!(
+                "it is for layout {} with epoch {} ms, but --layout/--epoch-ms give layout {} \
+                 with epoch {} ms",
+                saved.name(),
+                saved.epoch_ms(),
+                layout.name(),
+                layout.epoch_ms()
+            ),
+        ));
+    }
+    // The errors of a fresh start first: a field the layout lacks, a value out of range.
+    layout.node_bits(nodes)?;
+    for &(name, value) in nodes {
+        let saved = snapshot.nodes.iter().find(|&&(n, _)| n == name);
+        match saved {
+            Some(&(_, saved)) if saved == value => {}
+            Some(&(_, saved)) => {
+                return Err(Failure::snapshot(
+                    path,
+                    format_args!(
+                        "--{name} {value} does not match the snapshot's {name} {saved}; \
+                         omit --{name} or give {saved}"
+                    ),
+                ));
+            }
+            None => {
+                return Err(Failure::snapshot(
+                    path,
+                    format_args!("--{name} {value} is given, but the snapshot has no {name}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
