@@ -95,16 +95,13 @@
 pub mod clock;
 pub mod encoding;
 pub mod error;
-#[cfg(feature = "etcd")]
-pub mod etcd;
+mod external;
 pub mod generator;
 mod id;
 pub mod layout;
 mod mint;
 pub mod node_id;
 pub mod persist;
-#[cfg(feature = "serde")]
-mod serde_support;
 pub mod shard;
 pub mod sno;
 mod state;
@@ -113,12 +110,14 @@ mod time;
 
 pub use clock::Clock;
 pub use error::{Error, Result};
+#[cfg(feature = "etcd")]
+pub use external::etcd;
+#[cfg(feature = "serde")]
+pub use external::serde::serde_id;
 pub use generator::{ClockBehind, Generator, GeneratorBuilder, LocalGenerator, Snapshot};
 pub use id::Id;
 pub use layout::{Layout, Parts};
 pub use mint::Mint;
-#[cfg(feature = "serde")]
-pub use serde_support::serde_id;
 
 /// The README's Rust examples, run as doctests.
 #[cfg(doctest)]
