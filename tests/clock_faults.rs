@@ -8,18 +8,11 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+mod common;
+
 use snowmint::{ClockBehind, Error, Generator, Id, Layout, Parts, clock::ManualClock};
 
-/// Twitter's shape with a tick-tock bit taken from the machine field: 41 time, 1 tick,
-/// 9 machine, 12 sequence.
-const TT: Layout = Layout::builder("twitter-tt", 64)
-    .unused(1)
-    .time(41)
-    .tick_tock()
-    .node("machine", 9)
-    .sequence(12)
-    .epoch_ms(1_288_834_974_657)
-    .build_const();
+use common::TT;
 
 const T0: u64 = 1_700_000_000_000;
 const SECOND: u64 = 1_000;

@@ -18,6 +18,8 @@ use std::thread;
 use std::time::Duration;
 
 use proptest::prelude::*;
+mod common;
+
 use snowmint::{
     Clock, ClockBehind, Error, Generator, GeneratorBuilder, Id, Layout, LocalGenerator,
     clock::{ManualClock, MonotonicClock},
@@ -25,18 +27,9 @@ use snowmint::{
     shard::Shards,
 };
 
-const TWITTER: Layout = Layout::TWITTER;
+use common::TT;
 
-/// Twitter's shape with a tick-tock bit taken from the machine field: 41 time, 1 tick,
-/// 9 machine, 12 sequence.
-const TT: Layout = Layout::builder("twitter-tt", 64)
-    .unused(1)
-    .time(41)
-    .tick_tock()
-    .node("machine", 9)
-    .sequence(12)
-    .epoch_ms(1_288_834_974_657)
-    .build_const();
+const TWITTER: Layout = Layout::TWITTER;
 
 /// 4 IDs per 4 ms tick, with a tick-tock bit: ticks fill after a few calls, and a reading can
 /// fall inside a tick.

@@ -1,6 +1,6 @@
-//! Fixtures shared by the cached clock's test binaries (`tests/cached_clock.rs`,
-//! `tests/global_clock.rs`): bounded waits, and the refresher's park and wake-up checked
-//! through its wake-up count.
+//! Fixtures shared by the test binaries: a tick-tock layout, and for the cached clock's
+//! (`tests/cached_clock.rs`, `tests/global_clock.rs`) bounded waits and the refresher's park
+//! and wake-up checked through its wake-up count.
 
 // Each test binary uses part of this module.
 #![allow(dead_code)]
@@ -8,7 +8,19 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
+use snowmint::Layout;
 use snowmint::clock::IDLE_PARK;
+
+/// Twitter's shape with a tick-tock bit taken from the machine field: 41 time, 1 tick,
+/// 9 machine, 12 sequence.
+pub const TT: Layout = Layout::builder("twitter-tt", 64)
+    .unused(1)
+    .time(41)
+    .tick_tock()
+    .node("machine", 9)
+    .sequence(12)
+    .epoch_ms(1_288_834_974_657)
+    .build_const();
 
 /// The longest any bounded wait here waits.
 pub const PATIENCE: Duration = Duration::from_secs(10);
