@@ -7,7 +7,7 @@
 use std::env;
 use std::fs;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, bounded};
 use crate::layout::Layout;
 
 /// A source of a node ID, resolved against a layout's node field.
@@ -97,15 +97,15 @@ impl NodeIdSource {
         let (origin, value) = match self {
             NodeIdSource::Explicit(value) => ("the value given".to_owned(), Ok(*value)),
             NodeIdSource::Env(name) => (
-                format!("environment variable {name}"),
-                env_value(name, field, max),
+                format!("environment variable {}", bounded(name)),
+                env_value(env::var(name), field, max),
             ),
             NodeIdSource::HostOrdinal(host) => {
                 let host = match host {
                     Some(host) => host.clone(),
                     None => host_name()?,
                 };
-                (format!("host name {host:?}"), ordinal(&host))
+                (format!("host name {:?}", bounded(&host)), ordinal(&host))
             }
         };
         let value = value.map_err(|reason| Error::NodeIdSource {
@@ -122,15 +122,20 @@ impl NodeIdSource {
     }
 }
 
-fn env_value(name: &str, field: &str, max: u64) -> Result<u64, String> {
+/// The node ID in an environment variable's value `found`; the error repeats at most 64
+/// characters of it.
+fn env_value(found: Result<String, env::VarError>, field: &str, max: u64) -> Result<u64, String> {
     let expected = format!("expected a {field} id in 0..={max}");
-    match env::var(name) {
+    match found {
         Ok(text) => text
             .trim()
             .parse()
-            .map_err(|_| format!("it holds {text:?}; {expected}")),
+            .map_err(|_| format!("it holds {:?}; {expected}", bounded(&text))),
         Err(env::VarError::NotPresent) => Err(format!("it is not set; {expected}")),
-        Err(env::VarError::NotUnicode(text)) => Err(format!("it holds {text:?}; {expected}")),
+        Err(env::VarError::NotUnicode(text)) => Err(format!(
+            "it holds {:?}; {expected}",
+            bounded(&text.to_string_lossy())
+        )),
     }
 }
 
@@ -149,14 +154,19 @@ fn ordinal(host: &str) -> Result<u64, String> {
         _ => {
             let stem = pod.rsplit_once('-').map_or(pod, |(name, _)| name);
             let stem = if stem.is_empty() { "web" } else { stem };
+            let stem = bounded(stem);
             return Err(format!(
                 "it does not end in -N, a StatefulSet pod's ordinal; expected a name like {stem}-0"
             ));
         }
     };
-    digits
-        .parse()
-        .map_err(|_| format!("its ordinal {digits} is larger than {}", u64::MAX))
+    digits.parse().map_err(|_| {
+        format!(
+            "its ordinal {} is larger than {}",
+            bounded(digits),
+            u64::MAX
+        )
+    })
 }
 
 /// This host's name: `HOSTNAME` (Kubernetes sets it to the pod's name), else the kernel's.
@@ -199,6 +209,32 @@ mod tests {
             ordinal("web-99999999999999999999")
                 .unwrap_err()
                 .contains("larger than")
+        );
+    }
+
+    /// Regression: an environment variable's value and a host name were repeated whole in
+    /// errors. They are bounded to 64 characters and an ellipsis.
+    #[test]
+    fn errors_repeat_at_most_64_characters_of_a_value_or_name() {
+        let long = "7".repeat(100_000) + "x";
+        let reason = env_value(Ok(long.clone()), "machine", 1023).unwrap_err();
+        assert!(reason.len() < 200, "{} bytes", reason.len());
+        assert!(reason.contains("…"), "{reason}");
+        let err = NodeIdSource::HostOrdinal(Some(format!("{long}-{long}")))
+            .resolve(&Layout::TWITTER, "machine")
+            .unwrap_err();
+        assert!(
+            err.to_string().len() < 400,
+            "{} bytes",
+            err.to_string().len()
+        );
+        let err = NodeIdSource::HostOrdinal(Some(format!("web-{}", "9".repeat(100_000))))
+            .resolve(&Layout::TWITTER, "machine")
+            .unwrap_err();
+        assert!(
+            err.to_string().len() < 400,
+            "{} bytes",
+            err.to_string().len()
         );
     }
 
