@@ -533,6 +533,20 @@ pub enum LayoutProblem {
         /// The epoch, in Unix milliseconds.
         epoch_ms: u64,
     },
+    /// A layout read back (through serde) names itself or a field with more characters than
+    /// a name may have.
+    NameTooLong {
+        /// The name's length, in characters.
+        chars: usize,
+        /// The most a name may have.
+        max: usize,
+    },
+    /// A layout read back (through serde) brings a new name when the process already holds
+    /// as many distinct stored names as it keeps (each is kept for the process's life).
+    TooManyNames {
+        /// How many distinct stored names a process keeps.
+        max: usize,
+    },
     /// A layout read back (through serde) stores field `index` other than the field it
     /// builds: another name, or another width.
     StoredField {
@@ -578,6 +592,8 @@ impl LayoutProblem {
             LayoutProblem::StoredField { .. } => {
                 "invalid layout: a stored field differs from the field it builds"
             }
+            LayoutProblem::NameTooLong { .. } => "invalid layout: a stored name is too long",
+            LayoutProblem::TooManyNames { .. } => "invalid layout: too many distinct stored names",
         }
     }
 }
@@ -636,6 +652,15 @@ impl fmt::Display for LayoutProblem {
                      expected fewer time bits or a shorter tick"
                 ),
             },
+            LayoutProblem::NameTooLong { chars, max } => write!(
+                f,
+                "a stored name has {chars} characters, expected at most {max}"
+            ),
+            LayoutProblem::TooManyNames { max } => write!(
+                f,
+                "a new stored name after {max} distinct ones, expected at most {max} in one \
+                 process (each is kept for its life)"
+            ),
             LayoutProblem::StoredField {
                 index,
                 bits,

@@ -200,19 +200,43 @@ struct SnapshotDef {
     sequence_range: Option<RangeInclusive<u64>>,
 }
 
-/// `name`, allocated once per process.
-fn intern(name: &str) -> &'static str {
+/// The most characters a stored layout or field name may have.
+const MAX_NAME_CHARS: usize = 64;
+
+/// The most distinct stored names a process keeps: each is allocated once and kept for the
+/// process's life, so layouts read from untrusted input cannot grow memory without bound.
+const MAX_NAMES: usize = 4096;
+
+/// `name`, allocated once per process; refused when longer than [`MAX_NAME_CHARS`], or new
+/// once [`MAX_NAMES`] are held.
+fn intern(name: &str) -> Result<&'static str, LayoutProblem> {
     static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
     let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
-    let names = names.get_or_insert_with(HashSet::new);
-    match names.get(name) {
-        Some(&interned) => interned,
-        None => {
-            let interned: &'static str = Box::leak(name.to_owned().into_boxed_str());
-            names.insert(interned);
-            interned
-        }
+    intern_into(names.get_or_insert_with(HashSet::new), name, MAX_NAMES)
+}
+
+/// [`intern`] into `names`, which holds at most `max` names.
+fn intern_into(
+    names: &mut HashSet<&'static str>,
+    name: &str,
+    max: usize,
+) -> Result<&'static str, LayoutProblem> {
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Err(LayoutProblem::NameTooLong {
+            chars,
+            max: MAX_NAME_CHARS,
+        });
     }
+    if let Some(&interned) = names.get(name) {
+        return Ok(interned);
+    }
+    if names.len() >= max {
+        return Err(LayoutProblem::TooManyNames { max });
+    }
+    let interned: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(interned);
+    Ok(interned)
 }
 
 impl From<&Layout> for LayoutDef {
@@ -244,16 +268,27 @@ impl From<&Layout> for LayoutDef {
 
 impl LayoutDef {
     fn build(&self) -> crate::Result<Layout> {
-        let builder = self.fields.iter().fold(
-            LayoutBuilder::new(intern(&self.name), self.width),
-            |builder, field| match field.kind {
+        let name = intern(&self.name).map_err(|problem| Error::InvalidLayout {
+            layout: "(stored)",
+            problem,
+        })?;
+        let mut builder = LayoutBuilder::new(name, self.width);
+        for field in &self.fields {
+            builder = match field.kind {
                 Kind::Unused => builder.unused(field.bits),
                 Kind::Time => builder.time(field.bits),
-                Kind::Node => builder.node(intern(&field.name), field.bits),
+                Kind::Node => {
+                    let field_name =
+                        intern(&field.name).map_err(|problem| Error::InvalidLayout {
+                            layout: name,
+                            problem,
+                        })?;
+                    builder.node(field_name, field.bits)
+                }
                 Kind::TickTock => builder.tick_tock(),
                 Kind::Sequence => builder.sequence(field.bits),
-            },
-        );
+            };
+        }
         let layout = builder
             .tick_ms(self.tick_ms)
             .epoch_ms(self.epoch_ms)
@@ -395,6 +430,48 @@ mod tests {
         }
     }
 
+    /// Regression: every distinct name of a stored layout was kept for the process's life,
+    /// whatever its length and however many there were, so layouts read from untrusted input
+    /// could grow memory without bound. Names are at most 64 characters, and at most 4,096
+    /// distinct ones are kept.
+    #[test]
+    fn stored_names_are_bounded_in_length_and_in_number() {
+        let long_layout = format!(
+            r#"{{"name":"{}","width":64,"fields":[{{"kind":"unused","name":"unused","bits":1}},
+            {{"kind":"time","name":"time","bits":41}},{{"kind":"node","name":"machine","bits":10}},
+            {{"kind":"sequence","name":"sequence","bits":12}}],"tick_ms":1,"epoch_ms":0}}"#,
+            "n".repeat(100_000)
+        );
+        let err = serde_json::from_str::<Layout>(&long_layout)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "invalid layout (stored): a stored name has 100000 characters, expected at most 64"
+            ),
+            "{err}"
+        );
+        let long_node = long_layout
+            .replace(&"n".repeat(100_000), "ok")
+            .replace("machine", &"m".repeat(65));
+        let err = serde_json::from_str::<Layout>(&long_node)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("invalid layout ok: a stored name has 65 characters"),
+            "{err}"
+        );
+        // At most `max` distinct names; one already held is still found.
+        let mut names = HashSet::new();
+        assert_eq!(intern_into(&mut names, "a", 2), Ok("a"));
+        assert_eq!(intern_into(&mut names, "b", 2), Ok("b"));
+        assert_eq!(
+            intern_into(&mut names, "c", 2),
+            Err(LayoutProblem::TooManyNames { max: 2 })
+        );
+        assert_eq!(intern_into(&mut names, "a", 2), Ok("a"));
+    }
+
     #[test]
     fn a_stored_layout_is_checked_and_names_are_interned_once() {
         let json = r#"{"name":"bad","width":64,"fields":[{"kind":"time","name":"time","bits":41},
@@ -406,7 +483,10 @@ mod tests {
             err.starts_with("invalid layout bad: field widths add up to 53 bits, expected 64"),
             "{err}"
         );
-        assert!(std::ptr::eq(intern("rack"), intern("rack")));
+        assert!(std::ptr::eq(
+            intern("rack").unwrap(),
+            intern("rack").unwrap()
+        ));
         let json = serde_json::to_string(&generator_snapshot_with_unknown_node()).unwrap();
         let err = serde_json::from_str::<Snapshot>(&json)
             .unwrap_err()
