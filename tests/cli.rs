@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::thread;
 
-use snowmint::{ClockBehind, Generator, Id, Layout, layout::PRESET_NAMES};
+use snowmint::{ClockBehind, Generator, Id, Layout, Snapshot, layout::PRESET_NAMES};
 
 mod support;
 
@@ -551,31 +551,30 @@ fn file_names(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The value on the snapshot file's `key` line.
-fn snapshot_value(file: &Path, key: &str) -> u64 {
+/// The snapshot file's JSON.
+fn snapshot_json(file: &Path) -> serde_json::Value {
     let text = fs::read_to_string(file).unwrap();
-    let line = text
-        .lines()
-        .find(|line| line.split(' ').next() == Some(key))
-        .unwrap_or_else(|| panic!("no {key} line in {text:?}"));
-    line.rsplit(' ').next().unwrap().parse().unwrap()
+    serde_json::from_str(&text).unwrap_or_else(|error| panic!("{error} in {text:?}"))
 }
 
-/// Rewrites the snapshot file's `key` line with `value`.
+/// The snapshot file, read as the library reads it.
+fn snapshot_of(file: &Path) -> Snapshot {
+    serde_json::from_value(snapshot_json(file)).unwrap()
+}
+
+/// The snapshot file's number at `key`.
+fn snapshot_value(file: &Path, key: &str) -> u64 {
+    snapshot_json(file)[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no number at {key} in {file:?}"))
+}
+
+/// Rewrites the snapshot file's number at `key` with `value`.
 fn set_snapshot_value(file: &Path, key: &str, value: u64) {
-    let text = fs::read_to_string(file).unwrap();
-    let edited: String = text
-        .lines()
-        .map(|line| {
-            if line.split(' ').next() == Some(key) {
-                format!("{key} {value}\n")
-            } else {
-                format!("{line}\n")
-            }
-        })
-        .collect();
-    assert_ne!(edited, text, "no {key} line to edit");
-    fs::write(file, edited).unwrap();
+    let mut json = snapshot_json(file);
+    assert!(json[key].is_u64(), "no number at {key} to edit");
+    json[key] = value.into();
+    fs::write(file, serde_json::to_string_pretty(&json).unwrap()).unwrap();
 }
 
 #[test]
@@ -595,13 +594,16 @@ fn snapshot_resumes_where_the_last_run_stopped() {
     assert_eq!(first.len(), 1000);
     let last = Layout::TWITTER.decode(first[999]).unwrap();
     assert_eq!(
-        fs::read_to_string(&file).unwrap(),
-        format!(
-            "snowmint-snapshot 1\nlayout twitter\nepoch_ms 1288834974657\nnode machine 5\n\
-             last_tick {}\nsequence {}\ntimeline 0\nother_timeline_tick 0\n",
-            last.ticks(),
-            last.sequence()
-        )
+        snapshot_of(&file),
+        Snapshot {
+            layout: Layout::TWITTER,
+            nodes: vec![("machine", 5)],
+            last_tick: last.ticks(),
+            sequence: last.sequence(),
+            timeline: 0,
+            other_timeline_tick: 0,
+            sequence_range: 0..=4095,
+        }
     );
 
     // The node flag may be left out (the snapshot's is used) or given equal.
@@ -650,9 +652,8 @@ fn snapshot_of_a_run_that_minted_nothing_resumes_too() {
     ];
     assert_eq!(stdout_of(&run(&args)), "");
     assert_eq!(
-        fs::read_to_string(&file).unwrap(),
-        "snowmint-snapshot 1\nlayout discord\nepoch_ms 1420070400000\nnode worker 3\n\
-         node process 0\nlast_tick 0\nsequence 0\ntimeline 0\nother_timeline_tick 0\n"
+        snapshot_of(&file),
+        Snapshot::at_mark(Layout::DISCORD, &[("worker", 3), ("process", 0)], None)
     );
     let ids = ids_of(&run(&[
         "mint",
@@ -702,7 +703,7 @@ fn behind_ms(output: &Output) -> u64 {
 fn snapshot_ahead_of_the_clock_with_on_clock_behind_error_fails_saying_how_far_behind() {
     let dir = scratch_dir("snapshot_ahead_error");
     let (file, _) = snapshot_ahead_of_now(&dir, 10_000);
-    let before = fs::read_to_string(&file).unwrap();
+    let before = snapshot_of(&file);
     let args = [
         "mint",
         "--snapshot",
@@ -721,7 +722,7 @@ fn snapshot_ahead_of_the_clock_with_on_clock_behind_error_fails_saying_how_far_b
     assert!(stderr.contains("waits at most 0 ms"), "{stderr}");
     assert!(output.stdout.is_empty());
     // Nothing minted: the snapshot still holds the time ahead.
-    assert_eq!(fs::read_to_string(&file).unwrap(), before);
+    assert_eq!(snapshot_of(&file), before);
     assert_eq!(file_names(&dir), ["ahead.snap"]);
 }
 
@@ -729,7 +730,7 @@ fn snapshot_ahead_of_the_clock_with_on_clock_behind_error_fails_saying_how_far_b
 fn snapshot_ahead_of_the_clock_by_more_than_max_wait_ms_fails_under_wait() {
     let dir = scratch_dir("snapshot_ahead_wait");
     let (file, _) = snapshot_ahead_of_now(&dir, 10_000);
-    let before = fs::read_to_string(&file).unwrap();
+    let before = snapshot_of(&file);
     for flags in [
         &["--on-clock-behind", "wait", "--max-wait-ms", "100"][..],
         // The default: wait, at most 1000 ms.
@@ -748,7 +749,7 @@ fn snapshot_ahead_of_the_clock_by_more_than_max_wait_ms_fails_under_wait() {
             "{args:?}: {stderr}"
         );
         assert!(output.stdout.is_empty(), "{args:?}");
-        assert_eq!(fs::read_to_string(&file).unwrap(), before, "{args:?}");
+        assert_eq!(snapshot_of(&file), before, "{args:?}");
     }
 }
 
@@ -786,47 +787,56 @@ fn corrupt_snapshot_fails_naming_the_line_and_is_left_as_it_is() {
     stdout_of(&run(&["mint", "--machine", "5", "--snapshot", f]));
     let good = fs::read_to_string(&file).unwrap();
     let last_tick = snapshot_value(&file, "last_tick");
+    let edited = |key: &str, value: serde_json::Value| {
+        let mut json = snapshot_json(&file);
+        json[key] = value;
+        serde_json::to_string_pretty(&json).unwrap().into_bytes()
+    };
+    let mut node_1024 = snapshot_json(&file);
+    node_1024["nodes"][0][1] = 1024.into();
     let cases: Vec<(Vec<u8>, &str, &str)> = vec![
         (
             b"garbage\n".to_vec(),
-            "garbage",
-            "line 1: expected `snowmint-snapshot 1`",
+            "JSON",
+            "line 1 column 1: not a snowmint snapshot (JSON): expected value",
         ),
         (
             Vec::new(),
-            "end",
-            "line 1: expected `snowmint-snapshot 1`, found the end of the file",
+            "EOF",
+            "line 1 column 0: not a snowmint snapshot (JSON): EOF while parsing a value",
         ),
         (
-            good.replace(&format!("last_tick {last_tick}"), "last_tick 12x")
+            good.replace(&format!("\"last_tick\": {last_tick}"), "\"last_tick\": 12x")
                 .into_bytes(),
-            "12x",
-            "line 5: expected a decimal number",
+            "JSON",
+            "not a snowmint snapshot (JSON): expected `,` or `}`",
         ),
         (
-            good.lines()
-                .take(2)
-                .map(|l| format!("{l}\n"))
-                .collect::<String>()
-                .into_bytes(),
-            "epoch",
-            "line 3: expected `epoch_ms <unix ms>`, found the end of the file",
+            good.as_bytes()[..good.len() / 2].to_vec(),
+            "EOF",
+            "not a snowmint snapshot (JSON): EOF while parsing",
         ),
         (
-            good.replace("node machine 5", "node worker 5").into_bytes(),
-            "worker",
-            "line 4: expected `node machine <value>`",
+            serde_json::to_string(&node_1024).unwrap().into_bytes(),
+            "1024",
+            "machine id 1024 is out of range for layout twitter (0..=1023)",
         ),
         (
-            good.replace("sequence 0", "sequence 4096").into_bytes(),
+            edited("sequence", 4096.into()),
             "4096",
-            "line 6: sequence 4096 is out of range, expected 0..=4095",
+            "invalid snapshot for layout twitter: sequence 4096 is out of range (0..=4095)",
         ),
         (
-            b"snowmint-snapshot 1\n\xff\n".to_vec(),
-            "UTF",
-            "not UTF-8 text",
+            edited("sequence", (-1).into()),
+            "1",
+            "invalid value: integer `-1`, expected u64",
         ),
+        (
+            b"{\"layout\": \"\xff\"}\n".to_vec(),
+            "JSON",
+            "line 1 column 13: not a snowmint snapshot (JSON): invalid unicode",
+        ),
+        (vec![b' '; 70_000], "65536", "larger than 65536 bytes"),
     ];
     for (content, bad, message) in cases {
         fs::write(&file, &content).unwrap();
@@ -835,7 +845,7 @@ fn corrupt_snapshot_fails_naming_the_line_and_is_left_as_it_is() {
         assert_one_line_error(&args, &output, bad);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
-            stderr.starts_with(&format!("snowmint: snapshot {f}: {message}")),
+            stderr.starts_with(&format!("snowmint: snapshot {f}: ")) && stderr.contains(message),
             "{stderr:?} for {:?}",
             String::from_utf8_lossy(&content)
         );
@@ -959,4 +969,66 @@ fn snapshot_in_a_missing_directory_fails_before_minting() {
         output.stdout.is_empty(),
         "printed an ID it could not record"
     );
+}
+
+#[test]
+fn a_killed_run_leaves_a_snapshot_above_every_id_it_printed() {
+    let dir = scratch_dir("snapshot_killed");
+    let file = dir.join("killed.snap");
+    let f = path_str(&file);
+    // A run that ended cleanly first, so the killed one resumes from a snapshot.
+    let before = ids_of(&run(&[
+        "mint",
+        "--machine",
+        "5",
+        "--count",
+        "10",
+        "--snapshot",
+        f,
+    ]));
+    let mut child = Command::new(BIN)
+        .args(["mint", "--count", "100000000", "--snapshot", f])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn snowmint");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut printed = Vec::new();
+    let mut line = String::new();
+    while printed.len() < 100_000 {
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        printed.push(line.trim_end().parse::<Id>().unwrap());
+    }
+    child.kill().unwrap(); // SIGKILL: no exit path runs
+    // What the pipe still holds was printed too.
+    for line in stdout.lines() {
+        let Ok(line) = line else { break };
+        // The last line may be cut short by the kill.
+        match line.parse::<Id>() {
+            Ok(id) => printed.push(id),
+            Err(_) => break,
+        }
+    }
+    assert!(!child.wait().unwrap().success());
+    let last = *printed.iter().max().unwrap();
+    assert!(printed[0] > *before.last().unwrap());
+
+    // The file holds a state above every ID printed.
+    let saved = snapshot_of(&file);
+    let last_parts = Layout::TWITTER.decode(last).unwrap();
+    assert!(
+        (saved.last_tick, saved.sequence) >= (last_parts.ticks(), last_parts.sequence()),
+        "the snapshot's tick {} and sequence {} are below the last ID printed, {last}",
+        saved.last_tick,
+        saved.sequence
+    );
+    // The next run starts above them, and continues cleanly.
+    let after = ids_of(&run(&["mint", "--count", "1000", "--snapshot", f]));
+    assert!(after[0] > last, "{} repeats or precedes {last}", after[0]);
+    assert_eq!(
+        snapshot_value(&file, "last_tick"),
+        Layout::TWITTER.decode(after[999]).unwrap().ticks()
+    );
+    assert_eq!(file_names(&dir), ["killed.snap"]);
 }

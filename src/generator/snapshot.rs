@@ -59,6 +59,57 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The state of a generator for `layout` and `nodes` that may have minted any ID with a
+    /// time below `mark_ms` (Unix milliseconds): its last tick is the tick holding the mark
+    /// (clamped to the layout's ticks), its sequence is exhausted, and with a tick-tock bit both
+    /// timelines are there. A generator resumed from it mints only IDs of later ticks. Without a
+    /// mark (`None`), the state of a generator that has minted nothing.
+    ///
+    /// This is how a high-water mark becomes a starting point: a
+    /// [`HighWaterFile`](crate::persist::HighWaterFile) and an etcd lease resume from it, and a
+    /// tool that writes its state ahead of minting can store it as a `Snapshot`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, Snapshot, clock::ManualClock};
+    ///
+    /// let layout = Layout::TWITTER;
+    /// let mark = 1_700_000_000_500;
+    /// let snapshot = Snapshot::at_mark(layout, &[("machine", 5)], Some(mark));
+    /// assert_eq!(snapshot.last_unix_ms(), mark);
+    /// assert_eq!(snapshot.sequence, layout.max_sequence());
+    ///
+    /// // Resumed, the generator cannot mint in the mark's tick: it is full.
+    /// let clock = ManualClock::new(mark);
+    /// let generator = Generator::resume(&snapshot).clock(clock.clone()).build()?;
+    /// assert!(generator.try_mint().is_err());
+    /// clock.advance(1);
+    /// assert!(layout.decode(generator.mint()?)?.timestamp_ms() > mark);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn at_mark(
+        layout: Layout,
+        nodes: &[(&'static str, u64)],
+        mark_ms: Option<u64>,
+    ) -> Snapshot {
+        let last_tick = mark_ms.map_or(0, |mark| layout.tick_holding(mark));
+        let tick_tock = layout.tick_tock_field().is_some();
+        Snapshot {
+            layout,
+            nodes: nodes.to_vec(),
+            last_tick,
+            sequence: if last_tick == 0 {
+                0
+            } else {
+                layout.max_sequence()
+            },
+            timeline: 0,
+            other_timeline_tick: if tick_tock { last_tick } else { 0 },
+            sequence_range: 0..=layout.max_sequence(),
+        }
+    }
+
     /// The time of the last ID minted, in Unix milliseconds (the start of its tick).
     pub fn last_unix_ms(&self) -> u64 {
         self.last_tick

@@ -129,6 +129,12 @@ impl Layout {
         self.epoch_ms + self.time_field().get(id.to_u64()) * self.tick_ms
     }
 
+    /// The tick that holds `unix_ms`, clamped to the layout's ticks (0 before the epoch, the
+    /// last tick past it): every time below `unix_ms` is in this tick or an earlier one.
+    pub(crate) fn tick_holding(&self, unix_ms: u64) -> u64 {
+        (unix_ms.saturating_sub(self.epoch_ms) / self.tick_ms).min(self.max_ticks())
+    }
+
     /// The tick that holds `unix_ms`, counted from the epoch.
     ///
     /// # Examples

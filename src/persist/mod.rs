@@ -267,49 +267,25 @@ impl FileLock {
 }
 
 /// A generator for `layout` and `nodes` that mints above `mark` (a fresh one without a mark):
-/// resumed from a snapshot whose last tick is the tick holding the mark, with its sequence
-/// exhausted, on both timelines. Shared with the etcd lease's high-water mark.
+/// resumed from [`Snapshot::at_mark`]. Shared with the etcd lease's high-water mark.
 pub(crate) fn resume_above(
     layout: Layout,
     nodes: &[(&'static str, u64)],
     mark: Option<u64>,
 ) -> GeneratorBuilder {
-    let last_tick = mark.map_or(0, |mark| mark_tick(&layout, mark));
-    Generator::resume(&Snapshot {
-        layout,
-        nodes: nodes.to_vec(),
-        last_tick,
-        sequence: if last_tick == 0 {
-            0
-        } else {
-            layout.max_sequence()
-        },
-        timeline: 0,
-        other_timeline_tick: if layout.tick_tock_field().is_some() {
-            last_tick
-        } else {
-            0
-        },
-        sequence_range: 0..=layout.max_sequence(),
-    })
+    Generator::resume(&Snapshot::at_mark(layout, nodes, mark))
 }
 
 /// Whether a generator whose state is `snapshot` can only mint above `mark`: it was started
 /// by [`resume_above`] (or is past that start).
 pub(crate) fn starts_above(snapshot: &Snapshot, mark: u64) -> bool {
     let layout = snapshot.layout;
-    let needed = mark_tick(&layout, mark);
+    let needed = layout.tick_holding(mark);
     let full = snapshot.last_tick > needed
         || snapshot.last_tick == needed
             && (needed == 0 || snapshot.sequence == layout.max_sequence());
     let other = layout.tick_tock_field().is_none() || snapshot.other_timeline_tick >= needed;
     full && other
-}
-
-/// The tick holding `mark` (clamped to the layout's ticks): every ID with a time below `mark`
-/// has this tick or an earlier one.
-fn mark_tick(layout: &Layout, mark: u64) -> u64 {
-    (mark.saturating_sub(layout.epoch_ms()) / layout.tick_ms()).min(layout.max_ticks())
 }
 
 fn parse_mark(text: &str) -> Result<u64, String> {
@@ -418,7 +394,7 @@ impl MarkStore for FileStore {
             format!(
                 "holds the mark {mark} ms, and the generator could still mint at or before its \
                  tick {} of layout {}; expected a generator built with HighWaterFile::resume",
-                mark_tick(&layout, mark),
+                layout.tick_holding(mark),
                 layout.name()
             ),
         ))
@@ -539,12 +515,12 @@ mod tests {
     }
 
     #[test]
-    fn mark_tick_holds_every_earlier_time() {
+    fn tick_holding_holds_every_earlier_time() {
         let layout = Layout::SONYFLAKE;
-        let tick = mark_tick(&layout, layout.epoch_ms() + 25);
+        let tick = layout.tick_holding(layout.epoch_ms() + 25);
         assert_eq!(tick, 2);
         // The times below the mark, 0..25 ms after the epoch, are in ticks 0..=2.
-        assert_eq!(mark_tick(&layout, 0), 0);
-        assert_eq!(mark_tick(&layout, u64::MAX), layout.max_ticks());
+        assert_eq!(layout.tick_holding(0), 0);
+        assert_eq!(layout.tick_holding(u64::MAX), layout.max_ticks());
     }
 }

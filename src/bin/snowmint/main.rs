@@ -26,14 +26,12 @@
 //!
 //! `snowmint mint --snapshot FILE` resumes the generator from FILE when it exists (the node
 //! flags must then be absent or equal the snapshot's, and `--layout`/`--epoch-ms` must give
-//! the snapshot's layout), and writes the generator's state back to FILE after minting, also
-//! when minting stopped on an error or a closed stdout. The write is atomic: FILE.tmp is
-//! written and fsynced, renamed over FILE, and the directory fsynced. A run killed before it
-//! writes FILE back leaves the previous snapshot there; one FILE serves one process at a time.
-//!
-//! The format is a few lines of text, described in [`SNAPSHOT_FORMAT`] (which `snowmint mint
-//! --help` prints); [`format_snapshot`] writes it and [`parse_snapshot`] reads it. A file that
-//! does not parse is an error naming the line and what was expected, and is left as it is.
+//! the snapshot's layout). FILE holds the library's [`snowmint::Snapshot`] in JSON. It is
+//! written ahead of minting, through the library's fenced generator
+//! ([`snowmint::persist::FencedGenerator`] over [`snapshot::SnapshotStore`]): before an ID is
+//! printed, FILE holds a state above it, so a run killed at any point never lets the next one
+//! repeat its IDs. At exit FILE gets the exact state. [`snapshot::SNAPSHOT_FORMAT`] (which
+//! `snowmint mint --help` prints) says this for users.
 
 mod args;
 mod inspect;
@@ -92,6 +90,16 @@ enum Failure {
 }
 
 impl Failure {
+    /// A failure of the snapshot file's write ahead of minting, said as the snapshot's.
+    fn in_snapshot(self, path: &Path) -> Self {
+        match self {
+            Failure::Snowmint(snowmint::Error::Persist { reason, .. }) => {
+                Failure::snapshot(path, reason)
+            }
+            failure => failure,
+        }
+    }
+
     fn snapshot(path: &Path, problem: impl fmt::Display) -> Self {
         Failure::Snapshot {
             path: path.to_owned(),

@@ -6,8 +6,9 @@ use std::path::Path;
 use crate::Failure;
 use crate::args::MintArgs;
 use crate::inspect::fail_after_flush;
-use crate::snapshot::{PendingSave, load_snapshot};
+use crate::snapshot::{SnapshotStore, load_snapshot, save_snapshot};
 
+use snowmint::persist::FencedGenerator;
 use snowmint::{
     ClockBehind, Generator, GeneratorBuilder, Id, Layout, Snapshot, encoding::Encoding,
 };
@@ -35,16 +36,29 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
         .on_clock_behind(policy)
         .build()
         .map_err(|error| match error {
-            snowmint::Error::InvalidSnapshot { .. } => Failure::snapshot(path, error),
+            // The node flags were checked against the layout: a node out of range is the file's.
+            snowmint::Error::InvalidSnapshot { .. } | snowmint::Error::NodeOutOfRange { .. } => {
+                Failure::snapshot(path, error)
+            }
             error => error.into(),
         })?;
-    // Opened before minting, so an unwritable directory fails before any ID is printed.
-    let pending = PendingSave::create(path)?;
-    let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format);
-    // Saved whatever happened: IDs may have been printed before an error or a closed stdout.
-    match (minted, pending.commit(&generator.snapshot())) {
+    let store = SnapshotStore::new(path, layout, &generator.snapshot().nodes);
+    let generator = FencedGenerator::<_, SnapshotStore>::new(generator, store)?;
+    // The file holds a state above every ID before it is printed; a failed write stops minting.
+    let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format)
+        .map_err(|failure| failure.in_snapshot(path));
+    // The exact state, whatever happened: IDs may have been printed before an error or a
+    // closed stdout. If this write fails, the state written ahead stays, above every ID.
+    let exact = generator.generator().snapshot();
+    drop(generator);
+    match (minted, save_snapshot(path, &exact)) {
         (minted, Ok(())) => minted,
-        (Ok(()), Err(error)) => Err(Failure::snapshot(path, error)),
+        (Ok(()), Err(error)) => Err(Failure::snapshot(
+            path,
+            format_args!("{error}; it holds a state ahead of the IDs minted"),
+        )),
+        // The write ahead failed, and so did this one: the first says it.
+        (Err(failure @ Failure::Snapshot { .. }), Err(_)) => Err(failure),
         (Err(failure), Err(error)) => Err(Failure::snapshot(
             path,
             format_args!("{error}; minting had stopped on: {failure}"),
@@ -166,7 +180,7 @@ pub(crate) fn check_fits(
     nodes: &[(&'static str, u64)],
 ) -> Result<(), Failure> {
     let saved = &snapshot.layout;
-    if (saved.name(), saved.epoch_ms()) != (layout.name(), layout.epoch_ms()) {
+    if saved != layout {
         return Err(Failure::snapshot(
             path,
             format_args!(
