@@ -1,17 +1,19 @@
 //! Bursts: batches reserved with one compare-and-swap, and full ticks answered by borrowing
 //! ahead of the clock.
 
+mod common;
+
 use std::collections::HashSet;
-use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
 use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, clock::ManualClock};
 
+use common::checks::{assert_increasing, assert_unique_and_increasing};
+use common::clocks::{T0, T0_TICK, on_manual_clock};
+use common::threads::{blocked_until, on_threads};
+
 const TWITTER: Layout = Layout::TWITTER;
-const T0: u64 = 1_700_000_000_000;
-/// `T0` as ticks of the twitter layout (1 ms each) since its epoch.
-const T0_TICK: u64 = T0 - 1_288_834_974_657;
 /// The IDs a twitter tick holds.
 const TICK: usize = 4096;
 /// An ID no generator here mints, to see which slots a batch wrote.
@@ -19,15 +21,11 @@ const SENTINEL: Id = Id::from_u64(u64::MAX);
 
 /// A twitter generator for machine 378 on a manual clock at `T0`, borrowing `borrow` ticks.
 fn manual(policy: ClockBehind, borrow: u64) -> (Generator<ManualClock>, ManualClock) {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(TWITTER)
+    let builder = Generator::builder(TWITTER)
         .node("machine", 378)
         .on_clock_behind(policy)
-        .borrow_ahead(borrow)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
-    (generator, clock)
+        .borrow_ahead(borrow);
+    on_manual_clock(builder, T0)
 }
 
 /// The time (Unix ms) and sequence of a twitter ID.
@@ -52,13 +50,6 @@ fn fill(generator: &Generator<ManualClock>, n: usize) {
     let mut filled = 0;
     while filled < n {
         filled += generator.try_mint_batch(&mut buffer[filled..]).unwrap();
-    }
-}
-
-/// Checks that `ids` strictly increase.
-fn assert_increasing(ids: &[Id]) {
-    if let Some(pair) = ids.windows(2).find(|pair| pair[0] >= pair[1]) {
-        panic!("IDs did not increase: {} then {}", pair[0], pair[1]);
     }
 }
 
@@ -207,20 +198,13 @@ fn a_batch_is_cut_at_the_end_of_the_tick() {
 fn mint_batch_at_a_full_tick_waits_for_the_next_one() {
     let (generator, clock) = manual(ClockBehind::default(), 0);
     fill(&generator, TICK);
-    let (tx, rx) = mpsc::channel();
-    let ids = thread::scope(|s| {
-        s.spawn(|| {
-            let mut buffer = [SENTINEL; 10];
-            let written = generator.mint_batch(&mut buffer);
-            tx.send(written.map(|n| buffer[..n].to_vec())).unwrap();
-        });
-        assert!(
-            rx.recv_timeout(Duration::from_millis(100)).is_err(),
-            "mint_batch returned on a full tick without waiting"
-        );
-        clock.advance(1);
-        rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap()
-    });
+    // On a full tick, mint_batch waits for the clock to move.
+    let batch = || {
+        let mut buffer = [SENTINEL; 10];
+        let written = generator.mint_batch(&mut buffer);
+        written.map(|n| buffer[..n].to_vec())
+    };
+    let ids = blocked_until(Duration::from_millis(100), batch, || clock.advance(1)).unwrap();
     assert_eq!(ids.len(), 10);
     assert_eq!(time_and_sequence(ids[0]), (T0 + 1, 0));
     assert_eq!(generator.stats().waits, 1);
@@ -274,38 +258,26 @@ fn batches_and_single_mints_interleaved_from_four_threads_are_unique() {
         .node("machine", 1)
         .build()
         .unwrap();
-    let minted: Vec<Vec<Id>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let generator = &generator;
-                s.spawn(move || {
-                    let mut ids = Vec::with_capacity(PER_THREAD);
-                    let mut buffer = [SENTINEL; 97];
-                    let mut round = t;
-                    while ids.len() < PER_THREAD {
-                        round += 1;
-                        if round % 3 == 0 {
-                            ids.push(generator.mint().unwrap());
-                        } else {
-                            let want = (round % 97 + 1).min(PER_THREAD - ids.len());
-                            let written = generator.mint_batch(&mut buffer[..want]).unwrap();
-                            ids.extend_from_slice(&buffer[..written]);
-                        }
-                    }
-                    ids
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    let minted: Vec<Vec<Id>> = on_threads(THREADS, |t| {
+        let mut ids = Vec::with_capacity(PER_THREAD);
+        let mut buffer = [SENTINEL; 97];
+        let mut round = t;
+        while ids.len() < PER_THREAD {
+            round += 1;
+            if round % 3 == 0 {
+                ids.push(generator.mint().unwrap());
+            } else {
+                let want = (round % 97 + 1).min(PER_THREAD - ids.len());
+                let written = generator.mint_batch(&mut buffer[..want]).unwrap();
+                ids.extend_from_slice(&buffer[..written]);
+            }
+        }
+        ids
     });
-    let mut seen = HashSet::with_capacity(THREADS * PER_THREAD);
     for ids in &minted {
         assert_eq!(ids.len(), PER_THREAD);
-        assert_increasing(ids);
-        for &id in ids {
-            assert!(seen.insert(id), "duplicate id {id}");
-        }
     }
+    let seen = assert_unique_and_increasing(&minted);
     assert_eq!(seen.len(), THREADS * PER_THREAD);
 }
 
@@ -434,16 +406,13 @@ fn try_mint_batch_at_a_full_tick_borrows_the_next_one() {
 fn mint_waits_when_the_borrow_bound_is_reached() {
     let (generator, clock) = manual(ClockBehind::default(), 1);
     fill(&generator, 2 * TICK);
-    let (tx, rx) = mpsc::channel();
-    let id = thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        assert!(
-            rx.recv_timeout(Duration::from_millis(100)).is_err(),
-            "mint ran more than one tick ahead of the clock"
-        );
-        clock.advance(1);
-        rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap()
-    });
+    // The mint waits rather than run more than one tick ahead of the clock.
+    let id = blocked_until(
+        Duration::from_millis(100),
+        || generator.mint(),
+        || clock.advance(1),
+    )
+    .unwrap();
     // The clock reads T0 + 1 and the generator is one tick ahead of it again.
     assert_eq!(time_and_sequence(id), (T0 + 2, 0));
     let stats = generator.stats();
@@ -516,17 +485,14 @@ fn a_regression_beyond_the_borrow_window_under_wait_waits_for_the_window() {
     let (generator, clock) = manual(ClockBehind::Wait { max_ms: 5_000 }, 2);
     fill(&generator, 2 * TICK + 1);
     clock.set(T0 - 1);
-    let (tx, rx) = mpsc::channel();
-    let id = thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        assert!(
-            rx.recv_timeout(Duration::from_millis(100)).is_err(),
-            "mint returned while the clock was behind the borrowed window"
-        );
-        // Back at T0: the state's tick is two ahead again, inside the window.
-        clock.set(T0);
-        rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap()
-    });
+    // The mint waits while the clock is behind the borrowed window; back at T0, the state's
+    // tick is two ahead again, inside the window.
+    let id = blocked_until(
+        Duration::from_millis(100),
+        || generator.mint(),
+        || clock.set(T0),
+    )
+    .unwrap();
     assert_eq!(time_and_sequence(id), (T0 + 2, 1));
     let stats = generator.stats();
     assert_eq!((stats.regressions, stats.waits), (1, 1), "{stats:?}");
@@ -536,44 +502,32 @@ fn a_regression_beyond_the_borrow_window_under_wait_waits_for_the_window() {
 fn threads_borrowing_on_a_stopped_clock_share_exactly_the_borrowed_ticks() {
     const THREADS: usize = 4;
     let (generator, _clock) = manual(ClockBehind::Error, 3);
-    let minted: Vec<Vec<Id>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let generator = &generator;
-                s.spawn(move || {
-                    let mut ids = Vec::new();
-                    let mut buffer = [SENTINEL; 16];
-                    loop {
-                        let result = if t % 2 == 0 {
-                            generator.try_mint().map(|id| {
-                                buffer[0] = id;
-                                1
-                            })
-                        } else {
-                            generator.try_mint_batch(&mut buffer)
-                        };
-                        match result {
-                            Ok(written) => ids.extend_from_slice(&buffer[..written]),
-                            Err(Error::SequenceExhausted { tick, .. }) => {
-                                assert_eq!(tick, T0_TICK + 3);
-                                return ids;
-                            }
-                            Err(err) => panic!("{err}"),
-                        }
-                    }
+    let minted: Vec<Vec<Id>> = on_threads(THREADS, |t| {
+        let mut ids = Vec::new();
+        let mut buffer = [SENTINEL; 16];
+        loop {
+            let result = if t % 2 == 0 {
+                generator.try_mint().map(|id| {
+                    buffer[0] = id;
+                    1
                 })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
-    });
-    let mut seen = HashSet::new();
-    for ids in &minted {
-        assert_increasing(ids);
-        for &id in ids {
-            assert!(seen.insert(id), "duplicate id {id}");
-            let (time, _) = time_and_sequence(id);
-            assert!((T0..=T0 + 3).contains(&time), "{time} outside the window");
+            } else {
+                generator.try_mint_batch(&mut buffer)
+            };
+            match result {
+                Ok(written) => ids.extend_from_slice(&buffer[..written]),
+                Err(Error::SequenceExhausted { tick, .. }) => {
+                    assert_eq!(tick, T0_TICK + 3);
+                    return ids;
+                }
+                Err(err) => panic!("{err}"),
+            }
         }
+    });
+    let seen = assert_unique_and_increasing(&minted);
+    for &id in &seen {
+        let (time, _) = time_and_sequence(*id);
+        assert!((T0..=T0 + 3).contains(&time), "{time} outside the window");
     }
     // The clock's tick and the three borrowed ones, each full, and nothing else.
     assert_eq!(seen.len(), 4 * TICK);
@@ -621,12 +575,7 @@ fn two_threads_borrowing_the_same_tick_count_one_borrow() {
     for _ in 0..TICK {
         generator.try_mint().unwrap();
     }
-    let ids: Vec<Id> = thread::scope(|s| {
-        let threads: Vec<_> = (0..2)
-            .map(|_| s.spawn(|| generator.try_mint().unwrap()))
-            .collect();
-        threads.into_iter().map(|t| t.join().unwrap()).collect()
-    });
+    let ids: Vec<Id> = on_threads(2, |_| generator.try_mint().unwrap());
     assert_ne!(ids[0], ids[1]);
     for id in &ids {
         assert_eq!(time_and_sequence(*id).0, T0 + 1, "borrowed the next tick");

@@ -5,9 +5,9 @@ use snowmint::{
     ClockBehind, Error, Generator, Id, Layout, clock::ManualClock, layout::JS_MAX_SAFE_INTEGER,
 };
 
-mod presets;
+mod common;
 
-use presets::presets;
+use common::layouts::presets;
 
 /// A tick-tock layout shaped like sno's: 4 ms ticks, the timeline bit under the time.
 const SNO_LIKE: Layout = Layout::builder("sno-like", 64)

@@ -26,7 +26,10 @@ use snowmint::{
     shard::Shards,
 };
 
-use common::{PATIENCE, assert_parks_then_wakes, eventually, wait_parked};
+use common::checks::assert_unique_and_increasing;
+use common::clocks::T0;
+use common::refresher::{assert_parks_then_wakes, wait_parked};
+use common::threads::{PATIENCE, eventually, on_threads};
 
 /// 4 IDs per tick: 49 bits of 1 ms ticks from 2020, a 12-bit machine field, a 2-bit sequence.
 const SHORT: Layout = Layout::builder("short", 64)
@@ -57,7 +60,6 @@ const BUSY: Layout = Layout::builder("busy", 64)
     .build_const();
 
 const PER_TICK: u64 = SHORT.max_sequence() + 1;
-const T0: u64 = 1_700_000_000_000;
 /// The name of every cached clock's refresher thread.
 const REFRESHER: &str = "snowmint-clock";
 
@@ -983,18 +985,9 @@ struct Minted {
 /// the cache lags by as long as the refresher waits for a core, and only a full tick reads the
 /// source.
 fn check_threads(layout: &Layout, threads: Vec<Vec<Minted>>) {
-    let mut seen = HashSet::new();
+    assert_unique_and_increasing(threads.iter().map(|minted| minted.iter().map(|m| m.id)));
     for minted in &threads {
-        for pair in minted.windows(2) {
-            assert!(
-                pair[0].id < pair[1].id,
-                "{:?} then {:?}",
-                pair[0].id,
-                pair[1].id
-            );
-        }
         for m in minted {
-            assert!(seen.insert(m.id), "{:?} minted twice", m.id);
             let tick = |ms: u64| layout.ticks_at(ms).expect("a time in the layout");
             assert!(
                 tick(m.cached_before) <= tick(m.time_ms) && tick(m.time_ms) <= tick(m.source_after),
@@ -1021,39 +1014,31 @@ fn threads_on_a_real_cached_clock() {
         .clock(clock.clone())
         .build()
         .unwrap();
-    let threads: Vec<Vec<Minted>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let (generator, clock) = (&generator, &clock);
-                s.spawn(move || {
-                    let mut minted = Vec::with_capacity(PER_THREAD);
-                    let mut buffer = [Id::from_u64(0); 3];
-                    while minted.len() < PER_THREAD {
-                        let cached_before = clock.unix_ms();
-                        // Mostly single mints, some batches.
-                        let ids = if (minted.len() + t) % 7 == 0 {
-                            let n = generator.mint_batch(&mut buffer).expect("mint_batch");
-                            &buffer[..n]
-                        } else {
-                            buffer[0] = generator.mint().expect("mint");
-                            &buffer[..1]
-                        };
-                        let source_after = clock.source().unix_ms();
-                        for &id in ids {
-                            let time_ms = generator.decode(id).unwrap().timestamp_ms();
-                            minted.push(Minted {
-                                id,
-                                time_ms,
-                                cached_before,
-                                source_after,
-                            });
-                        }
-                    }
-                    minted
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    let threads: Vec<Vec<Minted>> = on_threads(THREADS, |t| {
+        let mut minted = Vec::with_capacity(PER_THREAD);
+        let mut buffer = [Id::from_u64(0); 3];
+        while minted.len() < PER_THREAD {
+            let cached_before = clock.unix_ms();
+            // Mostly single mints, some batches.
+            let ids = if (minted.len() + t) % 7 == 0 {
+                let n = generator.mint_batch(&mut buffer).expect("mint_batch");
+                &buffer[..n]
+            } else {
+                buffer[0] = generator.mint().expect("mint");
+                &buffer[..1]
+            };
+            let source_after = clock.source().unix_ms();
+            for &id in ids {
+                let time_ms = generator.decode(id).unwrap().timestamp_ms();
+                minted.push(Minted {
+                    id,
+                    time_ms,
+                    cached_before,
+                    source_after,
+                });
+            }
+        }
+        minted
     });
     check_threads(&BUSY, threads);
     assert!(
@@ -1074,28 +1059,20 @@ fn sharded_threads_on_a_real_cached_clock() {
         .clock(clock.clone())
         .build_sharded(Shards::SplitSequence(4))
         .unwrap();
-    let threads: Vec<Vec<Minted>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
+    let threads: Vec<Vec<Minted>> = on_threads(THREADS, |_| {
+        (0..PER_THREAD)
             .map(|_| {
-                let (generator, clock) = (&generator, &clock);
-                s.spawn(move || {
-                    (0..PER_THREAD)
-                        .map(|_| {
-                            let cached_before = clock.unix_ms();
-                            let id = generator.mint().expect("mint");
-                            let source_after = clock.source().unix_ms();
-                            Minted {
-                                id,
-                                time_ms: BUSY.decode(id).unwrap().timestamp_ms(),
-                                cached_before,
-                                source_after,
-                            }
-                        })
-                        .collect()
-                })
+                let cached_before = clock.unix_ms();
+                let id = generator.mint().expect("mint");
+                let source_after = clock.source().unix_ms();
+                Minted {
+                    id,
+                    time_ms: BUSY.decode(id).unwrap().timestamp_ms(),
+                    cached_before,
+                    source_after,
+                }
             })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+            .collect()
     });
     check_threads(&BUSY, threads);
     assert!(

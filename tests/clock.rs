@@ -3,6 +3,8 @@
 //! Steps, drift and slewing need a wall clock a test can move: those tests sit next to the
 //! clock, in `src/clock/monotonic.rs`, on injected sources.
 
+mod common;
+
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -10,6 +12,9 @@ use snowmint::{
     Generator, Layout,
     clock::{MonotonicClock, WallClockBack},
 };
+
+use common::checks::assert_near;
+use common::threads::on_threads;
 
 /// How far a reading may be from the wall clock read around it.
 const TOLERANCE_NS: u64 = 100_000_000;
@@ -27,9 +32,12 @@ fn assert_near_wall(clock: &MonotonicClock) {
     let before = wall_ns();
     let reading = clock.unix_ns();
     let after = wall_ns();
-    assert!(
-        before - TOLERANCE_NS <= reading && reading <= after + TOLERANCE_NS,
-        "clock read {reading}, wall clock {before}..={after}"
+    assert_near(
+        reading,
+        before,
+        after,
+        TOLERANCE_NS,
+        "the clock's reading (ns)",
     );
 }
 
@@ -71,13 +79,9 @@ fn every_configuration_starts_on_the_wall_clock() {
 fn re_anchoring_under_threads_stays_on_the_wall_clock() {
     // Every reading is due to re-anchor: the threads race for the CAS that elects one.
     let clock = MonotonicClock::builder().recheck(Duration::ZERO).build();
-    thread::scope(|s| {
-        for _ in 0..4 {
-            s.spawn(|| {
-                for _ in 0..2_000 {
-                    assert_near_wall(&clock);
-                }
-            });
+    on_threads(4, |_| {
+        for _ in 0..2_000 {
+            assert_near_wall(&clock);
         }
     });
 }
@@ -109,16 +113,12 @@ fn report_slews_drift_and_never_goes_back_under_threads() {
 }
 
 fn never_goes_back_under_threads(clock: &MonotonicClock) {
-    thread::scope(|s| {
-        for _ in 0..4 {
-            s.spawn(|| {
-                let mut last = clock.unix_ns();
-                for _ in 0..20_000 {
-                    let now = clock.unix_ns();
-                    assert!(now >= last, "went back from {last} to {now}");
-                    last = now;
-                }
-            });
+    on_threads(4, |_| {
+        let mut last = clock.unix_ns();
+        for _ in 0..20_000 {
+            let now = clock.unix_ns();
+            assert!(now >= last, "went back from {last} to {now}");
+            last = now;
         }
     });
 }

@@ -12,23 +12,20 @@ mod common;
 
 use snowmint::{ClockBehind, Error, Generator, Id, Layout, Parts, clock::ManualClock};
 
-use common::TT;
+use common::clocks::{T0, on_manual_clock};
+use common::layouts::TT;
+use common::threads::blocked_until;
 
-const T0: u64 = 1_700_000_000_000;
 const SECOND: u64 = 1_000;
 const HOUR: u64 = 3_600 * SECOND;
 const DAY: u64 = 24 * HOUR;
 
 /// A generator on `layout` reading a scripted (manual) clock at `T0`, and the script's handle.
 fn scripted(layout: Layout, policy: ClockBehind) -> (Generator<ManualClock>, ManualClock) {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(layout)
+    let builder = Generator::builder(layout)
         .node("machine", 7)
-        .clock(clock.clone())
-        .on_clock_behind(policy)
-        .build()
-        .unwrap();
-    (generator, clock)
+        .on_clock_behind(policy);
+    on_manual_clock(builder, T0)
 }
 
 /// Everything a test minted, checked as it arrives.
@@ -109,17 +106,13 @@ fn back_steps_beyond_the_wait_bound_fail_at_once_and_within_it_wait() {
     let mut ledger = Ledger::default();
     ledger.mint_at(&generator, 3, T0, 0);
     clock.set(T0 - 1);
-    let (tx, rx) = mpsc::channel();
-    thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        assert!(
-            rx.recv_timeout(Duration::from_millis(100)).is_err(),
-            "did not wait"
-        );
-        clock.set(T0 + 1);
-        let id = rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
-        ledger.record(generator.decode(id).unwrap());
-    });
+    let id = blocked_until(
+        Duration::from_millis(100),
+        || generator.mint(),
+        || clock.set(T0 + 1),
+    )
+    .unwrap();
+    ledger.record(generator.decode(id).unwrap());
     assert_eq!(generator.stats().waits, 1);
 }
 
@@ -183,19 +176,15 @@ fn a_second_regression_into_the_toggled_range_waits_or_fails_never_repeats() {
     clock.set(T0 - SECOND);
     ledger.mint_at(&generator, 5, T0 - SECOND, 1);
     clock.set(T0 - SECOND - 2);
-    let (tx, rx) = mpsc::channel();
-    thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        assert!(
-            rx.recv_timeout(Duration::from_millis(100)).is_err(),
-            "did not wait"
-        );
-        clock.set(T0 - SECOND + 1);
-        let id = rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
-        let parts = generator.decode(id).unwrap();
-        assert_eq!(parts.timeline(), Some(1));
-        ledger.record(parts);
-    });
+    let id = blocked_until(
+        Duration::from_millis(100),
+        || generator.mint(),
+        || clock.set(T0 - SECOND + 1),
+    )
+    .unwrap();
+    let parts = generator.decode(id).unwrap();
+    assert_eq!(parts.timeline(), Some(1));
+    ledger.record(parts);
 }
 
 /// 4 threads mint while the script moves the clock forward tick by tick, steps it back an
@@ -367,13 +356,10 @@ fn a_snapshot_that_does_not_fit_its_layout_is_rejected() {
 #[test]
 fn stalled_threads_send_one_overflow_event_per_tick() {
     let (tx, rx) = mpsc::sync_channel(64);
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(Layout::TWITTER)
+    let builder = Generator::builder(Layout::TWITTER)
         .node("machine", 0)
-        .clock(clock.clone())
-        .notify(tx)
-        .build()
-        .unwrap();
+        .notify(tx);
+    let (generator, clock) = on_manual_clock(builder, T0);
     for _ in 0..4096 {
         generator.mint().unwrap();
     }
@@ -400,17 +386,11 @@ fn stalled_threads_send_one_overflow_event_per_tick() {
 #[test]
 fn regressions_send_an_event_and_a_full_channel_never_blocks_minting() {
     let (tx, rx) = mpsc::sync_channel(1);
-    let (generator, clock) = {
-        let clock = ManualClock::new(T0);
-        let generator = Generator::builder(TT)
-            .node("machine", 7)
-            .clock(clock.clone())
-            .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
-            .notify(tx)
-            .build()
-            .unwrap();
-        (generator, clock)
-    };
+    let builder = Generator::builder(TT)
+        .node("machine", 7)
+        .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
+        .notify(tx);
+    let (generator, clock) = on_manual_clock(builder, T0);
     let mut ledger = Ledger::default();
     ledger.mint_at(&generator, 3, T0, 0);
     clock.set(T0 - SECOND);
@@ -618,14 +598,11 @@ fn alternating_precise_readings_at_a_full_tick_end_after_a_bounded_number_of_rea
 /// on their own, and each borrow on either is counted.
 #[test]
 fn a_borrow_on_the_other_timeline_after_a_toggle_is_counted() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(TT4)
+    let builder = Generator::builder(TT4)
         .node("machine", 7)
-        .clock(clock.clone())
         .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
-        .borrow_ahead(1)
-        .build()
-        .unwrap();
+        .borrow_ahead(1);
+    let (generator, clock) = on_manual_clock(builder, T0);
     let mut ledger = Ledger::default();
     // Timeline 0: fill T0 and borrow T0 + 1.
     for _ in 0..5 {

@@ -4,9 +4,9 @@
 use proptest::prelude::*;
 use snowmint::{Error, Id, Layout, encoding::Encoding, error::ParseIdReason};
 
-mod presets;
+mod common;
 
-use presets::presets;
+use common::layouts::presets;
 
 /// 0, 1, the largest ID of every preset, the JavaScript limit and its neighbour, `u64::MAX`.
 fn edge_values() -> Vec<u64> {

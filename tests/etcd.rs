@@ -15,11 +15,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod common;
+
 use snowmint::{
-    ClockBehind, Error, Id, Layout,
+    Clock, ClockBehind, Error, Id, Layout,
     clock::ManualClock,
     etcd::{EtcdConfig, EtcdLease, LeasedGenerator},
 };
+
+use common::clocks::wall_ms;
+use common::process::KillOnDrop;
+use common::threads::on_threads;
 
 const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
 const TTL: Duration = Duration::from_secs(2);
@@ -58,13 +64,6 @@ fn config(endpoints: &str, prefix: &str, nodes: std::ops::RangeInclusive<u64>) -
         .request_timeout(Duration::from_secs(3))
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
 /// Runs `etcdctl` against `endpoints`, successfully.
 fn etcdctl(endpoints: &str, args: &[&str]) -> String {
     let output = Command::new("etcdctl")
@@ -101,12 +100,7 @@ fn claimants_get_distinct_ids_and_a_full_range_is_an_error() {
     };
     let prefix = prefix("distinct");
     let config = config(&endpoints, &prefix, 5..=8);
-    let leases: Vec<EtcdLease> = thread::scope(|s| {
-        let claims: Vec<_> = (0..4)
-            .map(|_| s.spawn(|| EtcdLease::claim(&config).unwrap()))
-            .collect();
-        claims.into_iter().map(|c| c.join().unwrap()).collect()
-    });
+    let leases: Vec<EtcdLease> = on_threads(4, |_| EtcdLease::claim(&config).unwrap());
     let ids: HashSet<u64> = leases.iter().map(EtcdLease::node_id).collect();
     assert_eq!(ids, HashSet::from([5, 6, 7, 8]), "four claimants, four ids");
 
@@ -141,7 +135,7 @@ fn a_clean_release_lets_the_next_claimant_start_at_once() {
     // Running: the mark is about a TTL ahead of the clock.
     let mark = first.lease().confirmed_mark();
     assert!(
-        mark >= now_ms() + TTL.as_millis() as u64 - 500,
+        mark >= wall_ms() + TTL.as_millis() as u64 - 500,
         "mark {mark}"
     );
     let ids = (0..10_000)
@@ -170,23 +164,14 @@ fn a_clean_release_lets_the_next_claimant_start_at_once() {
     );
 }
 
-/// A `snowmint mint --etcd` child, killed with SIGKILL when dropped.
-struct Holder(Child);
-
-impl Drop for Holder {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn a_killed_holder_frees_its_id_after_about_the_ttl() {
     let Some(endpoints) = endpoints("a_killed_holder") else {
         return;
     };
     let prefix = prefix("killed");
-    let mut holder = Holder(
+    // A `snowmint mint --etcd` child, killed with SIGKILL when dropped.
+    let mut holder = KillOnDrop(
         Command::new(BIN)
             .args(["mint", "--etcd", &endpoints, "--prefix", &prefix])
             .args([
@@ -254,7 +239,7 @@ fn a_restart_behind_the_mark_waits_or_fails_and_never_repeats_a_time() {
         return;
     };
     let config = config(&endpoints, &prefix("behind"), 0..=0);
-    let start = now_ms() + 3_600_000; // an hour ahead: well clear of the real clock
+    let start = wall_ms() + 3_600_000; // an hour ahead: well clear of the real clock
     let first_clock = ManualClock::new(start);
     let lease = EtcdLease::claim(&config).unwrap();
     let generator = lease
@@ -315,7 +300,7 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
     };
     let prefix = prefix("taken");
     let config = config(&endpoints, &prefix, 0..=0).renew_every(Duration::from_millis(200));
-    let clock = ManualClock::new(now_ms());
+    let clock = ManualClock::new(wall_ms());
     let lease = EtcdLease::claim(&config).unwrap();
     let generator = lease
         .resume(Layout::TWITTER, "machine")
@@ -325,7 +310,7 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
     let first = LeasedGenerator::new(generator, lease).unwrap();
     let old = first.mint().unwrap();
     let raised = first.lease().confirmed_mark();
-    assert_eq!(raised, clock_now(&clock) + TTL.as_millis() as u64);
+    assert_eq!(raised, clock.unix_ms() + TTL.as_millis() as u64);
 
     // Another lease takes the key over (a put, so its create revision stays the same).
     let granted = etcdctl(&endpoints, &["lease", "grant", "30"]);
@@ -373,10 +358,6 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
     clock.set(raised + 1); // the tick after the mark's: the mark's own tick may have IDs
     let next = second.mint().unwrap();
     assert!(next > old && Layout::TWITTER.decode(next).unwrap().timestamp_ms() >= raised);
-}
-
-fn clock_now(clock: &ManualClock) -> u64 {
-    snowmint::Clock::unix_ms(clock)
 }
 
 /// A private etcd on ports of its own, killed (and its data removed) when dropped.

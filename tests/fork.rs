@@ -8,10 +8,14 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::thread;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use snowmint::{Clock, Generator, Id, Layout, clock::CachedClock};
+
+use common::clocks::wall_ms;
 
 /// How far an ID's time may be from the wall clock read around the mint: the default clock
 /// follows the wall clock to well under a millisecond; the rest is a child descheduled
@@ -20,13 +24,6 @@ const SLACK_MS: u64 = 40;
 
 /// How long the child sits idle before it mints: long enough for a stale reading to show.
 const IDLE: Duration = Duration::from_millis(300);
-
-fn wall_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
 
 /// Mints with `mint` between two wall-clock readings: `Ok` if the ID carries a time between
 /// them (give or take [`SLACK_MS`]), else a description of the gap.

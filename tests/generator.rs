@@ -1,11 +1,14 @@
 //! The generator under threads and under a manual clock.
 
-use std::collections::HashSet;
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+mod common;
+
+use std::time::Duration;
 
 use snowmint::{ClockBehind, Error, Generator, Id, Layout, clock::ManualClock};
+
+use common::checks::{assert_near, assert_unique_and_increasing};
+use common::clocks::{T0, on_manual_clock, wall_ms};
+use common::threads::{blocked_until, on_threads};
 
 /// 41 time bits, no node, 22 sequence bits: a layout whose sequence is never the bottleneck.
 const HOT: Layout = Layout::builder("hot", 63)
@@ -14,27 +17,15 @@ const HOT: Layout = Layout::builder("hot", 63)
     .epoch_ms(1_288_834_974_657)
     .build_const();
 
-const T0: u64 = 1_700_000_000_000;
-
 /// Mints `per_thread` IDs on each of `threads` threads from one shared generator, and checks
 /// every ID: unique across all threads, strictly increasing within each thread.
 fn stress<C: snowmint::Clock + Sync>(generator: &Generator<C>, threads: usize, per_thread: usize) {
-    let minted: Vec<Vec<Id>> = thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| s.spawn(|| (0..per_thread).map(|_| generator.mint().unwrap()).collect()))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    let minted: Vec<Vec<Id>> = on_threads(threads, |_| {
+        (0..per_thread).map(|_| generator.mint().unwrap()).collect()
     });
-    let mut seen = HashSet::with_capacity(threads * per_thread);
-    for ids in &minted {
-        assert!(
-            ids.windows(2).all(|w| w[0] < w[1]),
-            "a thread's IDs did not increase"
-        );
-        for id in ids {
-            assert!(seen.insert(*id), "duplicate id {id}");
-            generator.decode(*id).unwrap();
-        }
+    let seen = assert_unique_and_increasing(&minted);
+    for id in &seen {
+        generator.decode(**id).unwrap();
     }
     assert_eq!(seen.len(), threads * per_thread);
 }
@@ -72,49 +63,27 @@ fn default_clock_ids_carry_the_wall_time() {
         .node("machine", 0)
         .build()
         .unwrap();
-    let before = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64;
+    let before = wall_ms();
     let id = generator.mint().unwrap();
-    let after = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64;
+    let after = wall_ms();
     let ts = generator.decode(id).unwrap().timestamp_ms();
     // Anchoring and calibration error are milliseconds at most; allow 100.
-    assert!(
-        ts + 100 >= before && ts <= after + 100,
-        "{before} <= {ts} <= {after}"
-    );
+    assert_near(ts, before, after, 100, "the ID's time");
 }
 
 /// A generator on `layout` (every node field 0) reading a manual clock at `unix_ms`.
 fn manual(layout: Layout, unix_ms: u64) -> (Generator<ManualClock>, ManualClock) {
-    let clock = ManualClock::new(unix_ms);
-    let generator = Generator::builder(layout)
-        .default_nodes()
-        .clock(clock.clone())
-        .build()
-        .unwrap();
-    (generator, clock)
+    on_manual_clock(Generator::builder(layout).default_nodes(), unix_ms)
 }
 
-/// Mints on another thread, checks that the mint is still waiting after `patience`, runs
-/// `unblock` (which moves the clock), and returns what the mint then returned.
+/// `mint` on another thread, still waiting after `patience`; `unblock` moves the clock, and
+/// what the mint then returned.
 fn mint_blocked_until(
     generator: &Generator<ManualClock>,
     patience: Duration,
     unblock: impl FnOnce(),
 ) -> Result<Id, Error> {
-    let (tx, rx) = mpsc::channel();
-    thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        assert!(rx.recv_timeout(patience).is_err(), "did not wait");
-        unblock();
-        rx.recv_timeout(Duration::from_secs(10))
-            .expect("still waiting")
-    })
+    blocked_until(patience, || generator.mint(), unblock)
 }
 
 #[test]
@@ -193,13 +162,10 @@ fn sonyflake_ticks_are_10_ms_and_hold_256_ids() {
 
 #[test]
 fn clock_behind_with_the_error_policy_fails_and_says_how_far() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(Layout::TWITTER)
+    let builder = Generator::builder(Layout::TWITTER)
         .node("machine", 0)
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Error)
-        .build()
-        .unwrap();
+        .on_clock_behind(ClockBehind::Error);
+    let (generator, clock) = on_manual_clock(builder, T0);
     let before = generator.mint().unwrap();
     clock.set(T0 - 250);
     let err = generator.mint().unwrap_err();
@@ -225,13 +191,10 @@ fn clock_behind_with_the_error_policy_fails_and_says_how_far() {
 
 #[test]
 fn clock_behind_more_than_the_wait_bound_fails_at_once() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(Layout::TWITTER)
+    let builder = Generator::builder(Layout::TWITTER)
         .node("machine", 0)
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Wait { max_ms: 5 })
-        .build()
-        .unwrap();
+        .on_clock_behind(ClockBehind::Wait { max_ms: 5 });
+    let (generator, clock) = on_manual_clock(builder, T0);
     generator.mint().unwrap();
     clock.set(T0 - 6);
     assert!(matches!(
@@ -246,13 +209,10 @@ fn clock_behind_more_than_the_wait_bound_fails_at_once() {
 
 #[test]
 fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(Layout::TWITTER)
+    let builder = Generator::builder(Layout::TWITTER)
         .node("machine", 0)
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Wait { max_ms: 5_000 })
-        .build()
-        .unwrap();
+        .on_clock_behind(ClockBehind::Wait { max_ms: 5_000 });
+    let (generator, clock) = on_manual_clock(builder, T0);
     let before = generator.mint().unwrap();
     clock.set(T0 - 3);
     let id = mint_blocked_until(&generator, Duration::from_millis(200), || clock.set(T0 + 1));
@@ -263,13 +223,10 @@ fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
 
 #[test]
 fn a_clock_that_stays_behind_ends_the_wait_after_its_bound() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(Layout::TWITTER)
+    let builder = Generator::builder(Layout::TWITTER)
         .node("machine", 0)
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Wait { max_ms: 50 })
-        .build()
-        .unwrap();
+        .on_clock_behind(ClockBehind::Wait { max_ms: 50 });
+    let (generator, clock) = on_manual_clock(builder, T0);
     generator.mint().unwrap();
     clock.set(T0 - 3);
     let started = std::time::Instant::now();
@@ -291,13 +248,10 @@ fn a_clock_that_stays_behind_ends_the_wait_after_its_bound() {
 fn how_far_behind_is_measured_in_milliseconds_not_ticks() {
     // Sonyflake ticks are 10 ms: a 1 ms step back from the start of a tick is 1 ms behind.
     let tick_start = Layout::SONYFLAKE.epoch_ms() + 10 * 1_000_000;
-    let clock = ManualClock::new(tick_start);
-    let generator = Generator::builder(Layout::SONYFLAKE)
+    let builder = Generator::builder(Layout::SONYFLAKE)
         .node("machine", 0)
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Error)
-        .build()
-        .unwrap();
+        .on_clock_behind(ClockBehind::Error);
+    let (generator, clock) = on_manual_clock(builder, tick_start);
     generator.mint().unwrap();
     clock.set(tick_start - 1);
     assert!(matches!(
@@ -485,13 +439,10 @@ fn a_node_field_left_unset_is_an_error_not_node_zero() {
 /// The errors a caller can wait out say so, and say how long when they know.
 #[test]
 fn retryable_errors_say_how_long_to_wait() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(Layout::TWITTER)
+    let builder = Generator::builder(Layout::TWITTER)
         .node("machine", 1)
-        .on_clock_behind(ClockBehind::Error)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+        .on_clock_behind(ClockBehind::Error);
+    let (generator, clock) = on_manual_clock(builder, T0);
     generator.mint().unwrap();
     clock.set(T0 - 250);
     let behind = generator.mint().unwrap_err();

@@ -11,11 +11,11 @@
 
 mod common;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 use std::thread;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use snowmint::clock::IDLE_PARK;
 use snowmint::{
@@ -23,7 +23,10 @@ use snowmint::{
     clock::{CachedClock, MonotonicClock, WallClockBack},
 };
 
-use common::{assert_parks_then_wakes, eventually, wait_parked};
+use common::checks::{assert_near, assert_unique_and_increasing};
+use common::clocks::wall_ms;
+use common::refresher::{assert_parks_then_wakes, wait_parked};
+use common::threads::{eventually, on_threads};
 
 /// How far a fresh reading may be from `SystemTime::now()`: the clock follows the wall clock to
 /// well under a millisecond; the rest is for a thread descheduled between the reads.
@@ -53,22 +56,6 @@ fn global() -> CachedClock {
             .expect("nothing read the process-wide clock before its source was chosen");
     });
     CachedClock::global()
-}
-
-/// Unix milliseconds from the wall clock.
-fn wall_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
-/// `wall_before - slack <= reading <= wall_after + slack`.
-fn assert_near(reading: u64, wall_before: u64, wall_after: u64, slack: u64, what: &str) {
-    assert!(
-        wall_before - slack <= reading && reading <= wall_after + slack,
-        "{what} {reading} ms is not within {slack} ms of the wall clock ({wall_before}..={wall_after} ms)"
-    );
 }
 
 #[test]
@@ -112,36 +99,31 @@ fn readings_follow_the_wall_clock_and_never_go_back() {
     const THREADS: usize = 4;
     const READS: usize = 100_000;
     let latest = AtomicU64::new(0);
-    thread::scope(|s| {
-        for _ in 0..THREADS {
-            let latest = &latest;
-            s.spawn(move || {
-                let mut last = 0;
-                for i in 0..READS {
-                    let published = latest.load(Ordering::Acquire);
-                    let cached = clock.unix_ms();
-                    assert!(cached >= last, "cached {cached} ms after {last} ms");
-                    assert!(
-                        cached >= published,
-                        "cached {cached} ms after another thread read {published} ms"
-                    );
-                    latest.fetch_max(cached, Ordering::AcqRel);
-                    last = cached;
-                    if i % 16 == 0 {
-                        let precise = clock.unix_ms_precise();
-                        assert!(
-                            precise >= cached,
-                            "precise {precise} ms after cached {cached} ms"
-                        );
-                        let raised = clock.unix_ms();
-                        assert!(
-                            raised >= precise,
-                            "cached {raised} ms after precise {precise} ms"
-                        );
-                        last = raised;
-                    }
-                }
-            });
+    on_threads(THREADS, |_| {
+        let mut last = 0;
+        for i in 0..READS {
+            let published = latest.load(Ordering::Acquire);
+            let cached = clock.unix_ms();
+            assert!(cached >= last, "cached {cached} ms after {last} ms");
+            assert!(
+                cached >= published,
+                "cached {cached} ms after another thread read {published} ms"
+            );
+            latest.fetch_max(cached, Ordering::AcqRel);
+            last = cached;
+            if i % 16 == 0 {
+                let precise = clock.unix_ms_precise();
+                assert!(
+                    precise >= cached,
+                    "precise {precise} ms after cached {cached} ms"
+                );
+                let raised = clock.unix_ms();
+                assert!(
+                    raised >= precise,
+                    "cached {raised} ms after precise {precise} ms"
+                );
+                last = raised;
+            }
         }
     });
     let before = wall_ms();
@@ -248,21 +230,18 @@ fn clocks_made_and_dropped_on_many_threads_leave_the_global_refresher_alone() {
     let global = global();
     // Clocks come and go around the refreshers' wake-ups and probes: sleeps of up to a few
     // milliseconds.
-    thread::scope(|s| {
-        for t in 0..4u64 {
-            s.spawn(move || {
-                for i in 0..50u64 {
-                    let clock = CachedClock::new(MonotonicClock::new());
-                    let copy = clock.clone();
-                    assert!(clock.unix_ms() > 0);
-                    assert!(global.unix_ms() > 0);
-                    thread::sleep(Duration::from_micros((i * 37 + t * 101) % 5_000));
-                    drop(clock);
-                    assert!(copy.unix_ms() > 0);
-                    drop(copy);
-                    thread::sleep(Duration::from_micros((i * 53 + t * 29) % 5_000));
-                }
-            });
+    on_threads(4, |t| {
+        let t = t as u64;
+        for i in 0..50u64 {
+            let clock = CachedClock::new(MonotonicClock::new());
+            let copy = clock.clone();
+            assert!(clock.unix_ms() > 0);
+            assert!(global.unix_ms() > 0);
+            thread::sleep(Duration::from_micros((i * 37 + t * 101) % 5_000));
+            drop(clock);
+            assert!(copy.unix_ms() > 0);
+            drop(copy);
+            thread::sleep(Duration::from_micros((i * 53 + t * 29) % 5_000));
         }
     });
     assert!(
@@ -299,42 +278,33 @@ fn a_twitter_generator_on_the_global_clock_fills_ticks_without_losing_ids() {
         .node("machine", 9)
         .build()
         .unwrap();
-    let minted: Vec<Vec<Minted>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let generator = &generator;
-                s.spawn(move || {
-                    let mut minted = Vec::with_capacity(PER_THREAD + 64);
-                    let mut buffer = [Id::from_u64(0); 64];
-                    while minted.len() < PER_THREAD {
-                        let cached_before = clock.unix_ms();
-                        let n = if (minted.len() / 64 + t) % 2 == 0 {
-                            generator.mint_batch(&mut buffer).expect("mint_batch")
-                        } else {
-                            buffer[0] = generator.mint().expect("mint");
-                            1
-                        };
-                        let wall_after = wall_ms();
-                        minted.extend(buffer[..n].iter().map(|&id| Minted {
-                            id,
-                            cached_before,
-                            wall_after,
-                        }));
-                    }
-                    minted
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    let minted: Vec<Vec<Minted>> = on_threads(THREADS, |t| {
+        let mut minted = Vec::with_capacity(PER_THREAD + 64);
+        let mut buffer = [Id::from_u64(0); 64];
+        while minted.len() < PER_THREAD {
+            let cached_before = clock.unix_ms();
+            let n = if (minted.len() / 64 + t) % 2 == 0 {
+                generator.mint_batch(&mut buffer).expect("mint_batch")
+            } else {
+                buffer[0] = generator.mint().expect("mint");
+                1
+            };
+            let wall_after = wall_ms();
+            minted.extend(buffer[..n].iter().map(|&id| Minted {
+                id,
+                cached_before,
+                wall_after,
+            }));
+        }
+        minted
     });
 
     let layout = Layout::TWITTER;
-    let mut seen = HashSet::new();
+    let seen =
+        assert_unique_and_increasing(minted.iter().map(|thread| thread.iter().map(|m| m.id)));
     let mut per_tick: HashMap<u64, usize> = HashMap::new();
     for thread in &minted {
-        assert!(thread.windows(2).all(|pair| pair[0].id < pair[1].id));
         for m in thread {
-            assert!(seen.insert(m.id), "{:?} minted twice", m.id);
             let parts = layout.decode(m.id).unwrap();
             assert_eq!(parts.node("machine"), Some(9));
             let time_ms = parts.timestamp_ms();

@@ -3,9 +3,9 @@
 
 use snowmint::{Error, Layout, layout::FieldKind};
 
-mod presets;
+mod common;
 
-use presets::presets;
+use common::layouts::presets;
 
 #[test]
 fn every_preset_round_trips_at_its_extremes() {

@@ -27,7 +27,9 @@ use snowmint::{
     shard::Shards,
 };
 
-use common::TT;
+use common::checks::{assert_increasing, assert_unique_and_increasing};
+use common::clocks::T0;
+use common::layouts::TT;
 
 const TWITTER: Layout = Layout::TWITTER;
 
@@ -45,7 +47,6 @@ const TINY_TT: Layout = Layout::builder("tiny-tt", 64)
 
 const LAYOUTS: [Layout; 3] = [TWITTER, TT, TINY_TT];
 
-const T0: u64 = 1_700_000_000_000;
 const HOUR: u64 = 3_600_000;
 /// What a batch buffer holds before the call: no generator here mints it (every layout here
 /// has an unused top bit).
@@ -350,7 +351,7 @@ fn minting_across_ticks_gives_the_same_ids() {
         }
         twins.set(T0 + step + 1);
     }
-    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    assert_increasing(&ids);
     assert_eq!(decode(ids[0], &TWITTER), (T0, None, 0));
     assert_eq!(decode(ids[49], &TWITTER), (T0 + 4, None, 9));
     // A clock two ticks on, then a clock that reads inside the tick just minted in.
@@ -616,10 +617,7 @@ fn a_clock_minting_inside_its_reading_never_repeats_an_id() {
         from_local.len(),
         "an ID repeated: {from_local:?}"
     );
-    assert!(
-        from_local.windows(2).all(|pair| pair[0] < pair[1]),
-        "{from_local:?}"
-    );
+    assert_increasing(&from_local);
     assert!(from_local.len() > 100);
 }
 
@@ -783,18 +781,10 @@ fn mint_on_threads<C: Clock + Send>(
 /// ticks crossed and filled.
 fn check_threads(minted: &[Minted], per_tick: usize, fits: impl Fn(usize, u64, u64) -> bool) {
     let total: usize = minted.iter().map(|m| m.ids.len()).sum();
-    let mut seen = HashSet::with_capacity(total);
+    let seen = assert_unique_and_increasing(minted.iter().map(|m| &m.ids));
     for (t, m) in minted.iter().enumerate() {
-        assert!(
-            m.ids.windows(2).all(|pair| pair[0] < pair[1]),
-            "thread {t}'s IDs did not increase"
-        );
         let mut per_tick_count: HashMap<u64, usize> = HashMap::new();
         for &id in &m.ids {
-            assert!(
-                seen.insert(id),
-                "{id:?} minted twice (the second on thread {t})"
-            );
             let parts = TWITTER.decode(id).unwrap();
             let (machine, sequence) = (parts.node("machine").unwrap(), parts.sequence());
             assert!(fits(t, machine, sequence), "thread {t} minted {parts:?}");

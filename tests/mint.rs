@@ -1,10 +1,10 @@
 //! The minting trait: every generator mints through [`Mint`], with the same five methods, and
 //! code generic over the trait gets unique, per-thread increasing IDs from each of them.
 
-use std::collections::HashSet;
+mod common;
+
 use std::fmt::Debug;
 use std::hash::Hash;
-use std::thread;
 use std::time::Duration;
 
 use snowmint::{
@@ -15,7 +15,10 @@ use snowmint::{
     sno::SnoGenerator,
 };
 
-const T0: u64 = 1_700_000_000_000;
+use common::checks::assert_unique_and_increasing;
+use common::clocks::{T0, on_manual_clock};
+use common::files::TempDir;
+use common::threads::on_threads;
 
 /// Mints through every method of the trait, on one thread, with the clock standing still and
 /// then moving: every ID unique and each above the one before; a `try_` call at a full tick
@@ -47,12 +50,7 @@ where
     // The next tick holds exactly one more `mint_many` of a tick's worth.
     clock.advance(tick_ms);
     ids.extend(generator.mint_many(per_tick).unwrap());
-    assert!(
-        ids.windows(2).all(|pair| pair[0] < pair[1]),
-        "IDs did not increase"
-    );
-    let unique: HashSet<_> = ids.iter().collect();
-    assert_eq!(unique.len(), ids.len());
+    assert_unique_and_increasing([&ids]);
 }
 
 /// Mints `per_thread` IDs on each of `threads` threads through the trait's waiting methods:
@@ -61,33 +59,20 @@ fn threads<G: Mint + Sync>(generator: &G, threads: usize, per_thread: usize)
 where
     G::Id: Hash + Debug + Send,
 {
-    let minted: Vec<Vec<G::Id>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|i| {
-                s.spawn(move || {
-                    let mut ids = Vec::with_capacity(per_thread);
-                    let mut buffer = vec![G::Id::default(); 7];
-                    while ids.len() < per_thread {
-                        if i % 2 == 0 {
-                            ids.push(generator.mint().unwrap());
-                        } else {
-                            let written = generator.mint_batch(&mut buffer).unwrap();
-                            ids.extend_from_slice(&buffer[..written]);
-                        }
-                    }
-                    ids
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
-    });
-    let mut seen = HashSet::new();
-    for ids in &minted {
-        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
-        for id in ids {
-            assert!(seen.insert(*id), "duplicate {id:?}");
+    let minted: Vec<Vec<G::Id>> = on_threads(threads, |i| {
+        let mut ids = Vec::with_capacity(per_thread);
+        let mut buffer = vec![G::Id::default(); 7];
+        while ids.len() < per_thread {
+            if i % 2 == 0 {
+                ids.push(generator.mint().unwrap());
+            } else {
+                let written = generator.mint_batch(&mut buffer).unwrap();
+                ids.extend_from_slice(&buffer[..written]);
+            }
         }
-    }
+        ids
+    });
+    assert_unique_and_increasing(&minted);
 }
 
 /// A twitter-shaped layout with 16 IDs per tick, so ticks fill quickly.
@@ -101,12 +86,7 @@ const SMALL: Layout = Layout::builder("small", 64)
 
 #[test]
 fn a_shared_generator_mints_through_the_trait() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(SMALL)
-        .node("machine", 1)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = on_manual_clock(Generator::builder(SMALL).node("machine", 1), T0);
     one_thread(&generator, &clock, 1, 16);
     let generator = Generator::builder(Layout::TWITTER)
         .node("machine", 1)
@@ -145,7 +125,8 @@ fn a_sharded_generator_mints_through_the_trait() {
 
 #[test]
 fn a_persistent_generator_mints_through_the_trait() {
-    let path = std::env::temp_dir().join(format!("snowmint-test-mint-{}", std::process::id()));
+    let dir = TempDir::new("mint");
+    let path = dir.join("high-water");
     let file = HighWaterFile::open(&path, Duration::from_millis(50)).unwrap();
     let clock = ManualClock::new(T0);
     let generator = file
@@ -166,8 +147,6 @@ fn a_persistent_generator_mints_through_the_trait() {
         .unwrap();
     let last = SMALL.decode(buffer[written - 1]).unwrap();
     assert!(last.timestamp_ms() < on_disk, "{last:?}, mark {on_disk}");
-    std::fs::remove_file(&path).unwrap();
-    let _ = std::fs::remove_file(path.with_extension("lock"));
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! in parallel on other threads do not disturb the count. Everything a test needs (the
 //! generator, its clock, buffers) is made before counting starts.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 
@@ -14,6 +16,8 @@ use snowmint::{
     shard::Shards,
     sno::{SnoGenerator, SnoId},
 };
+
+use common::clocks::{T0, on_manual_clock};
 
 /// The system allocator, counting the allocations of threads that asked it to.
 struct Counting;
@@ -109,12 +113,7 @@ fn mint_on_the_default_clock_allocates_nothing() {
 
 #[test]
 fn mint_through_full_ticks_allocates_nothing() {
-    let clock = ManualClock::new(1_700_000_000_000);
-    let generator = Generator::builder(TINY)
-        .node("worker", 3)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = on_manual_clock(Generator::builder(TINY).node("worker", 3), T0);
     let counted = allocations_in(|| {
         for i in 0..MINTS {
             // A full tick every 4 IDs: `try_mint` fails (the error carries no allocation),
@@ -207,7 +206,7 @@ fn local_generators_on_the_default_and_monotonic_clocks_allocate_nothing() {
 
 #[test]
 fn a_local_generator_through_full_ticks_allocates_nothing() {
-    let clock = ManualClock::new(1_700_000_000_000);
+    let clock = ManualClock::new(T0);
     let generator = Generator::builder(TINY)
         .node("worker", 3)
         .clock(clock.clone())

@@ -1,46 +1,29 @@
 //! The high-water file: IDs never repeat across a crash, and the file is written rarely and
 //! atomically.
 
+mod common;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::Duration;
 
 use snowmint::{
-    ClockBehind, Error, Id, Layout,
+    Clock, ClockBehind, Error, Id, Layout,
     clock::ManualClock,
     persist::{HighWaterFile, PersistentGenerator},
 };
 
-const START_MS: u64 = 1_700_000_000_000;
+use common::clocks::T0;
+use common::files::TempDir;
+use common::layouts::TT;
+use common::threads::on_threads;
+
 const INTERVAL: Duration = Duration::from_secs(1);
 
-/// A fresh directory under the system's temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "snowmint-persist-{name}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn file(&self) -> PathBuf {
-        self.0.join("high-water")
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// The high-water file in `dir`.
+fn high_water(dir: &TempDir) -> PathBuf {
+    dir.join("high-water")
 }
 
 fn on_disk(path: &Path) -> u64 {
@@ -73,9 +56,9 @@ fn time_ms(layout: &Layout, id: Id) -> u64 {
 #[test]
 fn the_mark_stays_above_every_id_and_is_written_once_per_interval() {
     let dir = TempDir::new("bounded");
-    let path = dir.file();
+    let path = high_water(&dir);
     let layout = Layout::TWITTER;
-    let clock = ManualClock::new(START_MS);
+    let clock = ManualClock::new(T0);
     let generator = start(&path, layout, &clock, ClockBehind::Error).unwrap();
     let mut ids = HashSet::new();
     let mut max_time = 0;
@@ -92,7 +75,7 @@ fn the_mark_stays_above_every_id_and_is_written_once_per_interval() {
             clock.advance(1);
         }
     }
-    let span_ms = max_time - START_MS;
+    let span_ms = max_time - T0;
     assert!((6_000..7_000).contains(&span_ms), "{span_ms}");
     // One write per interval of ID time, plus the first.
     assert_eq!(generator.writes(), span_ms / 1_000 + 1);
@@ -102,9 +85,9 @@ fn the_mark_stays_above_every_id_and_is_written_once_per_interval() {
 #[test]
 fn threads_share_one_mark() {
     let dir = TempDir::new("threads");
-    let path = dir.file();
+    let path = high_water(&dir);
     let layout = Layout::TWITTER;
-    let clock = ManualClock::new(START_MS);
+    let clock = ManualClock::new(T0);
     let generator = start(&path, layout, &clock, ClockBehind::Error).unwrap();
     let ids: Vec<Id> = thread::scope(|s| {
         let workers: Vec<_> = (0..4)
@@ -130,7 +113,7 @@ fn threads_share_one_mark() {
     assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
     let max_time = ids.iter().map(|&id| time_ms(&layout, id)).max().unwrap();
     assert!(on_disk(&path) > max_time);
-    let span_ms = max_time - START_MS;
+    let span_ms = max_time - T0;
     assert!(span_ms > 0);
     assert!(generator.writes() <= span_ms / 1_000 + 1, "{span_ms}");
 }
@@ -138,7 +121,7 @@ fn threads_share_one_mark() {
 /// Mints across 3 s of simulated time, then "crashes": dropped without a snapshot. Returns the
 /// IDs and the last minted time.
 fn run_and_crash(path: &Path, layout: Layout) -> (HashSet<Id>, u64) {
-    let clock = ManualClock::new(START_MS);
+    let clock = ManualClock::new(T0);
     let generator = start(path, layout, &clock, ClockBehind::Error).unwrap();
     let mut ids = HashSet::new();
     for _ in 0..3_000 {
@@ -153,7 +136,7 @@ fn run_and_crash(path: &Path, layout: Layout) -> (HashSet<Id>, u64) {
 #[test]
 fn after_a_crash_a_clock_behind_errors_instead_of_repeating() {
     let dir = TempDir::new("crash-error");
-    let path = dir.file();
+    let path = high_water(&dir);
     let layout = Layout::TWITTER;
     let (old, last) = run_and_crash(&path, layout);
     // The host clock now reads 500 ms behind the last ID, inside the old interval.
@@ -175,7 +158,7 @@ fn after_a_crash_a_clock_behind_errors_instead_of_repeating() {
 #[test]
 fn after_a_crash_a_waiting_generator_mints_above_the_mark() {
     let dir = TempDir::new("crash-wait");
-    let path = dir.file();
+    let path = high_water(&dir);
     let layout = Layout::TWITTER;
     let (old, last) = run_and_crash(&path, layout);
     let mark = on_disk(&path);
@@ -184,7 +167,7 @@ fn after_a_crash_a_waiting_generator_mints_above_the_mark() {
     let id = thread::scope(|s| {
         let minter = s.spawn(|| generator.mint().unwrap());
         // Bring the clock up past the mark while the mint waits.
-        while clock.unix_ms_now() <= mark {
+        while clock.unix_ms() <= mark {
             thread::sleep(Duration::from_millis(1));
             clock.advance(100);
         }
@@ -198,15 +181,8 @@ fn after_a_crash_a_waiting_generator_mints_above_the_mark() {
 #[test]
 fn after_a_crash_tick_tock_cannot_toggle_into_old_time() {
     let dir = TempDir::new("crash-tick-tock");
-    let path = dir.file();
-    let layout = Layout::builder("tt", 64)
-        .time(41)
-        .tick_tock()
-        .node("machine", 10)
-        .sequence(12)
-        .epoch_ms(1_288_834_974_657)
-        .build()
-        .unwrap();
+    let path = high_water(&dir);
+    let layout = TT;
     let (old, last) = run_and_crash(&path, layout);
     let clock = ManualClock::new(last - 500);
     let generator = start(&path, layout, &clock, ClockBehind::TickTock { max_ms: 0 }).unwrap();
@@ -220,22 +196,22 @@ fn after_a_crash_tick_tock_cannot_toggle_into_old_time() {
 #[test]
 fn a_missing_file_is_a_fresh_start() {
     let dir = TempDir::new("missing");
-    let path = dir.file();
+    let path = high_water(&dir);
     let file = HighWaterFile::open(&path, INTERVAL).unwrap();
     assert_eq!(file.mark(), None);
     assert!(!path.exists()); // opening does not create it
-    let clock = ManualClock::new(START_MS);
+    let clock = ManualClock::new(T0);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     assert_eq!(generator.mark(), 0);
     let id = generator.mint().unwrap();
-    assert_eq!(time_ms(&Layout::TWITTER, id), START_MS);
-    assert_eq!(on_disk(&path), START_MS + 1_000);
+    assert_eq!(time_ms(&Layout::TWITTER, id), T0);
+    assert_eq!(on_disk(&path), T0 + 1_000);
 }
 
 #[test]
 fn a_corrupt_file_names_the_path_and_the_content() {
     let dir = TempDir::new("corrupt");
-    let path = dir.file();
+    let path = high_water(&dir);
     for content in [
         "",
         "\n",
@@ -279,12 +255,12 @@ fn a_corrupt_file_names_the_path_and_the_content() {
 #[test]
 fn a_generator_not_started_above_the_mark_is_refused() {
     let dir = TempDir::new("refused");
-    let path = dir.file();
-    std::fs::write(&path, format!("{START_MS}\n")).unwrap();
+    let path = high_water(&dir);
+    std::fs::write(&path, format!("{T0}\n")).unwrap();
     let file = HighWaterFile::open(&path, INTERVAL).unwrap();
     let fresh = snowmint::Generator::builder(Layout::TWITTER)
         .node("machine", 0)
-        .clock(ManualClock::new(START_MS + 10_000))
+        .clock(ManualClock::new(T0 + 10_000))
         .build()
         .unwrap();
     let err = PersistentGenerator::new(fresh, file).unwrap_err();
@@ -294,12 +270,12 @@ fn a_generator_not_started_above_the_mark_is_refused() {
 #[test]
 fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
     let dir = TempDir::new("rename");
-    let path = dir.file();
+    let path = high_water(&dir);
     // A leftover of a write cut short (each write has a temporary file of its own) is
     // ignored.
-    let tmp = dir.0.join("high-water.tmp.1.0");
+    let tmp = dir.join("high-water.tmp.1.0");
     std::fs::write(&tmp, "garbage").unwrap();
-    let clock = ManualClock::new(START_MS);
+    let clock = ManualClock::new(T0);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     for _ in 0..3 {
         generator.mint().unwrap();
@@ -308,7 +284,7 @@ fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
             format!("{}\n", generator.mark())
         );
         // The mark, the lock file and the leftover: no temporary file of this write's.
-        let mut entries: Vec<String> = std::fs::read_dir(&dir.0)
+        let mut entries: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
@@ -327,8 +303,8 @@ fn a_failed_write_returns_an_error_and_no_id() {
     let dir = TempDir::new("unwritable");
     // The file's directory does not exist: neither the lock file nor a temporary file can
     // be created.
-    let path = dir.0.join("missing-dir").join("high-water");
-    let clock = ManualClock::new(START_MS);
+    let path = dir.join("missing-dir").join("high-water");
+    let clock = ManualClock::new(T0);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     let err = generator.mint().unwrap_err();
     assert!(err.to_string().ends_with(": cannot lock the file"), "{err}");
@@ -347,17 +323,6 @@ fn a_failed_write_returns_an_error_and_no_id() {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     generator.mint().unwrap();
     assert_eq!(generator.writes(), 1);
-}
-
-/// `ManualClock`'s reading, through the `Clock` trait.
-trait Now {
-    fn unix_ms_now(&self) -> u64;
-}
-
-impl Now for ManualClock {
-    fn unix_ms_now(&self) -> u64 {
-        snowmint::Clock::unix_ms(self)
-    }
 }
 
 /// A `PersistentGenerator` on a clone of `file` over `layout`'s machine 5 with `range`, on a
@@ -387,23 +352,23 @@ fn on_clone(
 #[test]
 fn writers_on_clones_of_one_file_never_lower_its_mark() {
     let dir = TempDir::new("clones");
-    let file = HighWaterFile::open(dir.file(), INTERVAL).unwrap();
-    let (ahead, _) = on_clone(&file, 0..=2047, START_MS + 5_000);
-    let (behind, _) = on_clone(&file, 2048..=4095, START_MS);
+    let file = HighWaterFile::open(high_water(&dir), INTERVAL).unwrap();
+    let (ahead, _) = on_clone(&file, 0..=2047, T0 + 5_000);
+    let (behind, _) = on_clone(&file, 2048..=4095, T0);
     let returned = ahead.mint().unwrap();
-    assert_eq!(on_disk(&dir.file()), START_MS + 6_000);
+    assert_eq!(on_disk(&high_water(&dir)), T0 + 6_000);
     behind.mint().unwrap();
     assert_eq!(
-        on_disk(&dir.file()),
-        START_MS + 6_000,
+        on_disk(&high_water(&dir)),
+        T0 + 6_000,
         "the generator behind lowered the mark"
     );
-    assert_eq!(behind.mark(), START_MS + 6_000);
+    assert_eq!(behind.mark(), T0 + 6_000);
 
     // After a crash, a generator restarted from the file on the range of `ahead` mints above
     // everything `ahead` returned, even on a clock behind it.
-    let file = HighWaterFile::open(dir.file(), INTERVAL).unwrap();
-    let (restarted, _) = on_clone(&file, 0..=2047, START_MS + 6_001);
+    let file = HighWaterFile::open(high_water(&dir), INTERVAL).unwrap();
+    let (restarted, _) = on_clone(&file, 0..=2047, T0 + 6_001);
     assert!(restarted.mint().unwrap() > returned);
 }
 
@@ -412,26 +377,19 @@ fn writers_on_clones_of_one_file_never_lower_its_mark() {
 #[test]
 fn concurrent_writers_keep_the_greatest_mark() {
     let dir = TempDir::new("concurrent");
-    let file = HighWaterFile::open(dir.file(), Duration::from_millis(1)).unwrap();
-    let marks: Vec<u64> = thread::scope(|s| {
-        let writers: Vec<_> = (0..4u64)
-            .map(|i| {
-                let file = &file;
-                s.spawn(move || {
-                    let range = i * 1024..=i * 1024 + 1023;
-                    let (generator, clock) = on_clone(file, range, START_MS + i * 7);
-                    for _ in 0..50 {
-                        generator.mint().unwrap();
-                        clock.advance(1 + i);
-                    }
-                    generator.mark()
-                })
-            })
-            .collect();
-        writers.into_iter().map(|w| w.join().unwrap()).collect()
+    let file = HighWaterFile::open(high_water(&dir), Duration::from_millis(1)).unwrap();
+    let marks: Vec<u64> = on_threads(4, |i| {
+        let i = i as u64;
+        let range = i * 1024..=i * 1024 + 1023;
+        let (generator, clock) = on_clone(&file, range, T0 + i * 7);
+        for _ in 0..50 {
+            generator.mint().unwrap();
+            clock.advance(1 + i);
+        }
+        generator.mark()
     });
-    assert_eq!(on_disk(&dir.file()), *marks.iter().max().unwrap());
-    let leftovers: Vec<_> = std::fs::read_dir(dir.file().parent().unwrap())
+    assert_eq!(on_disk(&high_water(&dir)), *marks.iter().max().unwrap());
+    let leftovers: Vec<_> = std::fs::read_dir(high_water(&dir).parent().unwrap())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.contains(".tmp"))
@@ -445,14 +403,14 @@ fn concurrent_writers_keep_the_greatest_mark() {
 #[test]
 fn a_long_corrupt_file_is_judged_on_its_first_bytes() {
     let dir = TempDir::new("corrupt");
-    std::fs::write(dir.file(), "9".repeat(1 << 20)).unwrap();
-    let err = HighWaterFile::open(dir.file(), INTERVAL).unwrap_err();
+    std::fs::write(high_water(&dir), "9".repeat(1 << 20)).unwrap();
+    let err = HighWaterFile::open(high_water(&dir), INTERVAL).unwrap_err();
     assert!(matches!(err, Error::Persist { .. }), "{err:?}");
     let message = err.to_string();
     assert!(message.contains("is longer than 64 bytes"), "{message}");
     assert!(message.len() < 400, "{} bytes", message.len());
-    std::fs::write(dir.file(), format!("{}x\n", "1".repeat(40))).unwrap();
-    let message = HighWaterFile::open(dir.file(), INTERVAL)
+    std::fs::write(high_water(&dir), format!("{}x\n", "1".repeat(40))).unwrap();
+    let message = HighWaterFile::open(high_water(&dir), INTERVAL)
         .unwrap_err()
         .to_string();
     assert!(

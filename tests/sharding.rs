@@ -1,10 +1,10 @@
 //! Sequence ranges and sharded generators: a generator confined to a range mints only in it,
 //! generators and shards sharing a node ID never collide, and snapshots keep their range.
 
+mod common;
+
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
-use std::sync::mpsc;
-use std::thread;
 use std::time::Duration;
 
 use snowmint::{
@@ -13,10 +13,11 @@ use snowmint::{
     shard::{SequenceRanges, ShardedGenerator, Shards},
 };
 
+use common::checks::assert_unique_and_increasing;
+use common::clocks::{T0, T0_TICK, on_manual_clock};
+use common::threads::{blocked_until, on_threads};
+
 const TWITTER: Layout = Layout::TWITTER;
-const T0: u64 = 1_700_000_000_000;
-/// `T0` as ticks of the twitter layout (1 ms each) since its epoch.
-const T0_TICK: u64 = T0 - 1_288_834_974_657;
 
 const THREADS: usize = 8;
 const PER_THREAD: usize = 50_000;
@@ -28,14 +29,10 @@ fn sequence(id: Id) -> u64 {
 
 /// A twitter generator for machine 378 confined to `range`, on a manual clock at `T0`.
 fn ranged(range: RangeInclusive<u64>) -> (Generator<ManualClock>, ManualClock) {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(TWITTER)
+    let builder = Generator::builder(TWITTER)
         .node("machine", 378)
-        .sequence_range(range)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
-    (generator, clock)
+        .sequence_range(range);
+    on_manual_clock(builder, T0)
 }
 
 // A range of four values.
@@ -68,16 +65,13 @@ fn mint_on_a_full_four_value_range_waits_for_the_next_tick_and_restarts_at_the_r
     for _ in 0..4 {
         generator.try_mint().unwrap();
     }
-    let (tx, rx) = mpsc::channel();
-    let id = thread::scope(|s| {
-        s.spawn(|| tx.send(generator.mint()).unwrap());
-        assert!(
-            rx.recv_timeout(Duration::from_millis(100)).is_err(),
-            "mint returned on a full tick without waiting"
-        );
-        clock.advance(1);
-        rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap()
-    });
+    // On a full tick, mint waits for the clock to move.
+    let id = blocked_until(
+        Duration::from_millis(100),
+        || generator.mint(),
+        || clock.advance(1),
+    )
+    .unwrap();
     let parts = TWITTER.decode(id).unwrap();
     assert_eq!(parts.timestamp_ms(), T0 + 1);
     assert_eq!(parts.sequence(), 100);
@@ -174,35 +168,21 @@ fn local_index<C: Clock>(sharded: &ShardedGenerator<C>) -> usize {
 /// across all threads, strictly increasing within each, and each accepted by `check` for the
 /// index of the shard its thread minted from.
 fn stress_sharded(sharded: &ShardedGenerator, check: impl Fn(usize, Id)) {
-    let minted: Vec<(usize, Vec<Id>)> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                s.spawn(move || {
-                    let shard = local_index(sharded);
-                    let ids = mint_mixed(
-                        PER_THREAD,
-                        t,
-                        || sharded.mint(),
-                        |out| sharded.mint_batch(out),
-                    );
-                    assert_eq!(local_index(sharded), shard, "the thread changed shards");
-                    (shard, ids)
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    let minted: Vec<(usize, Vec<Id>)> = on_threads(THREADS, |t| {
+        let shard = local_index(sharded);
+        let ids = mint_mixed(
+            PER_THREAD,
+            t,
+            || sharded.mint(),
+            |out| sharded.mint_batch(out),
+        );
+        assert_eq!(local_index(sharded), shard, "the thread changed shards");
+        (shard, ids)
     });
-    let mut seen = HashSet::with_capacity(THREADS * PER_THREAD);
+    let seen = assert_unique_and_increasing(minted.iter().map(|(_, ids)| ids));
     for (shard, ids) in &minted {
         assert_eq!(ids.len(), PER_THREAD);
-        if let Some(pair) = ids.windows(2).find(|pair| pair[0] >= pair[1]) {
-            panic!(
-                "a thread's IDs did not increase: {} then {}",
-                pair[0], pair[1]
-            );
-        }
         for &id in ids {
-            assert!(seen.insert(id), "duplicate id {id}");
             check(*shard, id);
         }
     }
@@ -262,29 +242,20 @@ fn range_sharded_generators_with_one_node_give_eight_threads_unique_ids() {
         })
         .collect();
     // Two threads per generator.
-    let minted: Vec<(usize, Vec<Id>)> = thread::scope(|s| {
-        let workers: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let generator = &generators[t / 2];
-                s.spawn(move || {
-                    let ids = mint_mixed(
-                        PER_THREAD,
-                        t,
-                        || generator.mint(),
-                        |out| generator.mint_batch(out),
-                    );
-                    (t / 2, ids)
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    let minted: Vec<(usize, Vec<Id>)> = on_threads(THREADS, |t| {
+        let generator = &generators[t / 2];
+        let ids = mint_mixed(
+            PER_THREAD,
+            t,
+            || generator.mint(),
+            |out| generator.mint_batch(out),
+        );
+        (t / 2, ids)
     });
-    let mut seen = HashSet::with_capacity(THREADS * PER_THREAD);
+    let seen = assert_unique_and_increasing(minted.iter().map(|(_, ids)| ids));
     for (index, ids) in &minted {
-        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
         let range = &ranges.as_slice()[*index];
         for &id in ids {
-            assert!(seen.insert(id), "duplicate id {id}");
             let parts = TWITTER.decode(id).unwrap();
             assert_eq!(parts.node("machine"), Some(378));
             assert!(

@@ -1,6 +1,8 @@
 //! sno IDs: the 10-byte layout, the 16-character text form, their order, and the generator's
 //! timelines, sequence bounds, partition and metabyte.
 
+mod common;
+
 use std::collections::HashSet;
 use std::sync::mpsc;
 use std::thread;
@@ -14,10 +16,11 @@ use snowmint::{
     sno::{SnoGenerator, SnoId, SnoSnapshot},
 };
 
-const ALPHABET: &str = "23456789abcdefghijklmnopqrstuvwx";
+use common::checks::assert_increasing;
+use common::clocks::T0;
+use common::threads::on_threads;
 
-/// A start time well inside the sno range, on a 4 ms boundary.
-const T0: u64 = 1_700_000_000_000;
+const ALPHABET: &str = "23456789abcdefghijklmnopqrstuvwx";
 
 /// splitmix64: deterministic test values without a dependency.
 struct Rng(u64);
@@ -230,7 +233,7 @@ fn metabyte_is_in_characters_8_and_9() {
 #[test]
 fn alphabet_is_in_ascii_order_so_text_order_is_byte_order() {
     let bytes = ALPHABET.as_bytes();
-    assert!(bytes.windows(2).all(|pair| pair[0] < pair[1]));
+    assert_increasing(bytes);
     let mut rng = Rng(2);
     for _ in 0..10_000 {
         let (a, b) = (
@@ -374,7 +377,7 @@ fn sorting_as_bytes_and_as_text_gives_minting_order() {
     assert!(units.len() > 100, "only {} units", units.len());
     assert_eq!(sorted_by_bytes(&ids), ids);
     assert_eq!(sorted_by_text(&ids), ids);
-    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    assert_increasing(&ids);
 }
 
 #[test]
@@ -407,7 +410,7 @@ fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
             .copied()
             .filter(|id| id.tick() == timeline)
             .collect();
-        assert!(on.windows(2).all(|pair| pair[0] < pair[1]));
+        assert_increasing(&on);
     }
     // ... and overall, minting order re-sorted (stably) by time, then timeline.
     let mut expected = ids.clone();
@@ -603,26 +606,19 @@ fn generators_sharing_a_partition_with_disjoint_ranges_never_collide() {
 fn eight_threads_mint_unique_ids() {
     let generator = SnoGenerator::builder().partition(99).build().unwrap();
     let per_thread = 20_000;
-    let ids: Vec<Vec<SnoId>> = thread::scope(|s| {
-        let workers: Vec<_> = (0..8u8)
-            .map(|meta| {
-                let generator = &generator;
-                s.spawn(move || {
-                    let mut ids = Vec::with_capacity(per_thread);
-                    let mut buffer = [SnoId::default(); 16];
-                    while ids.len() < per_thread {
-                        if ids.len() % 3 == 0 {
-                            let n = generator.mint_batch_with_meta(meta, &mut buffer).unwrap();
-                            ids.extend_from_slice(&buffer[..n]);
-                        } else {
-                            ids.push(generator.mint_with_meta(meta).unwrap());
-                        }
-                    }
-                    ids
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    let ids: Vec<Vec<SnoId>> = on_threads(8, |meta| {
+        let meta = meta as u8;
+        let mut ids = Vec::with_capacity(per_thread);
+        let mut buffer = [SnoId::default(); 16];
+        while ids.len() < per_thread {
+            if ids.len() % 3 == 0 {
+                let n = generator.mint_batch_with_meta(meta, &mut buffer).unwrap();
+                ids.extend_from_slice(&buffer[..n]);
+            } else {
+                ids.push(generator.mint_with_meta(meta).unwrap());
+            }
+        }
+        ids
     });
     let mut unique = HashSet::new();
     for (meta, thread_ids) in ids.iter().enumerate() {

@@ -1,116 +1,15 @@
-//! Fixtures shared by the test binaries: a tick-tock layout, and for the cached clock's
-//! (`tests/cached_clock.rs`, `tests/global_clock.rs`) bounded waits and the refresher's park
-//! and wake-up checked through its wake-up count.
+//! Fixtures shared by the test binaries, one file per topic: layouts, clocks, checks on minted
+//! IDs, threads and bounded waits, a cached clock's refresher, temporary files and child
+//! processes.
 
-// Each test binary uses part of this module.
+// Each test binary declares `mod common;` and uses part of it: what one leaves unused is
+// not dead code.
 #![allow(dead_code)]
 
-use std::thread;
-use std::time::{Duration, Instant};
-
-use snowmint::Layout;
-use snowmint::clock::IDLE_PARK;
-
-/// Twitter's shape with a tick-tock bit taken from the machine field: 41 time, 1 tick,
-/// 9 machine, 12 sequence.
-pub const TT: Layout = Layout::builder("twitter-tt", 64)
-    .unused(1)
-    .time(41)
-    .tick_tock()
-    .node("machine", 9)
-    .sequence(12)
-    .epoch_ms(1_288_834_974_657)
-    .build_const();
-
-/// The longest any bounded wait here waits.
-pub const PATIENCE: Duration = Duration::from_secs(10);
-
-/// Whether `done` becomes true within [`PATIENCE`], checked every millisecond.
-pub fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    loop {
-        if done() {
-            return true;
-        }
-        if start.elapsed() > PATIENCE {
-            return false;
-        }
-        thread::sleep(Duration::from_millis(1));
-    }
-}
-
-/// Waits, reading nothing, until a cached clock's refresher has parked: its `wakeups` grow by
-/// at most 4 over `3 * IDLE_PARK` (a parked refresher wakes once per [`IDLE_PARK`]; an awake
-/// one once a millisecond, a few hundred times in that window even on a busy machine).
-///
-/// # Panics
-///
-/// If it has not parked within [`PATIENCE`].
-pub fn wait_parked(wakeups: impl Fn() -> u64) {
-    let window = IDLE_PARK * 3;
-    let start = Instant::now();
-    loop {
-        let before = wakeups();
-        thread::sleep(window);
-        if wakeups() - before <= 4 {
-            return;
-        }
-        assert!(
-            start.elapsed() < PATIENCE,
-            "the refresher never parked: {} wake-ups in the last {window:?}",
-            wakeups() - before
-        );
-    }
-}
-
-/// Asserts that a cached clock's refresher parks when nobody reads the clock and that the
-/// next read wakes it. `read` reads the clock (`unix_ms`); `wakeups` is its `wakeups()`.
-///
-/// - While read, the refresher runs: its wake-ups grow by 10.
-/// - Unread, it parks ([`wait_parked`]); then, over a second of no reads, it wakes at most
-///   once per [`IDLE_PARK`] (10 times a second; awake, about 1,000): at most
-///   `elapsed / IDLE_PARK + 2` times, one for the ends of the window and one for a spurious
-///   return of `park_timeout`.
-/// - One read wakes it at once: taken just after an idle wake-up, it is followed by three
-///   wake-ups within `IDLE_PARK / 2`, before the refresher's next idle wake-up could come.
-pub fn assert_parks_then_wakes(read: impl Fn() -> u64, wakeups: impl Fn() -> u64) {
-    let start = wakeups();
-    assert!(
-        eventually(|| {
-            read();
-            wakeups() >= start + 10
-        }),
-        "a refresher read for {PATIENCE:?} woke {} times",
-        wakeups() - start
-    );
-
-    wait_parked(&wakeups);
-    let (before, since) = (wakeups(), Instant::now());
-    thread::sleep(Duration::from_secs(1));
-    let (woken, elapsed) = (wakeups() - before, since.elapsed());
-    let most = (elapsed.as_nanos() / IDLE_PARK.as_nanos()) as u64 + 2;
-    assert!(
-        woken <= most,
-        "a parked refresher woke {woken} times in {elapsed:?} (at most {most})"
-    );
-
-    // Just after an idle wake-up: the next is `IDLE_PARK` away.
-    let idle = wakeups();
-    while wakeups() == idle {
-        thread::sleep(Duration::from_micros(100));
-    }
-    let (before, since) = (wakeups(), Instant::now());
-    read();
-    while wakeups() < before + 3 {
-        assert!(
-            since.elapsed() < PATIENCE,
-            "a read did not wake the refresher"
-        );
-        thread::sleep(Duration::from_micros(100));
-    }
-    let elapsed = since.elapsed();
-    assert!(
-        elapsed < IDLE_PARK / 2,
-        "three wake-ups took {elapsed:?} after a read: the read did not wake the refresher"
-    );
-}
+pub mod checks;
+pub mod clocks;
+pub mod files;
+pub mod layouts;
+pub mod process;
+pub mod refresher;
+pub mod threads;
