@@ -610,7 +610,7 @@ impl<C: Clock, S: State> Generator<C, S> {
                     // up to 64 + 64): threads that retry at once only bounce the line
                     // between their cores, while a thread that pauses lets the winner mint
                     // its next IDs from its own cache. Two steps beat one on two threads
-                    // (scenario 2 of benches/scenarios.rs); the retry keeps the value the
+                    // (scenario 2 of benches/peers.rs); the retry keeps the value the
                     // failed CAS saw, as loading the state again after the pause took the
                     // line from the winner and measured twice as slow.
                     backoff.spin();

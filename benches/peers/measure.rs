@@ -1,0 +1,291 @@
+//! Running a [`Contender`]: its checks, the one timed loop, saturation runs and paced runs.
+
+use std::collections::HashSet;
+use std::hint::{black_box, spin_loop};
+use std::sync::Barrier;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId};
+use snowmint::Clock;
+use snowmint::shard::ShardedGenerator;
+
+use crate::contenders::{Contender, Spec};
+use crate::support::on_threads;
+
+/// The furthest an ID's time may be from the wall clock read right after it, in a check.
+const MOST_GAP_MS: u64 = 2_000;
+
+pub fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_millis() as u64
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+// ---------------------------------------------------------------------------------------------
+
+/// The largest gaps between an ID's time and the wall clock read right after it, in ticks.
+#[derive(Clone, Copy, Default)]
+pub struct Gap {
+    /// The most an ID's tick was after the wall clock's.
+    pub ahead: i64,
+    /// The most an ID's tick was before the wall clock's.
+    pub behind: i64,
+}
+
+impl Gap {
+    pub fn record(&mut self, spec: &Spec, id: u128, wall_ms: u64) {
+        let gap = spec.ticks(id) - spec.wall_ticks(wall_ms);
+        self.ahead = self.ahead.max(gap);
+        self.behind = self.behind.max(-gap);
+    }
+
+    pub fn merge(self, other: Gap) -> Gap {
+        Gap {
+            ahead: self.ahead.max(other.ahead),
+            behind: self.behind.max(other.behind),
+        }
+    }
+
+    pub fn largest(self) -> i64 {
+        self.ahead.max(self.behind)
+    }
+}
+
+/// Panics unless all IDs are unique and, where the contender promises it ([`Spec::ordered`]),
+/// each thread's strictly increase and every ID's time was within `MOST_GAP_MS` of the wall
+/// clock read right after it (`gap`): a contender minting constant or time-less IDs, or on
+/// another layout than its [`Spec`] says, fails.
+pub fn check_ids(spec: &Spec, config: &str, per_thread: &[Vec<u128>], gap: Gap) {
+    let contender = spec.name;
+    if spec.ordered {
+        for (thread, ids) in per_thread.iter().enumerate() {
+            if let Some(pair) = ids.windows(2).find(|pair| pair[0] >= pair[1]) {
+                panic!(
+                    "CHECK FAILED: {contender} ({config}): thread {thread} minted {} then {}: \
+                     not strictly increasing",
+                    pair[0], pair[1]
+                );
+            }
+        }
+        let gap_ms = gap.largest().unsigned_abs() * spec.tick_ms;
+        assert!(
+            gap_ms < MOST_GAP_MS,
+            "CHECK FAILED: {contender} ({config}): an ID's time was {gap_ms} ms from the wall \
+             clock's (ahead {} ticks, behind {}): not the layout its spec says",
+            gap.ahead,
+            gap.behind
+        );
+    }
+    let total: usize = per_thread.iter().map(Vec::len).sum();
+    let unique: HashSet<u128> = per_thread.iter().flatten().copied().collect();
+    assert_eq!(
+        unique.len(),
+        total,
+        "CHECK FAILED: {contender} ({config}): {} duplicate IDs among {total}",
+        total - unique.len()
+    );
+}
+
+/// Mints `check_per_thread` IDs through `c` on each of `threads` threads, as the timed loop
+/// does, reading the wall clock after each mint; checks them ([`check_ids`]) and returns the
+/// largest gaps.
+pub fn check<C: Contender>(c: &C, config: &str, threads: usize) -> Gap {
+    let spec = c.spec();
+    let results = on_threads(threads, || {
+        c.with_local(|local| {
+            let mut gap = Gap::default();
+            let ids: Vec<u128> = (0..spec.check_per_thread)
+                .map(|_| {
+                    let id = c.mint(local);
+                    gap.record(spec, id, wall_ms());
+                    id
+                })
+                .collect();
+            (ids, gap)
+        })
+    });
+    let gap = results
+        .iter()
+        .fold(Gap::default(), |all, (_, _, (_, gap))| all.merge(*gap));
+    let per_thread: Vec<Vec<u128>> = results.into_iter().map(|(_, _, (ids, _))| ids).collect();
+    check_ids(
+        spec,
+        &format!("{config}, {threads} threads"),
+        &per_thread,
+        gap,
+    );
+    gap
+}
+
+/// Panics unless `threads` threads, spawned as the timed loop spawns them, each mint from a
+/// shard of their own.
+pub fn check_distinct_shards<C: Clock + Send + Sync>(
+    name: &str,
+    generator: &ShardedGenerator<C>,
+    threads: usize,
+) {
+    let shards: HashSet<usize> =
+        on_threads(threads, || std::ptr::from_ref(generator.local()) as usize)
+            .into_iter()
+            .map(|(_, _, shard)| shard)
+            .collect();
+    assert_eq!(
+        shards.len(),
+        threads,
+        "CHECK FAILED: {name}: {threads} threads minted from only {} shards",
+        shards.len()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+// ---------------------------------------------------------------------------------------------
+
+/// The wall time in which `threads` threads, started together at a barrier once each holds
+/// what it mints through, each minted `iters` IDs through `c`: from the first thread's start to
+/// the last thread's end.
+pub fn timed<C: Contender>(c: &C, threads: usize, iters: u64) -> Duration {
+    let barrier = Barrier::new(threads);
+    let spans = on_threads(threads, || {
+        c.with_local(|local| {
+            barrier.wait();
+            let start = Instant::now();
+            for _ in 0..iters {
+                black_box(c.mint(local));
+            }
+            (start, Instant::now())
+        })
+    });
+    let start = spans.iter().map(|span| span.2.0).min().expect("one thread");
+    let end = spans.iter().map(|span| span.2.1).max().expect("one thread");
+    end - start
+}
+
+/// ns per ID per thread of `c` minting `iters` IDs on each of `threads` threads.
+pub fn ns_per_id<C: Contender>(c: &C, threads: usize, iters: u64) -> f64 {
+    timed(c, threads, iters).as_nanos() as f64 / iters as f64
+}
+
+/// Times `c` on `threads` threads as `id` of `group` (see the bench's docs for how to read the
+/// figure).
+pub fn bench_threads<C: Contender>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    c: &C,
+    threads: usize,
+) {
+    group.bench_function(id, |b| b.iter_custom(|iters| timed(c, threads, iters)));
+}
+
+/// Runs `bench` and says so if snowmint's tick filled meanwhile (`full_ticks`: see
+/// [`Contender::full_ticks`]): on 41/0/22 the figure is then
+/// at the layout's ceiling (2^22 IDs per ms), not the code's own cost.
+pub fn noting_full_ticks(name: &str, full_ticks: impl Fn() -> Option<u64>, bench: impl FnOnce()) {
+    let before = full_ticks();
+    bench();
+    if let (Some(before), Some(after)) = (before, full_ticks()) {
+        if after > before {
+            eprintln!(
+                "note: {name}: snowmint found its tick's sequence full {} times while timed; \
+                 this figure is at the layout's ceiling (2^22 IDs per ms), not the code's own \
+                 cost",
+                after - before
+            );
+        }
+    }
+}
+
+/// IDs/s of `c` on `threads` threads minting for `run`, counted over whole ticks: the IDs
+/// whose time is a tick after every thread's first and before every thread's last, divided by
+/// those ticks' length. Each thread's IDs increase (the checks make sure), so its ticks come
+/// in order and it counts them as they come.
+pub fn saturation_rate<C: Contender>(c: &C, threads: usize, run: Duration) -> f64 {
+    let spec = c.spec();
+    let runs = on_threads(threads, || {
+        c.with_local(|local| {
+            let deadline = Instant::now() + run;
+            // (tick, IDs minted in it), in order.
+            let mut ticks: Vec<(i64, u64)> = Vec::with_capacity(4096);
+            let mut tick = spec.ticks(c.mint(local));
+            let mut minted = 1;
+            loop {
+                for _ in 0..64 {
+                    let next = spec.ticks(c.mint(local));
+                    if next == tick {
+                        minted += 1;
+                    } else {
+                        ticks.push((tick, minted));
+                        (tick, minted) = (next, 1);
+                    }
+                }
+                if Instant::now() >= deadline {
+                    ticks.push((tick, minted));
+                    return ticks;
+                }
+            }
+        })
+    });
+    let first = runs.iter().map(|(_, _, ticks)| ticks[0].0).max();
+    let last = runs
+        .iter()
+        .map(|(_, _, ticks)| ticks[ticks.len() - 1].0)
+        .min();
+    let (first, last) = (first.expect("one thread"), last.expect("one thread"));
+    assert!(
+        last - first >= 2,
+        "{}: a saturation run of {run:?} spanned no whole tick in which every thread minted",
+        spec.name
+    );
+    let minted: u64 = runs
+        .iter()
+        .flat_map(|(_, _, ticks)| ticks)
+        .filter(|(tick, _)| first < *tick && *tick < last)
+        .map(|(_, minted)| minted)
+        .sum();
+    let whole_ms = ((last - first - 1) as u64 * spec.tick_ms) as f64;
+    minted as f64 * 1000.0 / whole_ms
+}
+
+/// Percentile `q` of sorted `values`.
+pub fn percentile(sorted: &[u64], q: f64) -> u64 {
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// One mint every `pace` ns, `count` times, on this thread: each call's latency, sorted, and
+/// the largest gaps to the wall clock. Panics unless the IDs pass [`check_ids`].
+pub fn paced_run<C: Contender>(
+    c: &C,
+    clock: &quanta::Clock,
+    pace: u64,
+    count: usize,
+) -> (Vec<u64>, Gap) {
+    let spec = c.spec();
+    let mut latencies = Vec::with_capacity(count);
+    let mut ids = Vec::with_capacity(count);
+    let mut gap = Gap::default();
+    c.with_local(|local| {
+        let base = clock.raw();
+        let mut due = 0;
+        for _ in 0..count {
+            while clock.delta_as_nanos(base, clock.raw()) < due {
+                spin_loop();
+            }
+            let start = clock.raw();
+            let id = c.mint(local);
+            let end = clock.raw();
+            gap.record(spec, id, wall_ms());
+            latencies.push(clock.delta_as_nanos(start, end));
+            ids.push(id);
+            // No catching up after a stall: the next mint is one period after this one.
+            due = (due + pace).max(clock.delta_as_nanos(base, end));
+        }
+    });
+    check_ids(spec, "s5 paced", &[ids], gap);
+    latencies.sort_unstable();
+    (latencies, gap)
+}

@@ -1,0 +1,140 @@
+//! The summary printed at the end of a run: markdown tables of figures printed during the run
+//! and of criterion's medians read back from `target/criterion`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::contenders::Spec;
+
+/// A figure of the summary: printed during the run, or criterion's median read at the end.
+pub enum Cell {
+    Text(String),
+    /// The median time per iteration of `group/function/value`, shown as `format` of it.
+    Median {
+        path: String,
+        format: fn(f64) -> String,
+    },
+}
+
+/// One markdown table of the summary.
+struct Table {
+    title: String,
+    /// The header of the first column, which names the rows.
+    rows_are: String,
+    columns: Vec<String>,
+    rows: Vec<(String, BTreeMap<String, Cell>)>,
+}
+
+#[derive(Default)]
+pub struct Summary {
+    tables: Vec<Table>,
+}
+
+impl Summary {
+    pub fn table(&mut self, title: &str, columns: &[String]) -> usize {
+        self.table_of("contender", title, columns)
+    }
+
+    /// A table whose rows are `rows_are` (the header of its first column).
+    pub fn table_of(&mut self, rows_are: &str, title: &str, columns: &[String]) -> usize {
+        self.tables.push(Table {
+            title: title.to_owned(),
+            rows_are: rows_are.to_owned(),
+            columns: columns.to_vec(),
+            rows: Vec::new(),
+        });
+        self.tables.len() - 1
+    }
+
+    pub fn set(&mut self, table: usize, row: &str, column: &str, cell: Cell) {
+        let rows = &mut self.tables[table].rows;
+        let index = match rows.iter().position(|(name, _)| name == row) {
+            Some(index) => index,
+            None => {
+                rows.push((row.to_owned(), BTreeMap::new()));
+                rows.len() - 1
+            }
+        };
+        rows[index].1.insert(column.to_owned(), cell);
+    }
+
+    pub fn print(&self) {
+        let root = criterion_home();
+        println!("\n# Summary (medians of criterion's estimates; printed figures of this run)\n");
+        for table in &self.tables {
+            println!("### {}\n", table.title);
+            println!("| {} | {} |", table.rows_are, table.columns.join(" | "));
+            println!("|---|{}", "---|".repeat(table.columns.len()));
+            for (row, cells) in &table.rows {
+                let shown: Vec<String> = table
+                    .columns
+                    .iter()
+                    .map(|column| match cells.get(column) {
+                        None => String::new(),
+                        Some(Cell::Text(text)) => text.clone(),
+                        Some(Cell::Median { path, format }) => {
+                            median_ns(&root, path).map_or_else(|| "n/a".to_owned(), format)
+                        }
+                    })
+                    .collect();
+                println!("| {row} | {} |", shown.join(" | "));
+            }
+            println!();
+        }
+    }
+}
+
+/// Where criterion writes its estimates, as criterion finds it.
+fn criterion_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(home);
+    }
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| PathBuf::from("target"), PathBuf::from)
+        .join("criterion")
+}
+
+/// The median time per iteration, in ns, criterion estimated for `path` in this run.
+fn median_ns(root: &Path, path: &str) -> Option<f64> {
+    let file = root.join(path).join("new").join("estimates.json");
+    let text = std::fs::read_to_string(file).ok()?;
+    let estimates: serde_json::Value = serde_json::from_str(&text).ok()?;
+    estimates["median"]["point_estimate"].as_f64()
+}
+
+pub fn millions(ids_per_s: f64) -> String {
+    format!("{:.2} M/s", ids_per_s / 1e6)
+}
+
+pub fn percent_of(spec: &Spec, ids_per_s: f64) -> String {
+    spec.ceiling.map_or_else(
+        || "n/a".to_owned(),
+        |ceiling| format!("{:.1}%", 100.0 * ids_per_s / ceiling as f64),
+    )
+}
+
+/// `ns per ID per thread (aggregate)`, for a thread count known at compile time.
+fn per_thread_and_aggregate<const THREADS: u64>(ns: f64) -> String {
+    format!("{ns:.1} ns ({})", millions(THREADS as f64 * 1e9 / ns))
+}
+
+pub fn ns_per_id_of_batch<const BATCH: u64>(ns: f64) -> String {
+    format!("{:.3} ns", ns / BATCH as f64)
+}
+
+pub fn median_cell(path: String, threads: usize) -> Cell {
+    let format: fn(f64) -> String = match threads {
+        1 => per_thread_and_aggregate::<1>,
+        2 => per_thread_and_aggregate::<2>,
+        4 => per_thread_and_aggregate::<4>,
+        8 => per_thread_and_aggregate::<8>,
+        16 => per_thread_and_aggregate::<16>,
+        _ => |ns| format!("{ns:.1} ns per ID per thread"),
+    };
+    Cell::Median { path, format }
+}
+
+/// Column headers from their names.
+pub fn columns(names: &[&str]) -> Vec<String> {
+    names.iter().map(|name| (*name).to_owned()).collect()
+}
