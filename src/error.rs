@@ -88,6 +88,7 @@ pub enum Error {
     },
 
     #[cfg(feature = "etcd")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// An etcd lease configuration (`EtcdConfig`, feature `etcd`) is inconsistent.
     #[error("invalid etcd lease configuration: {reason}")]
     InvalidLeaseConfig {
@@ -96,6 +97,7 @@ pub enum Error {
     },
 
     #[cfg(feature = "etcd")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// An etcd request failed, timed out, or got an answer other than expected.
     #[error("etcd {operation} at {endpoints} failed: {reason}")]
     Etcd {
@@ -108,6 +110,7 @@ pub enum Error {
     },
 
     #[cfg(feature = "etcd")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// Every node ID of a lease's range is held by a live lease.
     #[error(
         "every node id in {range:?} under etcd prefix {prefix:?} is held by a live lease; \
@@ -121,6 +124,7 @@ pub enum Error {
     },
 
     #[cfg(feature = "etcd")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// Fencing: no renewal of the etcd lease was confirmed in time, so the lease may have
     /// expired and another generator may hold the node ID. Minting resumes after a renewal.
     #[error(
@@ -140,6 +144,7 @@ pub enum Error {
     },
 
     #[cfg(feature = "etcd")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// The etcd key of a leased node ID is gone or held by another lease: the generator stops
     /// for good.
     #[error(
@@ -153,6 +158,7 @@ pub enum Error {
     },
 
     #[cfg(feature = "etcd")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// An ID's time reached the high-water mark recorded in etcd: no ID at or above it may be
     /// returned until a renewal raises the mark.
     #[error(

@@ -90,6 +90,8 @@
 
 // One exception, in `clock/cached.rs`: registering the fork handler (see its `// SAFETY:`).
 #![deny(unsafe_code)]
+// docs.rs (`--cfg docsrs`, nightly) marks each feature-gated item with its feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 
 pub mod clock;
@@ -111,8 +113,10 @@ mod time;
 pub use clock::Clock;
 pub use error::{Error, Result};
 #[cfg(feature = "etcd")]
+#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub use external::etcd;
 #[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub use external::serde::serde_id;
 pub use generator::{ClockBehind, Generator, GeneratorBuilder, LocalGenerator, Snapshot};
 pub use id::Id;

@@ -27,6 +27,7 @@ use crate::generator::Snapshot;
 use crate::id::Id;
 use crate::layout::{FieldKind, Layout, LayoutBuilder, LayoutProblem};
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Id {
     /// The decimal string in human-readable formats, the `u64` in binary ones.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -38,6 +39,7 @@ impl Serialize for Id {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Id {
     /// A decimal string or a non-negative integer in human-readable formats, the `u64` in
     /// binary ones.
@@ -105,6 +107,7 @@ fn out_of_range<E: serde::de::Error>(value: impl fmt::Display) -> E {
 }
 
 /// Per-field serde forms of [`Id`], for `#[serde(with = "...")]`.
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod serde_id {
     /// An [`Id`](crate::Id) field as a number: serializes the `u64`, deserializes a number or
     /// a decimal string (like `Id`'s own `Deserialize`).
@@ -317,12 +320,14 @@ impl LayoutDef {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Layout {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         LayoutDef::from(self).serialize(serializer)
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Layout {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         LayoutDef::deserialize(deserializer)?
@@ -331,6 +336,7 @@ impl<'de> Deserialize<'de> for Layout {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Snapshot {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         SnapshotDef {
@@ -350,6 +356,7 @@ impl Serialize for Snapshot {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Snapshot {
     /// Checks the layout and the node names; the state's ranges are checked by
     /// [`Generator::resume`](crate::Generator::resume)'s `build`.

@@ -452,6 +452,7 @@ mod serde_impls {
 
     use super::{SnoId, TEXT_LEN};
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     impl Serialize for SnoId {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let mut buf = [0u8; TEXT_LEN];
@@ -473,6 +474,7 @@ mod serde_impls {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     impl<'de> Deserialize<'de> for SnoId {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SnoId, D::Error> {
             deserializer.deserialize_str(SnoIdVisitor)

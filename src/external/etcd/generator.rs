@@ -72,6 +72,7 @@ use crate::persist::{FencedGenerator, MarkStore, starts_above};
 /// ```
 pub type LeasedGenerator<C> = FencedGenerator<C, EtcdLease>;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 impl MarkStore for EtcdLease {
     /// Checks that the generator carries the leased node ID and could not mint at or below
     /// the mark found at claim time (it was built with [`EtcdLease::resume`]), then raises the
@@ -133,6 +134,7 @@ impl MarkStore for EtcdLease {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 impl<C> FencedGenerator<C, EtcdLease> {
     /// The lease.
     pub fn lease(&self) -> &EtcdLease {
