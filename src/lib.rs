@@ -95,6 +95,8 @@
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 
 pub mod clock;
+/// Guides, doctested: clocks and clock faults, throughput, fleets, text forms and paging, sno.
+pub mod docs;
 pub mod encoding;
 pub mod error;
 mod external;

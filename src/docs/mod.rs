@@ -1,0 +1,29 @@
+// The guides' one-line summary is the doc comment on `pub mod docs` in lib.rs.
+//!
+//! How the parts fit together, for the questions one item's docs cannot answer. This module
+//! holds documentation only: each guide states what the generators do and guarantee in one
+//! situation, links to the items that do it, and runs its examples as doctests. Performance
+//! figures are in `BENCHMARKS.md` at the repository's root, with the machine, date, commit and
+//! command that made them.
+//!
+//! - [`clocks`]: where time comes from, clock faults and the [`ClockBehind`] policies,
+//!   restarts (snapshots and the high-water file), counters and notifications.
+//! - [`throughput`]: past one cache line and one tick: sequence ranges, per-core shards, one
+//!   generator per thread, batches and borrowing.
+//! - [`fleets`]: distinct node IDs across machines: where they come from, and leases from
+//!   etcd.
+//! - [`text_and_paging`]: IDs as text, in JSON, in `BIGINT` columns, and paging by ID.
+//! - [`sno`]: sno's 80-bit IDs.
+//!
+//! [`ClockBehind`]: crate::ClockBehind
+//! [`clocks`]: crate::docs::clocks
+//! [`fleets`]: crate::docs::fleets
+//! [`sno`]: crate::docs::sno
+//! [`text_and_paging`]: crate::docs::text_and_paging
+//! [`throughput`]: crate::docs::throughput
+
+pub mod clocks;
+pub mod fleets;
+pub mod sno;
+pub mod text_and_paging;
+pub mod throughput;
