@@ -1,4 +1,4 @@
-//! The six scenarios of BENCHMARKING.md, snowmint against every peer it names, in one run.
+//! Six scenarios, snowmint against every peer in BENCHMARKS.md, in one run.
 //!
 //! | group or table | scenario | what it measures |
 //! |---|---|---|
