@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::thread;
 
-use snowmint::{ClockBehind, Generator, Id, Layout, Snapshot, layout::PRESET_NAMES};
+use snowmint::{Id, Layout, Snapshot, layout::PRESET_NAMES};
 
 mod support;
 
@@ -141,9 +141,300 @@ fn mint_defaults_to_one_id() {
 }
 
 #[test]
-fn mint_count_zero_prints_nothing() {
-    let output = run(&["mint", "--count", "0"]);
-    assert_eq!(stdout_of(&output), "");
+fn out_of_range_and_negative_numbers_name_the_flag_and_the_range() {
+    // Fixed ranges, checked by the parser: one line, status 2, no usage block.
+    let max = u64::MAX;
+    let cases: &[(&[&str], String)] = &[
+        (
+            &["mint", "--count", "0"],
+            format!("invalid value '0' for '--count <N>': out of range, expected 1..={max}"),
+        ),
+        (
+            &["mint", "--count", "-3"],
+            format!("invalid value '-3' for '--count <N>': out of range, expected 1..={max}"),
+        ),
+        (
+            &["mint", "--count", "x"],
+            format!("invalid value 'x' for '--count <N>': expected a decimal number in 1..={max}"),
+        ),
+        (
+            &["mint", "--layout", "osmium", "--epoch-ms", "-5"],
+            format!("invalid value '-5' for '--epoch-ms <MS>': out of range, expected 0..={max}"),
+        ),
+        (
+            &["mint", "--max-wait-ms", "-1"],
+            format!(
+                "invalid value '-1' for '--max-wait-ms <MS>': out of range, expected 0..={max}"
+            ),
+        ),
+        (
+            &["mint", "--layout", "sno", "--partition", "65536"],
+            "invalid value '65536' for '--partition <N>': out of range, expected 0..=65535"
+                .to_owned(),
+        ),
+        (
+            &["mint", "--layout", "sno", "--meta", "-1"],
+            "invalid value '-1' for '--meta <N>': out of range, expected 0..=255".to_owned(),
+        ),
+    ];
+    for (args, message) in cases {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            format!("snowmint: {message}\n"),
+            "{args:?}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+    // Ranges that depend on the layout, checked once it is known: status 1.
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["mint", "--machine", "-1"],
+            "--machine -1 is out of range for layout twitter (machine: 0..=1023)",
+        ),
+        (
+            &["mint", "--machine", "1024"],
+            "--machine 1024 is out of range for layout twitter (machine: 0..=1023)",
+        ),
+        (
+            &["mint", "--layout", "discord", "--node", "worker=32"],
+            "--node worker 32 is out of range for layout discord (worker: 0..=31)",
+        ),
+        (
+            &["mint", "--node", "region=1"],
+            "--node region 1: layout twitter has no node field region; its node fields are: machine",
+        ),
+        (
+            &["mint", "--machine", "1", "--node", "machine=2"],
+            "--node machine 2: the machine field is given twice",
+        ),
+        (
+            &["mint", "--layout", "mastodon", "--node", "x=1"],
+            "--node x 1: layout mastodon has no node field x; its node fields are: none",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            format!("snowmint: {message}\n"),
+            "{args:?}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn layout_errors_speak_of_flags() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["mint", "--layout", "nanoflake"],
+            "layout nanoflake needs --epoch-ms, its epoch in Unix milliseconds",
+        ),
+        (
+            &["mint", "--on-clock-behind", "tick-tock"],
+            "--on-clock-behind tick-tock needs a layout with a tick-tock bit, and layout twitter has none; give --layout fields with one, e.g. unused:1,time:41,tick-tock,machine:9,sequence:12 with --epoch-ms",
+        ),
+        (
+            &["mint", "--layout", "time:41,sequence:12"],
+            "--layout time:41,sequence:12: an inline layout needs --epoch-ms, its epoch in Unix milliseconds",
+        ),
+        (
+            &[
+                "mint",
+                "--layout",
+                "time:41,machine,sequence:12",
+                "--epoch-ms",
+                "0",
+            ],
+            "--layout time:41,machine,sequence:12: field 2 \"machine\" is not NAME:BITS or tick-tock",
+        ),
+        (
+            &["mint", "--layout", "time:60,sequence:12", "--epoch-ms", "0"],
+            "--layout time:60,sequence:12: the fields add up to 72 bits, expected at most 64",
+        ),
+        (
+            &["mint", "--layout", "twitter", "--tick-ms", "10"],
+            "--tick-ms 10 does not apply to --layout twitter: a preset's tick is fixed; --tick-ms is for inline layouts",
+        ),
+        (
+            &["mint", "--layout", "sno", "--machine", "1"],
+            "node values (--machine, --node, ...) does not apply to --layout sno (sno ids carry --partition and --meta)",
+        ),
+        (
+            &["mint", "--partition", "1"],
+            "--partition 1 is for --layout sno; layout twitter has node fields instead (--node)",
+        ),
+        (
+            &["bounds", "--layout", "nope", "now"],
+            "unknown layout \"nope\"; expected sno, a preset (twitter, discord, instagram, mastodon, sonyflake, nanoflake, snowflake-si, osmium), a JSON layout file, or fields such as unused:1,time:41,machine:10,sequence:12",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            format!("snowmint: {message}\n"),
+            "{args:?}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn an_inline_layout_with_a_tick_tock_bit_mints_with_tick_tock() {
+    let spec = "unused:1,time:41,tick-tock,machine:9,sequence:12";
+    let args = [
+        "mint",
+        "--layout",
+        spec,
+        "--epoch-ms",
+        "1288834974657",
+        "--node",
+        "machine=5",
+        "--on-clock-behind",
+        "tick-tock",
+        "--count",
+        "10",
+    ];
+    let ids = ids_of(&run(&args));
+    assert_eq!(ids.len(), 10);
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{ids:?}");
+    let layout = Layout::builder("custom", 64)
+        .unused(1)
+        .time(41)
+        .tick_tock()
+        .node("machine", 9)
+        .sequence(12)
+        .epoch_ms(1_288_834_974_657)
+        .build()
+        .unwrap();
+    for &id in &ids {
+        let parts = layout.decode(id).unwrap();
+        assert_eq!(
+            (parts.node("machine"), parts.timeline()),
+            (Some(5), Some(0))
+        );
+        assert!(parts.timestamp_ms().abs_diff(now_ms()) < 60_000);
+    }
+    // The same flag decodes them, and a JSON layout file does too.
+    let text: String = ids.iter().map(|id| format!("{id}\n")).collect();
+    let inspected = stdout_of(&run_with_stdin(
+        &["inspect", "--layout", spec, "--epoch-ms", "1288834974657"],
+        &text,
+    ))
+    .to_owned();
+    assert_eq!(inspected.lines().count(), 10);
+    assert!(
+        inspected.lines().all(|line| line.contains("machine=5")),
+        "{inspected}"
+    );
+    let dir = scratch_dir("layout_file");
+    let file = dir.join("layout.json");
+    fs::write(&file, serde_json::to_string(&layout).unwrap()).unwrap();
+    let from_file = stdout_of(&run_with_stdin(
+        &["inspect", "--layout", path_str(&file)],
+        &text,
+    ))
+    .to_owned();
+    assert_eq!(from_file, inspected);
+    let from_file = ids_of(&run(&[
+        "mint",
+        "--layout",
+        path_str(&file),
+        "--node",
+        "machine=7",
+        "--count",
+        "3",
+    ]));
+    assert_eq!(
+        layout.decode(from_file[2]).unwrap().node("machine"),
+        Some(7)
+    );
+    // A region/host layout with 10 ms ticks.
+    let ids = ids_of(&run(&[
+        "mint",
+        "--layout",
+        "time:39,region:4,host:6,sequence:8",
+        "--epoch-ms",
+        "1704067200000",
+        "--tick-ms",
+        "10",
+        "--node",
+        "region=3",
+        "--node",
+        "host=17",
+        "--count",
+        "300",
+    ]));
+    let custom = Layout::builder("custom", 57)
+        .time(39)
+        .node("region", 4)
+        .node("host", 6)
+        .sequence(8)
+        .tick_ms(10)
+        .epoch_ms(1_704_067_200_000)
+        .build()
+        .unwrap();
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 300);
+    let parts = custom.decode(ids[299]).unwrap();
+    assert_eq!(
+        (parts.node("region"), parts.node("host")),
+        (Some(3), Some(17))
+    );
+}
+
+#[test]
+fn sno_mints_sorted_unique_sixteen_character_ids() {
+    let stdout = stdout_of(&run(&["mint", "--layout", "sno", "--count", "1000"])).to_owned();
+    let ids: Vec<&str> = stdout.lines().collect();
+    assert_eq!(ids.len(), 1000);
+    assert!(ids.iter().all(|id| id.len() == 16), "{ids:?}");
+    assert!(
+        ids.windows(2).all(|pair| pair[0] < pair[1]),
+        "not sorted and unique"
+    );
+    let stdout = stdout_of(&run(&[
+        "mint",
+        "--layout",
+        "sno",
+        "--partition",
+        "513",
+        "--meta",
+        "9",
+        "--count",
+        "2",
+    ]))
+    .to_owned();
+    for line in stdout.lines() {
+        let id: snowmint::sno::SnoId = line.parse().unwrap();
+        assert_eq!((id.partition(), id.meta()), (513, 9));
+    }
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for (shell, marker) in [
+        ("bash", "_snowmint()"),
+        ("zsh", "#compdef snowmint"),
+        ("fish", "complete -c snowmint"),
+    ] {
+        let script = stdout_of(&run(&["completions", shell])).to_owned();
+        assert!(script.contains(marker), "{shell}: {script}");
+        assert!(
+            script.contains("inspect") && script.contains("--layout"),
+            "{shell}"
+        );
+    }
+    let output = run(&["completions", "tcsh"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "snowmint: invalid value 'tcsh' for '<SHELL>'; [possible values: bash, zsh, fish]\n"
+    );
 }
 
 /// A `mint` run: the layout, extra flags, and the node values the IDs must carry.
@@ -352,7 +643,6 @@ fn inspect_stops_at_the_first_bad_id_after_printing_the_good_ones() {
 fn usage_errors_keep_clap_status_2() {
     for args in [
         &["mint", "--count", "x"][..],
-        &["mint", "--machine", "-1"],
         &["mint", "--bogus"],
         &["mint", "--on-clock-behind", "bogus"],
         &["mint", "--on-clock-behind", "error", "--max-wait-ms", "5"],
@@ -489,15 +779,16 @@ fn mint_accepts_each_clock_behind_policy_that_fits_the_layout() {
 }
 
 #[test]
-fn tick_tock_on_a_layout_without_the_bit_fails_with_the_librarys_message() {
+fn tick_tock_on_a_layout_without_the_bit_fails_naming_the_flag() {
     let dir = scratch_dir("tick_tock_unsupported");
     let file = dir.join("never.snap");
     for (layout, _) in one_id_of_each_preset() {
-        let expected = Generator::builder(layout)
-            .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 })
-            .build()
-            .unwrap_err()
-            .to_string();
+        let expected = format!(
+            "snowmint: --on-clock-behind tick-tock needs a layout with a tick-tock bit, and \
+             layout {} has none; give --layout fields with one, e.g. \
+             unused:1,time:41,tick-tock,machine:9,sequence:12 with --epoch-ms\n",
+            layout.name()
+        );
         let epoch = layout.epoch_ms().to_string();
         for extra in [
             &[][..],
@@ -518,7 +809,7 @@ fn tick_tock_on_a_layout_without_the_bit_fails_with_the_librarys_message() {
             assert_one_line_error(&args, &output, "tick");
             assert_eq!(
                 String::from_utf8_lossy(&output.stderr),
-                format!("snowmint: {expected}\n"),
+                expected,
                 "{args:?}"
             );
             assert!(output.stdout.is_empty(), "{args:?}");
@@ -639,22 +930,9 @@ fn snapshot_of_a_run_that_minted_nothing_resumes_too() {
     let dir = scratch_dir("snapshot_empty");
     let file = dir.join("discord.snap");
     let f = path_str(&file);
-    let args = [
-        "mint",
-        "--layout",
-        "discord",
-        "--worker",
-        "3",
-        "--count",
-        "0",
-        "--snapshot",
-        f,
-    ];
-    assert_eq!(stdout_of(&run(&args)), "");
-    assert_eq!(
-        snapshot_of(&file),
-        Snapshot::at_mark(Layout::DISCORD, &[("worker", 3), ("process", 0)], None)
-    );
+    // A state written by the library for a generator that has minted nothing.
+    let empty = Snapshot::at_mark(Layout::DISCORD, &[("worker", 3), ("process", 0)], None);
+    fs::write(&file, serde_json::to_string(&empty).unwrap()).unwrap();
     let ids = ids_of(&run(&[
         "mint",
         "--layout",
@@ -677,13 +955,7 @@ fn snapshot_of_a_run_that_minted_nothing_resumes_too() {
 fn snapshot_ahead_of_now(dir: &Path, ahead_ms: u64) -> (PathBuf, u64) {
     let file = dir.join("ahead.snap");
     let _ = fs::remove_file(&file);
-    stdout_of(&run(&[
-        "mint",
-        "--count",
-        "0",
-        "--snapshot",
-        path_str(&file),
-    ]));
+    stdout_of(&run(&["mint", "--snapshot", path_str(&file)]));
     let last_ms = now_ms() + ahead_ms;
     set_snapshot_value(&file, "last_tick", last_ms - Layout::TWITTER.epoch_ms());
     (file, last_ms)

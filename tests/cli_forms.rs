@@ -230,32 +230,40 @@ const TWEET: &str = "1541815603606036480";
 const TWEET_BASE32: &str = "1ASD13XH1F800";
 
 #[test]
-fn inspect_format_base32_prints_what_inspect_of_the_decimal_prints() {
+fn inspect_format_base32_echoes_base32_and_decodes_as_the_decimal_does() {
     assert_eq!(
         Encoding::Base32.encode(TWEET.parse().unwrap()).as_str(),
         TWEET_BASE32
     );
-    for json in [&[][..], &["--json"]] {
-        let mut decimal_args = vec!["inspect", "--layout", "twitter"];
-        decimal_args.extend_from_slice(json);
-        decimal_args.push(TWEET);
-        let decimal = run(&decimal_args);
-        let expected = stdout_of(&decimal);
-        assert!(expected.contains(TWEET), "{expected}");
-        // Lowercase, and with Crockford's I/L and O spellings of 1 and 0, is the same ID.
-        let lowercase = TWEET_BASE32.to_lowercase();
-        let aliased = TWEET_BASE32.replace('1', "L").replace('0', "O");
-        for text in [TWEET_BASE32, &lowercase, &aliased] {
+    // The decimal's line with the ID in base32, and its JSON with "id" in base32 and "decimal"
+    // after it.
+    let decimal = run(&["inspect", "--layout", "twitter", TWEET]);
+    let parts = stdout_of(&decimal)
+        .strip_prefix(TWEET)
+        .expect("the decimal's line starts with it");
+    let text = format!("{TWEET_BASE32}{parts}");
+    let decimal_json = run(&["inspect", "--layout", "twitter", "--json", TWEET]);
+    let decimal_json = stdout_of(&decimal_json);
+    let rest = decimal_json
+        .strip_prefix(&format!("{{\"id\":\"{TWEET}\","))
+        .expect("the decimal's JSON starts with its id");
+    let json = format!("{{\"id\":\"{TWEET_BASE32}\",\"decimal\":\"{TWEET}\",{rest}");
+    // Lowercase, and with Crockford's I/L and O spellings of 1 and 0, is the same ID, echoed in
+    // the form's own spelling.
+    let lowercase = TWEET_BASE32.to_lowercase();
+    let aliased = TWEET_BASE32.replace('1', "L").replace('0', "O");
+    for (flags, expected) in [(&[][..], &text), (&["--json"], &json)] {
+        for id in [TWEET_BASE32, &lowercase, &aliased] {
             let mut args = vec!["inspect", "--format", "base32"];
-            args.extend_from_slice(json);
-            args.push(text);
-            assert_eq!(stdout_of(&run(&args)), expected, "{args:?}");
+            args.extend_from_slice(flags);
+            args.push(id);
+            assert_eq!(stdout_of(&run(&args)), *expected, "{args:?}");
         }
         // From stdin too.
         let mut args = vec!["inspect", "--format", "base32"];
-        args.extend_from_slice(json);
-        let output = run_with_stdin(&args, &format!("{TWEET_BASE32}\n"));
-        assert_eq!(stdout_of(&output), expected, "{args:?} <stdin>");
+        args.extend_from_slice(flags);
+        let output = run_with_stdin(&args, &format!("{lowercase}\n"));
+        assert_eq!(stdout_of(&output), *expected, "{args:?} <stdin>");
     }
 }
 
@@ -446,15 +454,31 @@ fn bounds_layouts() -> Vec<BoundsLayout> {
     ]
 }
 
-/// `bounds FLAGS... TIME`'s two lines, read as `format`.
+/// `bounds FLAGS... TIME`'s bounds, read as `format`.
 fn bounds_of(flags: &[&str], format: Encoding, time: &str) -> (Id, Id) {
+    let (lower, upper, _) = bounds_with_tick(flags, format, time);
+    (lower, upper)
+}
+
+/// `tick START..END (N ms)`, the line `bounds` ends with.
+fn tick_line(start_ms: u64, tick_ms: u64) -> String {
+    format!(
+        "tick {}..{} ({tick_ms} ms)",
+        rfc3339(start_ms),
+        rfc3339(start_ms + tick_ms)
+    )
+}
+
+/// `bounds FLAGS... TIME`'s three lines: the bounds read as `format`, and the tick line.
+fn bounds_with_tick(flags: &[&str], format: Encoding, time: &str) -> (Id, Id, String) {
     let mut args = vec!["bounds"];
     args.extend_from_slice(flags);
     args.push(time);
     let output = run(&args);
     let stdout = stdout_of(&output);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{args:?}: {stdout}");
+    assert_eq!(lines.len(), 3, "{args:?}: {stdout}");
+    assert!(lines[2].starts_with("tick "), "{args:?}: {stdout}");
     assert!(stdout.ends_with('\n'), "{args:?}: {stdout:?}");
     let read = |line: &str, key: &str| {
         let text = line
@@ -467,7 +491,11 @@ fn bounds_of(flags: &[&str], format: Encoding, time: &str) -> (Id, Id) {
         assert_eq!(text, format.encode(id).as_str(), "{args:?}");
         id
     };
-    (read(lines[0], "lower"), read(lines[1], "upper"))
+    (
+        read(lines[0], "lower"),
+        read(lines[1], "upper"),
+        lines[2].to_owned(),
+    )
 }
 
 /// Times, and their Unix milliseconds worked out apart from snowmint.
@@ -490,9 +518,12 @@ fn bounds_are_the_layouts_min_and_max_id_at_the_time() {
             if ms < layout.epoch_ms() {
                 continue;
             }
-            let (lower, upper) = bounds_of(flags, Encoding::Decimal, time);
+            let (lower, upper, tick) = bounds_with_tick(flags, Encoding::Decimal, time);
             assert_eq!(lower, layout.min_id_at(ms).unwrap(), "{flags:?} {time}");
             assert_eq!(upper, layout.max_id_at(ms).unwrap(), "{flags:?} {time}");
+            let tick_ms = layout.tick_ms();
+            let start_ms = ms - (ms - layout.epoch_ms()) % tick_ms;
+            assert_eq!(tick, tick_line(start_ms, tick_ms), "{flags:?} {time}");
             if ms == layout.epoch_ms() {
                 assert_eq!(lower.to_u64(), 0, "{flags:?} {time}");
             }
@@ -503,10 +534,18 @@ fn bounds_are_the_layouts_min_and_max_id_at_the_time() {
 #[test]
 fn bounds_of_a_time_inside_a_sonyflake_tick_are_the_whole_tick() {
     let flags = ["--layout", "sonyflake"];
-    let start = bounds_of(&flags, Encoding::Decimal, "2024-05-01T00:00:00.000Z");
+    let start = bounds_with_tick(&flags, Encoding::Decimal, "2024-05-01T00:00:00.000Z");
+    assert_eq!(
+        start.2,
+        "tick 2024-05-01T00:00:00.000Z..2024-05-01T00:00:00.010Z (10 ms)"
+    );
     for ms in 1..10 {
         let time = format!("2024-05-01T00:00:00.{ms:03}Z");
-        assert_eq!(bounds_of(&flags, Encoding::Decimal, &time), start, "{time}");
+        assert_eq!(
+            bounds_with_tick(&flags, Encoding::Decimal, &time),
+            start,
+            "{time}"
+        );
     }
     let next = bounds_of(&flags, Encoding::Decimal, "2024-05-01T00:00:00.010Z");
     assert_eq!(start.1.to_u64() + 1, next.0.to_u64());
@@ -605,17 +644,19 @@ fn bounds_json_and_format_hex_agree_with_the_plain_output() {
             let output = run(&args);
             let stdout = stdout_of(&output);
             let (lower, upper) = (encoding.encode(plain.0), encoding.encode(plain.1));
+            let start_ms = ms - (ms - layout.epoch_ms()) % layout.tick_ms();
+            let end_ms = start_ms + layout.tick_ms();
             assert_eq!(
                 stdout,
                 format!(
-                    "{{\"layout\":\"{}\",\"timestamp_ms\":{ms},\"lower\":\"{lower}\",\
-                     \"upper\":\"{upper}\"}}\n",
+                    "{{\"layout\":\"{}\",\"timestamp_ms\":{ms},\"tick_start_ms\":{start_ms},\
+                     \"tick_end_ms\":{end_ms},\"lower\":\"{lower}\",\"upper\":\"{upper}\"}}\n",
                     layout.name()
                 ),
                 "{args:?}"
             );
             let object = &json_lines(stdout)[0];
-            assert_eq!(object.as_object().unwrap().len(), 4, "{args:?}");
+            assert_eq!(object.as_object().unwrap().len(), 6, "{args:?}");
         }
     }
 }

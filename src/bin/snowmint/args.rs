@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::layout::{self, Choice};
 use crate::{Cli, Failure};
 
 use clap::error::ErrorKind;
@@ -17,26 +18,71 @@ pub(crate) fn parse_encoding(name: &str) -> Result<Encoding, String> {
         .map_err(|error: snowmint::Error| error.to_string())
 }
 
-/// The layout options shared by both subcommands.
+/// The layout options shared by every subcommand.
 #[derive(Debug, Args)]
 pub(crate) struct LayoutArgs {
-    #[arg(long, value_name = "NAME", default_value = "twitter", help = layout_help())]
+    #[arg(long, value_name = "LAYOUT", default_value = "twitter", help = layout_help())]
     pub(crate) layout: String,
 
-    /// The layout's epoch in Unix milliseconds: required for nanoflake, optional for
-    /// snowflake-si and osmium, refused by the presets with a fixed epoch.
-    #[arg(long, value_name = "MS")]
+    /// The layout's epoch in Unix milliseconds: required for nanoflake and inline layouts,
+    /// optional for snowflake-si and osmium, refused by the presets with a fixed epoch.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true,
+          value_parser = number_in(0, u64::MAX))]
     pub(crate) epoch_ms: Option<u64>,
+
+    /// An inline layout's tick in milliseconds [default: 1].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true,
+          value_parser = number_in(1, u64::MAX))]
+    pub(crate) tick_ms: Option<u64>,
 }
 
 impl LayoutArgs {
-    pub(crate) fn layout(&self) -> Result<Layout, Failure> {
-        Ok(Layout::preset(&self.layout, self.epoch_ms)?)
+    /// What `--layout` names.
+    pub(crate) fn choice(&self) -> Result<Choice, Failure> {
+        layout::resolve(&self.layout, self.epoch_ms, self.tick_ms)
     }
 }
 
 pub(crate) fn layout_help() -> String {
-    format!("The ID layout: {PRESET_NAMES}")
+    format!(
+        "The ID layout: a preset ({PRESET_NAMES}), sno, a JSON layout file (as the library's \
+         Layout serializes), or fields most significant first, NAME:BITS each (unused, time \
+         and sequence are those kinds, any other name a node field) or tick-tock, e.g. \
+         unused:1,time:41,tick-tock,region:4,host:5,sequence:12 with --epoch-ms"
+    )
+}
+
+/// A clap value parser for a decimal integer in `min..=max`; negative numbers and numbers past
+/// `u64::MAX` get the range error too.
+pub(crate) fn number_in(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone {
+    move |text: &str| {
+        let out_of_range = || format!("out of range, expected {min}..={max}");
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("expected a decimal number in {min}..={max}"));
+        }
+        if text.starts_with('-') {
+            return Err(out_of_range());
+        }
+        match text.parse::<u64>() {
+            Ok(value) if (min..=max).contains(&value) => Ok(value),
+            _ => Err(out_of_range()),
+        }
+    }
+}
+
+/// A node value as given: any integer, checked against the layout's field once it is known.
+pub(crate) fn node_value(text: &str) -> Result<i128, String> {
+    text.parse::<i128>()
+        .map_err(|_| "expected a decimal number".to_owned())
+}
+
+/// `--node NAME=VALUE`.
+pub(crate) fn node_assignment(text: &str) -> Result<(String, i128), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| "expected NAME=VALUE, e.g. machine=5".to_owned())?;
+    Ok((name.trim().to_owned(), node_value(value.trim())?))
 }
 
 #[derive(Debug, Args)]
@@ -45,33 +91,51 @@ pub(crate) struct MintArgs {
     pub(crate) layout: LayoutArgs,
 
     /// Machine id (twitter, sonyflake, snowflake-si); 0 when not given.
-    #[arg(long, value_name = "N")]
-    pub(crate) machine: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = node_value)]
+    pub(crate) machine: Option<i128>,
 
     /// Worker id (discord, osmium); 0 when not given.
-    #[arg(long, value_name = "N")]
-    pub(crate) worker: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = node_value)]
+    pub(crate) worker: Option<i128>,
 
     /// Process id (discord, osmium); 0 when not given.
-    #[arg(long, value_name = "N")]
-    pub(crate) process: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = node_value)]
+    pub(crate) process: Option<i128>,
 
     /// Shard id (instagram); 0 when not given.
-    #[arg(long, value_name = "N")]
-    pub(crate) shard: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = node_value)]
+    pub(crate) shard: Option<i128>,
 
     /// Generator id (nanoflake); 0 when not given.
-    #[arg(long, value_name = "N")]
-    pub(crate) generator: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = node_value)]
+    pub(crate) generator: Option<i128>,
+
+    /// A node field's value, for any layout: `--node region=3 --node host=17`. Repeatable;
+    /// 0 for a node field not given.
+    #[arg(long = "node", value_name = "NAME=VALUE", allow_negative_numbers = true,
+          value_parser = node_assignment)]
+    pub(crate) node: Vec<(String, i128)>,
+
+    /// With --layout sno: the partition every ID carries.
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = number_in(0, u64::from(u16::MAX)))]
+    pub(crate) partition: Option<u64>,
+
+    /// With --layout sno: the metabyte every ID carries [default: 0].
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = number_in(0, u64::from(u8::MAX)))]
+    pub(crate) meta: Option<u64>,
 
     /// How many IDs to mint. They are minted in batches: one compare-and-swap reserves up to
     /// a tick's worth.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value = "1", allow_negative_numbers = true,
+          value_parser = number_in(1, u64::MAX))]
     pub(crate) count: u64,
 
-    #[arg(long, value_name = "FORM", default_value = "decimal", value_parser = parse_encoding,
-          help = format!("The text form of the IDs printed: {FORMS}"))]
-    pub(crate) format: Encoding,
+    #[arg(long, value_name = "FORM", value_parser = parse_encoding,
+          help = format!("The text form of the IDs printed: {FORMS} [default: decimal]; sno \
+                          ids have one text form"))]
+    pub(crate) format: Option<Encoding>,
 
     /// What to do when the clock reads behind the last minted time (after resuming a
     /// snapshot saved on a host whose clock was ahead, say).
@@ -80,7 +144,8 @@ pub(crate) struct MintArgs {
 
     /// For `wait` and `tick-tock`: the longest wait for the clock to catch up, and the
     /// largest regression waited out, in milliseconds [default: 1000].
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true,
+          value_parser = number_in(0, u64::MAX))]
     pub(crate) max_wait_ms: Option<u64>,
 
     /// Resume from the snapshot in FILE if it exists (node flags then default to its values),
@@ -100,7 +165,8 @@ pub(crate) struct MintArgs {
     pub(crate) prefix: Option<String>,
 
     /// With --etcd: the lease's time to live in seconds; --max-wait-ms then defaults to it.
-    #[arg(long, value_name = "S", requires = "etcd", default_value_t = 10)]
+    #[arg(long, value_name = "S", requires = "etcd", default_value = "10",
+          allow_negative_numbers = true, value_parser = number_in(1, u64::MAX))]
     pub(crate) ttl: u64,
 }
 
@@ -121,18 +187,75 @@ pub(crate) enum Policy {
 pub(crate) const DEFAULT_MAX_WAIT_MS: u64 = 1_000;
 
 impl MintArgs {
-    /// The node flags given, by field name.
-    pub(crate) fn nodes(&self) -> Vec<(&'static str, u64)> {
-        [
+    /// The node values given (the preset flags and `--node`), by the layout's field names,
+    /// each checked against its field.
+    pub(crate) fn nodes(&self, layout: &Layout) -> Result<Vec<(&'static str, u64)>, Failure> {
+        let flags = [
             ("machine", self.machine),
             ("worker", self.worker),
             ("process", self.process),
             ("shard", self.shard),
             ("generator", self.generator),
-        ]
-        .into_iter()
-        .filter_map(|(name, value)| Some((name, value?)))
-        .collect()
+        ];
+        let given = flags
+            .into_iter()
+            .filter_map(|(name, value)| Some((format!("--{name}"), name.to_owned(), value?)))
+            .chain(self.node.iter().map(|(name, value)| {
+                (
+                    format!("--node {}", layout::bounded(name)),
+                    name.clone(),
+                    *value,
+                )
+            }));
+        let mut nodes: Vec<(&'static str, u64)> = Vec::new();
+        for (flag, name, value) in given {
+            let Some(field) = layout.node_field(&name) else {
+                let fields: Vec<&str> = layout.node_fields().map(|field| field.name()).collect();
+                return Err(Failure::Input(format!(
+                    "{flag} {value}: layout {} has no node field {}; its node fields are: {}",
+                    layout.name(),
+                    layout::bounded(&name),
+                    if fields.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        fields.join(", ")
+                    }
+                )));
+            };
+            let max = field.max();
+            let value = u64::try_from(value)
+                .ok()
+                .filter(|&value| value <= max)
+                .ok_or_else(|| {
+                    Failure::Input(format!(
+                        "{flag} {value} is out of range for layout {} ({}: 0..={max})",
+                        layout.name(),
+                        field.name()
+                    ))
+                })?;
+            if nodes.iter().any(|&(seen, _)| seen == field.name()) {
+                return Err(Failure::Input(format!(
+                    "{flag} {value}: the {} field is given twice",
+                    field.name()
+                )));
+            }
+            nodes.push((field.name(), value));
+        }
+        Ok(nodes)
+    }
+
+    /// Whether any node value was given.
+    pub(crate) fn has_nodes(&self) -> bool {
+        !self.node.is_empty()
+            || [
+                self.machine,
+                self.worker,
+                self.process,
+                self.shard,
+                self.generator,
+            ]
+            .iter()
+            .any(Option::is_some)
     }
 
     /// The clock-behind policy; `--max-wait-ms` with `error`, which never waits, is a usage
@@ -157,14 +280,15 @@ impl MintArgs {
     }
 }
 
-/// Exits as clap does for a usage error found after parsing, with `mint`'s usage.
+/// Exits as for a usage error clap found, with `mint`'s usage.
 pub(crate) fn usage_error(kind: ErrorKind, message: &str) -> ! {
     let mut command = Cli::command();
     command.build();
     let mint = command
         .find_subcommand_mut("mint")
         .expect("the mint subcommand");
-    mint.error(kind, message).exit()
+    let error = mint.error(kind, message);
+    std::process::exit(i32::from(crate::report_usage(&error)))
 }
 
 #[derive(Debug, Args)]
@@ -172,15 +296,21 @@ pub(crate) struct InspectArgs {
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
 
-    /// Print one JSON object per ID (the id itself as a string).
+    /// Print one JSON object per ID: "id" in the form read, "decimal" too when that is not
+    /// decimal, then the ID's parts.
     #[arg(long)]
     pub(crate) json: bool,
 
     #[arg(long, value_name = "FORM", value_parser = parse_encoding,
-          help = format!("The text form of the IDs read: {FORMS} [default: decimal]; with \
-                          --layout sno, IDs are sno's 16-character text and --format does not \
-                          apply"))]
+          help = format!("The text form of the IDs read: {FORMS} [default: decimal]; hex may \
+                          have a 0x prefix and fewer than 16 digits; with --layout sno, IDs are \
+                          sno's 16-character text and --format does not apply"))]
     pub(crate) format: Option<Encoding>,
+
+    /// Report each bad ID on stderr and carry on, exiting with status 1 at the end if any was
+    /// bad; without it, the first bad ID ends the run.
+    #[arg(long)]
+    pub(crate) keep_going: bool,
 
     /// IDs to decode; with none, IDs are read from stdin, one per line.
     #[arg(value_name = "ID", allow_negative_numbers = true)]
@@ -190,12 +320,33 @@ pub(crate) struct InspectArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ConvertArgs {
     #[arg(long, value_name = "FORM", default_value = "decimal", value_parser = parse_encoding,
-          help = format!("The text form of the IDs read: {FORMS}"))]
+          help = format!("The text form of the IDs read: {FORMS}; hex may have a 0x prefix \
+                          and fewer than 16 digits"))]
     pub(crate) from: Encoding,
 
     #[arg(long, value_name = "FORM", value_parser = parse_encoding,
           help = format!("The text form to write: {FORMS}"))]
     pub(crate) to: Encoding,
+
+    /// Check that each ID fits this layout (as `--layout` elsewhere: a preset, a JSON layout
+    /// file or fields); without it, any 64-bit ID converts.
+    #[arg(long, value_name = "LAYOUT")]
+    pub(crate) layout: Option<String>,
+
+    /// With --layout: its epoch in Unix milliseconds, as elsewhere.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, requires = "layout",
+          value_parser = number_in(0, u64::MAX))]
+    pub(crate) epoch_ms: Option<u64>,
+
+    /// With --layout: an inline layout's tick in milliseconds [default: 1].
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, requires = "layout",
+          value_parser = number_in(1, u64::MAX))]
+    pub(crate) tick_ms: Option<u64>,
+
+    /// Report each bad ID on stderr and carry on, exiting with status 1 at the end if any was
+    /// bad; without it, the first bad ID ends the run.
+    #[arg(long)]
+    pub(crate) keep_going: bool,
 
     /// IDs to convert; with none, IDs are read from stdin, one per line.
     #[arg(value_name = "ID", allow_negative_numbers = true)]
@@ -207,16 +358,18 @@ pub(crate) struct BoundsArgs {
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
 
-    #[arg(long, value_name = "FORM", default_value = "decimal", value_parser = parse_encoding,
-          help = format!("The text form of the bounds printed: {FORMS}"))]
-    pub(crate) format: Encoding,
+    #[arg(long, value_name = "FORM", value_parser = parse_encoding,
+          help = format!("The text form of the bounds printed: {FORMS} [default: decimal]; \
+                          sno ids have one text form"))]
+    pub(crate) format: Option<Encoding>,
 
-    /// Print one JSON object: the layout, the time in Unix milliseconds, and the bounds as
-    /// strings.
+    /// Print one JSON object: the layout, the time and the tick holding it (start, and end
+    /// exclusive) in Unix milliseconds, and the bounds as strings.
     #[arg(long)]
     pub(crate) json: bool,
 
-    /// An RFC 3339 time, e.g. 2024-05-01T12:00:00Z or 2024-05-01T14:00:00.250+02:00.
+    /// The time: `now`, Unix milliseconds (e.g. 1714521600000), or RFC 3339 (e.g.
+    /// 2024-05-01T12:00:00Z or 2024-05-01T14:00:00.250+02:00).
     #[arg(value_name = "TIME")]
     pub(crate) time: String,
 }

@@ -1,29 +1,37 @@
 //! `snowmint inspect`, `convert` and `bounds`: IDs read from arguments or stdin.
 
+use std::fmt;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
 use crate::Failure;
 use crate::args::{BoundsArgs, ConvertArgs, InspectArgs};
-use crate::output::{write_json, write_json_string};
-use crate::time::parse_rfc3339;
+use crate::layout::{self, Choice};
+use crate::output::{BoundsJson, Decoded, Sno, write_json_line};
+use crate::time::{Rfc3339, parse_time};
 
-use snowmint::sno::SnoId;
+use snowmint::{
+    Id,
+    encoding::Encoding,
+    sno::{SnoGenerator, SnoId},
+};
 
 pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
-    if args.layout.layout == "sno" {
-        return inspect_sno(args);
-    }
-    let layout = args.layout.layout()?;
-    let format = args.format.unwrap_or_default();
-    for_each_id(&args.ids, |out, text| {
-        let parts = match format.decode(text).and_then(|id| layout.decode(id)) {
+    let layout = match args.layout.choice()? {
+        Choice::Ids(layout) => layout,
+        Choice::Sno => return inspect_sno(args),
+    };
+    let form = args.format.unwrap_or_default();
+    for_each_id(&args.ids, args.keep_going, |out, text| {
+        let decoded = read_id(form, text).and_then(|id| Ok(layout.decode(id)?));
+        let parts = match decoded {
             Ok(parts) => parts,
             Err(error) => return Ok(Err(error)),
         };
+        let decoded = Decoded { form, parts };
         if args.json {
-            write_json(out, &parts)?;
+            write_json_line(out, &decoded)?;
         } else {
-            writeln!(out, "{parts}")?;
+            writeln!(out, "{decoded}")?;
         }
         Ok(Ok(()))
     })
@@ -37,43 +45,39 @@ pub(crate) fn inspect_sno(args: &InspectArgs) -> Result<(), Failure> {
              characters of 23456789abcdefghijklmnopqrstuvwx"
         )));
     }
-    if let Some(epoch_ms) = args.layout.epoch_ms {
-        return Err(Failure::Input(format!(
-            "layout sno has the fixed epoch {} ms (2010-01-01T00:00:00Z) and does not take \
-             --epoch-ms {epoch_ms}",
-            SnoId::EPOCH_MS
-        )));
-    }
-    for_each_id(&args.ids, |out, text| {
+    for_each_id(&args.ids, args.keep_going, |out, text| {
         let id = match text.parse::<SnoId>() {
-            Ok(id) => id,
-            Err(error) => return Ok(Err(error)),
+            Ok(id) => Sno(id),
+            Err(error) => return Ok(Err(error.into())),
         };
-        let (tick, meta, partition, sequence) =
-            (id.tick(), id.meta(), id.partition(), id.sequence());
         if args.json {
-            writeln!(
-                out,
-                "{{\"id\":\"{id}\",\"layout\":\"sno\",\"timestamp_ms\":{},\"time\":\"{}\",\
-                 \"tick\":{tick},\"meta\":{meta},\"partition\":{partition},\
-                 \"sequence\":{sequence}}}",
-                id.timestamp_ms(),
-                id.time_rfc3339(),
-            )?;
+            write_json_line(out, &id)?;
         } else {
-            writeln!(
-                out,
-                "{id} (sno {} tick={tick} meta={meta} partition={partition} sequence={sequence})",
-                id.time_rfc3339(),
-            )?;
+            writeln!(out, "{id}")?;
         }
         Ok(Ok(()))
     })
 }
 
 pub(crate) fn convert(args: &ConvertArgs) -> Result<(), Failure> {
-    for_each_id(&args.ids, |out, text| {
-        let id = match args.from.decode(text) {
+    // With --layout, each ID must fit it.
+    let layout = match &args.layout {
+        None => None,
+        Some(value) => match layout::resolve(value, args.epoch_ms, args.tick_ms)? {
+            Choice::Ids(layout) => Some(layout),
+            Choice::Sno => {
+                return Err(Failure::Input(
+                    "convert does not apply to --layout sno: sno ids have one text form".to_owned(),
+                ));
+            }
+        },
+    };
+    for_each_id(&args.ids, args.keep_going, |out, text| {
+        let id = read_id(args.from, text).and_then(|id| match layout {
+            Some(layout) => Ok(layout.decode(id)?.id()),
+            None => Ok(id),
+        });
+        let id = match id {
             Ok(id) => id,
             Err(error) => return Ok(Err(error)),
         };
@@ -82,39 +86,139 @@ pub(crate) fn convert(args: &ConvertArgs) -> Result<(), Failure> {
     })
 }
 
+/// Reads an ID in `form` with the library's parser. Hex may also be written with a `0x` or
+/// `0X` prefix and fewer than 16 digits (`0x1565a11f6217a000`, `1565a11f6217a00`): such text
+/// is zero-padded to the library's 16 digits first. Other text goes to the library as given,
+/// so its error names what was typed.
+pub(crate) fn read_id(form: Encoding, text: &str) -> Result<Id, Failure> {
+    const WIDTH: usize = 16;
+    if form == Encoding::Hex {
+        let digits = text
+            .strip_prefix("0x")
+            .or_else(|| text.strip_prefix("0X"))
+            .unwrap_or(text);
+        if (1..=WIDTH).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let mut padded = [b'0'; WIDTH];
+            padded[WIDTH - digits.len()..].copy_from_slice(digits.as_bytes());
+            let padded = std::str::from_utf8(&padded).expect("ASCII hex digits");
+            return form.decode(padded).map_err(Failure::from);
+        }
+        return Err(Failure::Input(format!(
+            "{:?} is not a hex id: expected 1 to {WIDTH} hex digits, optionally after 0x",
+            crate::layout::bounded(text)
+        )));
+    }
+    form.decode(text).map_err(Failure::from)
+}
+
 pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
-    let layout = args.layout.layout()?;
-    let unix_ms = parse_rfc3339(&args.time)
+    let choice = args.layout.choice()?;
+    let unix_ms = parse_time(&args.time)
         .map_err(|problem| Failure::Input(format!("invalid time {:?}: {problem}", args.time)))?;
-    let lower = args.format.encode(layout.min_id_at(unix_ms)?);
-    let upper = args.format.encode(layout.max_id_at(unix_ms)?);
+    let (name, tick_ms, lower, upper) = match choice {
+        Choice::Ids(layout) => {
+            let form = args.format.unwrap_or_default();
+            let lower = form.encode(layout.min_id_at(unix_ms)?).to_string();
+            let upper = form.encode(layout.max_id_at(unix_ms)?).to_string();
+            (layout.name(), layout.tick_ms(), lower, upper)
+        }
+        Choice::Sno => {
+            if let Some(format) = args.format {
+                return Err(Failure::Input(format!(
+                    "--format {format} does not apply to --layout sno: sno ids have one text form"
+                )));
+            }
+            // Every ID of the time's 4 ms unit: both timelines, every metabyte, partition and
+            // sequence.
+            let lower = SnoId::compose(unix_ms, 0, 0, 0, 0)?;
+            let upper = SnoId::compose(unix_ms, 1, u8::MAX, u16::MAX, u16::MAX)?;
+            let unit = SnoGenerator::LAYOUT.tick_ms();
+            ("sno", unit, lower.to_string(), upper.to_string())
+        }
+    };
+    // The tick holding the time: every time in it has these bounds.
+    let tick_start_ms = unix_ms - (unix_ms - epoch_of(choice)) % tick_ms;
+    let tick_end_ms = tick_start_ms.saturating_add(tick_ms);
     let mut out = io::stdout().lock();
     if args.json {
-        write!(out, "{{\"layout\":")?;
-        write_json_string(&mut out, layout.name())?;
+        let json = BoundsJson {
+            layout: name,
+            timestamp_ms: unix_ms,
+            tick_start_ms,
+            tick_end_ms,
+            lower: lower.as_str(),
+            upper: upper.as_str(),
+        };
+        write_json_line(&mut out, &json)?;
+    } else {
         writeln!(
             out,
-            ",\"timestamp_ms\":{unix_ms},\"lower\":\"{lower}\",\"upper\":\"{upper}\"}}"
+            "lower {lower}\nupper {upper}\ntick {}..{} ({} ms)",
+            Rfc3339(tick_start_ms),
+            Rfc3339(tick_end_ms),
+            tick_ms
         )?;
-    } else {
-        writeln!(out, "lower {lower}\nupper {upper}")?;
     }
     out.flush()?;
     Ok(())
 }
 
+/// The epoch ticks are counted from.
+fn epoch_of(choice: Choice) -> u64 {
+    match choice {
+        Choice::Ids(layout) => layout.epoch_ms(),
+        Choice::Sno => SnoId::EPOCH_MS,
+    }
+}
+
+/// Where an ID was read, for the message of a bad one: `line 3` of stdin or `argument 2`
+/// (both counted from 1, blank lines included).
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    Line(u64),
+    Argument(usize),
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Line(n) => write!(f, "line {n}"),
+            Place::Argument(n) => write!(f, "argument {n}"),
+        }
+    }
+}
+
 /// Runs `handle` on each ID: the arguments, or with none the non-blank lines of stdin
 /// (trimmed), flushing when no more input is waiting. `handle`'s outer error is output
-/// failing, its inner one a bad ID, which stops the run after what was printed is flushed.
+/// failing, its inner one a bad ID, reported as `<place>: <error>`.
+///
+/// A bad ID stops the run after what was printed is flushed; with `keep_going` it is reported
+/// on stderr at once, the run goes on, and at the end the process exits with status 1.
 pub(crate) fn for_each_id(
     ids: &[String],
-    mut handle: impl FnMut(&mut dyn Write, &str) -> io::Result<Result<(), snowmint::Error>>,
+    keep_going: bool,
+    mut handle: impl FnMut(&mut dyn Write, &str) -> io::Result<Result<(), Failure>>,
 ) -> Result<(), Failure> {
     let mut out = BufWriter::new(io::stdout().lock());
+    let mut any_bad = false;
+    let mut each = |out: &mut BufWriter<_>, place: Place, text: &str| -> Result<(), Failure> {
+        let Err(error) = handle(out, text)? else {
+            return Ok(());
+        };
+        let failure = Failure::Input(format!("{place}: {error}"));
+        if !keep_going {
+            return fail_after_flush(out, failure);
+        }
+        // What was printed before it first, so a terminal shows the two in order.
+        out.flush()?;
+        eprintln!("snowmint: {failure}");
+        any_bad = true;
+        Ok(())
+    };
     if ids.is_empty() {
         let mut input = BufReader::new(io::stdin().lock());
         let mut line = Vec::new();
-        loop {
+        for number in 1.. {
             line.clear();
             if input.read_until(b'\n', &mut line)? == 0 {
                 break;
@@ -122,9 +226,7 @@ pub(crate) fn for_each_id(
             let text = String::from_utf8_lossy(&line);
             let text = text.trim();
             if !text.is_empty() {
-                if let Err(error) = handle(&mut out, text)? {
-                    return fail_after_flush(&mut out, error);
-                }
+                each(&mut out, Place::Line(number), text)?;
             }
             // Nothing more is waiting: show what we have (for interactive use).
             if input.buffer().is_empty() {
@@ -132,20 +234,22 @@ pub(crate) fn for_each_id(
             }
         }
     } else {
-        for text in ids {
-            if let Err(error) = handle(&mut out, text)? {
-                return fail_after_flush(&mut out, error);
-            }
+        for (number, text) in (1..).zip(ids) {
+            each(&mut out, Place::Argument(number), text)?;
         }
     }
     out.flush()?;
+    if any_bad {
+        // Each bad ID has had its line on stderr: only the status is left to give.
+        return Err(Failure::Reported);
+    }
     Ok(())
 }
 
 /// Flushes what was printed before `error`, then reports it.
 pub(crate) fn fail_after_flush(
     out: &mut impl Write,
-    error: snowmint::Error,
+    error: impl Into<Failure>,
 ) -> Result<(), Failure> {
     match out.flush() {
         // A reader that went away does not hide the bad input.

@@ -7,12 +7,25 @@
 //! snowmint mint --format base62 --count 2 | snowmint convert --from base62 --to hex
 //! snowmint mint --etcd http://127.0.0.1:2379 --prefix /snowmint/orders/ --ttl 10 --count 100
 //! snowmint inspect --layout sno 6ac1ekc2c22222t2
+//! snowmint mint --layout 'time:41,region:4,host:6,sequence:12' --epoch-ms 1704067200000 \
+//!     --node region=3 --node host=17
 //! snowmint bounds --layout discord 2024-05-01T00:00:00Z
+//! snowmint completions bash
 //! ```
 //!
-//! Errors print one line, `snowmint: <message>`, on stderr and exit with status 1 (usage
-//! errors found by clap keep clap's status 2). A closed stdout (`snowmint mint | head -1`)
-//! ends the program quietly with status 0.
+//! Errors print one line, `snowmint: <message>`, on stderr. A command line the parser refuses
+//! (an unknown flag, a value that is not a number or outside its fixed range) exits with
+//! status 2, and for a usage error clap's usage block follows; input that parses but does not
+//! fit (a node value outside the layout's range, a bad ID, a corrupt file) exits with
+//! status 1. A closed stdout (`snowmint mint | head -1`) ends the program quietly with
+//! status 0.
+//!
+//! # Layouts
+//!
+//! `--layout` takes a preset name, `sno`, a JSON layout file, or an inline spec of fields,
+//! most significant first (`unused:1,time:41,tick-tock,region:4,host:5,sequence:12`, with
+//! `--epoch-ms` and optionally `--tick-ms`): see `layout.rs`. Node values are given with
+//! `--node NAME=VALUE` for any layout, or the presets' flags (`--machine`, ...).
 //!
 //! # Leased node IDs
 //!
@@ -35,6 +48,7 @@
 
 mod args;
 mod inspect;
+mod layout;
 mod mint;
 mod output;
 mod snapshot;
@@ -61,6 +75,8 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+// Parsed once per run: boxing the largest would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Mint IDs and print them, one per line (in decimal unless --format says otherwise).
     #[command(after_long_help = SNAPSHOT_FORMAT)]
@@ -72,6 +88,36 @@ enum Command {
     /// The smallest and the largest ID a layout can mint at a time, for paging by ID: the IDs
     /// minted in [t0, t1) are those with lower(t0) <= id < lower(t1).
     Bounds(BoundsArgs),
+    /// Print a completion script for SHELL: `snowmint completions bash > ~/.local/share/\
+    /// bash-completion/completions/snowmint`, or zsh into a directory on `$fpath` as
+    /// `_snowmint`, or fish into `~/.config/fish/completions/snowmint.fish`.
+    Completions {
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: Shell,
+    },
+}
+
+/// The shells `snowmint completions` writes for.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+/// Writes `shell`'s completion script for the whole command line to stdout.
+fn completions(shell: Shell) -> Result<(), Failure> {
+    use clap::CommandFactory;
+    use clap_complete::{Shell as Target, generate};
+    let target = match shell {
+        Shell::Bash => Target::Bash,
+        Shell::Zsh => Target::Zsh,
+        Shell::Fish => Target::Fish,
+    };
+    let mut out = io::stdout().lock();
+    generate(target, &mut Cli::command(), "snowmint", &mut out);
+    io::Write::flush(&mut out)?;
+    Ok(())
 }
 
 /// Why a command stopped.
@@ -87,6 +133,9 @@ enum Failure {
     /// A command-line value the library does not check (a time, a flag that does not apply):
     /// what and why.
     Input(String),
+    /// Every problem has had its line on stderr already (`--keep-going`): only the status is
+    /// left to give.
+    Reported,
 }
 
 impl Failure {
@@ -138,25 +187,84 @@ impl fmt::Display for Failure {
                 write!(f, "snapshot {}: {problem}", path.display())
             }
             Failure::Input(problem) => f.write_str(problem),
+            Failure::Reported => f.write_str("bad input, reported above"),
         }
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return ExitCode::from(report_usage(&error)),
+    };
     let result = match cli.command {
         Command::Mint(args) => mint(&args),
         Command::Inspect(args) => inspect(&args),
         Command::Convert(args) => convert(&args),
         Command::Bounds(args) => bounds(&args),
+        Command::Completions { shell } => completions(shell),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away (`snowmint mint | head -1`): nothing left to do.
         Err(Failure::Io(error)) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Reported) => ExitCode::FAILURE,
         Err(failure) => {
             eprintln!("snowmint: {failure}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Reports an error clap found in the command line: help and version as clap prints them;
+/// otherwise one line, `snowmint: <message>`, followed by clap's usage block only for a
+/// usage error (a flag unknown, missing or conflicting), not for a bad value. Returns the
+/// exit status: 2 for an error, 0 for help and version.
+fn report_usage(error: &clap::Error) -> u8 {
+    use clap::error::ErrorKind;
+    let status = u8::try_from(error.exit_code()).unwrap_or(2);
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) || !error.use_stderr()
+    {
+        let _ = error.print();
+        return status;
+    }
+    let rendered = error.render().to_string();
+    let mut lines = rendered.lines();
+    let first = lines.next().unwrap_or_default();
+    if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = error.print();
+        return status;
+    }
+    // The lines right under the message (possible values, a tip) join it on its line.
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+    for detail in lines
+        .by_ref()
+        .map(str::trim)
+        .take_while(|line| !line.is_empty())
+    {
+        message += "; ";
+        message += detail;
+    }
+    eprintln!("snowmint: {message}");
+    let usage = matches!(
+        error.kind(),
+        ErrorKind::UnknownArgument
+            | ErrorKind::InvalidSubcommand
+            | ErrorKind::MissingRequiredArgument
+            | ErrorKind::MissingSubcommand
+            | ErrorKind::ArgumentConflict
+            | ErrorKind::NoEquals
+            | ErrorKind::TooManyValues
+            | ErrorKind::TooFewValues
+            | ErrorKind::WrongNumberOfValues
+    );
+    if usage {
+        for line in lines {
+            eprintln!("{line}");
+        }
+    }
+    status
 }

@@ -8,21 +8,47 @@ use crate::args::MintArgs;
 use crate::inspect::fail_after_flush;
 use crate::snapshot::{SnapshotStore, load_snapshot, save_snapshot};
 
+use crate::layout::Choice;
+
 use snowmint::persist::FencedGenerator;
+use snowmint::sno::{SnoGenerator, SnoId};
 use snowmint::{
     ClockBehind, Generator, GeneratorBuilder, Id, Layout, Snapshot, encoding::Encoding,
 };
 
 pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
-    let layout = args.layout.layout()?;
-    let nodes = args.nodes();
+    let layout = match args.layout.choice()? {
+        Choice::Ids(layout) => layout,
+        Choice::Sno => return mint_sno(args),
+    };
+    for (flag, given) in [("--partition", args.partition), ("--meta", args.meta)] {
+        if let Some(value) = given {
+            return Err(Failure::Input(format!(
+                "{flag} {value} is for --layout sno; layout {} has node fields instead (--node)",
+                layout.name()
+            )));
+        }
+    }
+    let nodes = args.nodes(&layout)?;
     let policy = args.policy();
+    if let (ClockBehind::TickTock { .. }, None) = (policy, layout.tick_tock_field()) {
+        return Err(Failure::Input(format!(
+            "--on-clock-behind tick-tock needs a layout with a tick-tock bit, and layout {} has \
+             none; give --layout fields with one, e.g. unused:1,time:41,tick-tock,machine:9,\
+             sequence:12 with --epoch-ms",
+            layout.name()
+        )));
+    }
     if let Some(endpoints) = &args.etcd {
         return mint_leased(args, layout, &nodes, endpoints, policy);
     }
     let Some(path) = &args.snapshot else {
         let generator = fresh(layout, &nodes).on_clock_behind(policy).build()?;
-        return mint_ids(|out| generator.mint_batch(out), args.count, args.format);
+        return mint_ids(
+            |out| generator.mint_batch(out),
+            args.count,
+            args.format.unwrap_or_default(),
+        );
     };
 
     let builder = match load_snapshot(path)? {
@@ -45,8 +71,12 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let store = SnapshotStore::new(path, layout, &generator.snapshot().nodes);
     let generator = FencedGenerator::<_, SnapshotStore>::new(generator, store)?;
     // The file holds a state above every ID before it is printed; a failed write stops minting.
-    let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format)
-        .map_err(|failure| failure.in_snapshot(path));
+    let minted = mint_ids(
+        |out| generator.mint_batch(out),
+        args.count,
+        args.format.unwrap_or_default(),
+    )
+    .map_err(|failure| failure.in_snapshot(path));
     // The exact state, whatever happened: IDs may have been printed before an error or a
     // closed stdout. If this write fails, the state written ahead stays, above every ID.
     let exact = generator.generator().snapshot();
@@ -64,6 +94,45 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
             format_args!("{error}; minting had stopped on: {failure}"),
         )),
     }
+}
+
+/// `mint --layout sno`: sno's 16-character IDs, with `--partition` and `--meta`.
+pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
+    let refused = [
+        ("--snapshot", args.snapshot.is_some()),
+        ("--etcd", args.etcd.is_some()),
+        ("--format", args.format.is_some()),
+        ("node values (--machine, --node, ...)", args.has_nodes()),
+    ];
+    if let Some((flag, _)) = refused.into_iter().find(|&(_, given)| given) {
+        return Err(Failure::Input(format!(
+            "{flag} does not apply to --layout sno (sno ids carry --partition and --meta)"
+        )));
+    }
+    // Both checked by their parsers: a partition fits 16 bits, a metabyte 8.
+    let partition = u16::try_from(args.partition.unwrap_or(0)).unwrap_or(u16::MAX);
+    let meta = u8::try_from(args.meta.unwrap_or(0)).unwrap_or(u8::MAX);
+    let generator = SnoGenerator::builder()
+        .partition(partition)
+        .meta(meta)
+        .on_clock_behind(args.policy())
+        .build()?;
+    let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let mut batch = [SnoId::default(); BATCH];
+    let mut left = args.count;
+    while left > 0 {
+        let want = usize::try_from(left).map_or(BATCH, |left| left.min(BATCH));
+        let minted = match generator.mint_batch(&mut batch[..want]) {
+            Ok(minted) => minted,
+            Err(error) => return fail_after_flush(&mut out, error),
+        };
+        for &id in &batch[..minted] {
+            writeln!(out, "{id}")?;
+        }
+        left -= minted as u64;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// `mint --etcd`: leases the layout's first node field for the run, mints, and releases the
@@ -86,7 +155,11 @@ pub(crate) fn mint_leased(
     let lease = EtcdLease::claim(&config)?;
     let builder = with_nodes(lease.resume(layout, field.name()), nodes);
     let generator = LeasedGenerator::new(builder.on_clock_behind(policy).build()?, lease)?;
-    let minted = mint_ids(|out| generator.mint_batch(out), args.count, args.format);
+    let minted = mint_ids(
+        |out| generator.mint_batch(out),
+        args.count,
+        args.format.unwrap_or_default(),
+    );
     let released = generator.shutdown().map_err(Failure::from);
     minted.and(released)
 }

@@ -1,4 +1,29 @@
-//! RFC 3339 times on the command line, to Unix milliseconds.
+//! Times on the command line, to Unix milliseconds, and Unix milliseconds back to RFC 3339.
+
+use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Unix milliseconds from a time on the command line: `now` (the wall clock), Unix
+/// milliseconds (all digits), or RFC 3339 (as [`parse_rfc3339`] reads it).
+pub(crate) fn parse_time(text: &str) -> Result<u64, String> {
+    if text == "now" {
+        let since_epoch = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_err(|_| "the wall clock reads before 1970-01-01T00:00:00Z".to_owned())?;
+        return u64::try_from(since_epoch.as_millis())
+            .map_err(|_| "the wall clock reads past the last Unix millisecond".to_owned());
+    }
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().map_err(|_| {
+            format!(
+                "{} digits of Unix milliseconds is out of range (0..={})",
+                text.len(),
+                u64::MAX
+            )
+        });
+    }
+    parse_rfc3339(text)
+}
 
 /// Unix milliseconds from an RFC 3339 time, `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, with
 /// the `t`, `z` and space separators RFC 3339 allows. A fraction finer than a millisecond is
@@ -108,6 +133,39 @@ pub(crate) fn parse_rfc3339(text: &str) -> Result<u64, String> {
         .map_err(|_| "before 1970-01-01T00:00:00Z, where Unix time starts".to_owned())
 }
 
+/// Displays Unix milliseconds as RFC 3339 in UTC with milliseconds, as the library writes an
+/// ID's time: `2024-05-01T00:00:00.010Z`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rfc3339(pub(crate) u64);
+
+impl fmt::Display for Rfc3339 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (secs, ms) = (self.0 / 1000, self.0 % 1000);
+        let (days, day_secs) = (secs / 86_400, secs % 86_400);
+        let (year, month, day) = civil_from_days(days);
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+            day_secs / 3600,
+            day_secs / 60 % 60,
+            day_secs % 60
+        )
+    }
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm):
+/// [`days_from_civil`]'s inverse.
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let (era, doe) = (z / 146_097, z % 146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + u64::from(month <= 2), month, day)
+}
+
 /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
 pub(crate) fn days_from_civil(year: u64, month: u64, day: u64) -> i64 {
     let (month, day) = (month as i64, day as i64);
@@ -122,6 +180,61 @@ pub(crate) fn days_from_civil(year: u64, month: u64, day: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_time_reads_now_unix_milliseconds_and_rfc3339() {
+        let before = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+        let now = parse_time("now").unwrap();
+        let after = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+        assert!((before.as_millis()..=after.as_millis()).contains(&u128::from(now)));
+        assert_eq!(parse_time("0"), Ok(0));
+        assert_eq!(parse_time("1714521600000"), Ok(1_714_521_600_000));
+        assert_eq!(parse_time("0001714521600005"), Ok(1_714_521_600_005));
+        assert_eq!(parse_time("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(
+            parse_time("2024-05-01T00:00:00.005Z"),
+            Ok(1_714_521_600_005)
+        );
+    }
+
+    #[test]
+    fn parse_time_errors_say_what_is_wrong() {
+        let cases = [
+            (
+                "18446744073709551616",
+                "20 digits of Unix milliseconds is out of range",
+            ),
+            ("NOW", "the year at position 0 is not 4 digits"),
+            ("-1", "the year at position 0 is not 4 digits"),
+            ("+1714521600000", "the year at position 0 is not 4 digits"),
+            ("", "the year at position 0 is not 4 digits"),
+        ];
+        for (text, message) in cases {
+            match parse_time(text) {
+                Ok(unix_ms) => panic!("{text:?} parsed as {unix_ms} ms"),
+                Err(error) => assert!(error.starts_with(message), "{text:?}: {error:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn rfc3339_writes_what_parse_rfc3339_reads() {
+        for (text, unix_ms) in [
+            ("1970-01-01T00:00:00.000Z", 0),
+            ("2000-02-29T00:00:00.000Z", 951_782_400_000),
+            ("2024-02-29T23:59:59.999Z", 1_709_251_199_999),
+            ("2024-05-01T00:00:00.010Z", 1_714_521_600_010),
+            ("9999-12-31T23:59:59.999Z", 253_402_300_799_999),
+        ] {
+            assert_eq!(Rfc3339(unix_ms).to_string(), text);
+            assert_eq!(parse_rfc3339(text), Ok(unix_ms), "{text}");
+        }
+        // Every day across four centuries round-trips.
+        for days in (0..146_097 * 2).step_by(7) {
+            let unix_ms = days * 86_400_000 + 12_345;
+            assert_eq!(parse_rfc3339(&Rfc3339(unix_ms).to_string()), Ok(unix_ms));
+        }
+    }
 
     #[test]
     fn parse_rfc3339_reads_known_instants() {

@@ -1,0 +1,333 @@
+//! `--layout`: a preset name, `sno`, a JSON layout file, or an inline spec of fields.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::Failure;
+
+use snowmint::layout::LayoutBuilder;
+use snowmint::{Error, Layout};
+
+/// What `--layout` names.
+#[derive(Debug, Clone, Copy)]
+// Short-lived, one per run: a boxed layout would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Choice {
+    /// A 64-bit layout: a preset, a file's or an inline one.
+    Ids(Layout),
+    /// sno's 80-bit IDs.
+    Sno,
+}
+
+/// The name inline layouts get.
+pub(crate) const INLINE_NAME: &str = "custom";
+
+/// The largest layout file read; real ones are under a kilobyte.
+const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// `--layout`'s value, with `--epoch-ms` and `--tick-ms`: a preset name, `sno`, a path to a
+/// JSON layout file (as `Layout` serializes), or an inline spec such as
+/// `unused:1,time:41,tick-tock,region:4,host:5,sequence:12`.
+pub(crate) fn resolve(
+    value: &str,
+    epoch_ms: Option<u64>,
+    tick_ms: Option<u64>,
+) -> Result<Choice, Failure> {
+    let refuse = |flag: &str, given: u64, why: &str| {
+        Err(Failure::Input(format!(
+            "--{flag} {given} does not apply to --layout {}: {why}",
+            bounded(value)
+        )))
+    };
+    if value == "sno" {
+        if let Some(given) = epoch_ms {
+            return refuse(
+                "epoch-ms",
+                given,
+                "sno has the fixed epoch 1262304000000 ms",
+            );
+        }
+        if let Some(given) = tick_ms {
+            return refuse("tick-ms", given, "sno's ticks are 4 ms");
+        }
+        return Ok(Choice::Sno);
+    }
+    let path = Path::new(value);
+    if value.ends_with(".json") || path.is_file() {
+        if let Some(given) = epoch_ms {
+            return refuse("epoch-ms", given, "a layout file holds its epoch");
+        }
+        if let Some(given) = tick_ms {
+            return refuse("tick-ms", given, "a layout file holds its tick");
+        }
+        return read_file(path).and_then(free_keys).map(Choice::Ids);
+    }
+    if value.contains(':') || value.contains(',') || value == "tick-tock" {
+        return inline(value, epoch_ms, tick_ms)
+            .and_then(free_keys)
+            .map(Choice::Ids);
+    }
+    if let Some(given) = tick_ms {
+        return refuse(
+            "tick-ms",
+            given,
+            "a preset's tick is fixed; --tick-ms is for inline layouts",
+        );
+    }
+    Layout::preset(value, epoch_ms).map(Choice::Ids).map_err(|error| match error {
+        Error::EpochRequired { layout } => Failure::Input(format!(
+            "layout {layout} needs --epoch-ms, its epoch in Unix milliseconds"
+        )),
+        Error::UnknownLayout { name, expected } => Failure::Input(format!(
+            "unknown layout {name:?}; expected sno, a preset ({expected}), a JSON layout file, or \
+             fields such as unused:1,time:41,machine:10,sequence:12"
+        )),
+        error => error.into(),
+    })
+}
+
+/// The keys `inspect --json` writes beside the node fields, which a node field may not be named.
+pub(crate) const JSON_KEYS: [&str; 7] = [
+    "id",
+    "decimal",
+    "layout",
+    "timestamp_ms",
+    "time",
+    "tick",
+    "sequence",
+];
+
+/// `layout`, if none of its node fields is named as one of [`JSON_KEYS`].
+fn free_keys(layout: Layout) -> Result<Layout, Failure> {
+    match layout
+        .node_fields()
+        .find(|field| JSON_KEYS.contains(&field.name()))
+    {
+        Some(field) => Err(Failure::Input(format!(
+            "layout {}: a node field may not be named {}, a key of inspect --json ({})",
+            layout.name(),
+            field.name(),
+            JSON_KEYS.join(", ")
+        ))),
+        None => Ok(layout),
+    }
+}
+
+/// A layout from a JSON file, as `Layout` serializes.
+fn read_file(path: &Path) -> Result<Layout, Failure> {
+    let shown = path.display();
+    let file = File::open(path)
+        .map_err(|error| Failure::Input(format!("layout file {shown}: cannot open: {error}")))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| Failure::Input(format!("layout file {shown}: cannot read: {error}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Failure::Input(format!(
+            "layout file {shown}: larger than {MAX_FILE_BYTES} bytes, expected a JSON layout"
+        )));
+    }
+    serde_json::from_slice(&bytes).map_err(|error| {
+        let message = error.to_string();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(message, _)| message);
+        Failure::Input(match error.line() {
+            0 => format!("layout file {shown}: {message}"),
+            line => format!(
+                "layout file {shown}: line {line} column {}: {message}",
+                error.column()
+            ),
+        })
+    })
+}
+
+/// An inline layout: fields most significant first, `NAME:BITS` each (`unused`, `time` and
+/// `sequence` are those kinds, any other name a node field) or `tick-tock` (one bit).
+fn inline(spec: &str, epoch_ms: Option<u64>, tick_ms: Option<u64>) -> Result<Layout, Failure> {
+    let bad = |problem: String| Failure::Input(format!("--layout {}: {problem}", bounded(spec)));
+    let mut fields: Vec<(&str, u8)> = Vec::new();
+    for (index, item) in spec.split(',').enumerate() {
+        let item = item.trim();
+        let number = index + 1;
+        if item == "tick-tock" {
+            fields.push(("tick-tock", 1));
+            continue;
+        }
+        let Some((name, bits)) = item.split_once(':') else {
+            return Err(bad(format!(
+                "field {number} {:?} is not NAME:BITS or tick-tock",
+                bounded(item)
+            )));
+        };
+        let name = name.trim();
+        let valid_name = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid_name {
+            return Err(bad(format!(
+                "field {number} has the name {:?}; expected letters, digits, _ or -",
+                bounded(name)
+            )));
+        }
+        let bits = match bits.trim().parse::<u8>() {
+            Ok(bits @ 1..=64) => bits,
+            _ => {
+                return Err(bad(format!(
+                    "field {number} ({name}) has {:?} bits, expected 1..=64",
+                    bounded(bits.trim())
+                )));
+            }
+        };
+        fields.push((name, bits));
+    }
+    let width: u32 = fields.iter().map(|&(_, bits)| u32::from(bits)).sum();
+    let Ok(width @ 1..=64) = u8::try_from(width) else {
+        return Err(bad(format!(
+            "the fields add up to {width} bits, expected at most 64"
+        )));
+    };
+    let Some(epoch_ms) = epoch_ms else {
+        return Err(bad(
+            "an inline layout needs --epoch-ms, its epoch in Unix milliseconds".to_owned(),
+        ));
+    };
+    let mut builder = LayoutBuilder::new(INLINE_NAME, width);
+    for (name, bits) in fields {
+        builder = match name {
+            "tick-tock" => builder.tick_tock(),
+            "unused" => builder.unused(bits),
+            "time" => builder.time(bits),
+            "sequence" => builder.sequence(bits),
+            // The process keeps the names of the one layout it was given.
+            name => builder.node(Box::leak(name.to_owned().into_boxed_str()), bits),
+        };
+    }
+    builder
+        .epoch_ms(epoch_ms)
+        .tick_ms(tick_ms.unwrap_or(1))
+        .build()
+        .map_err(|error| bad(error.to_string()))
+}
+
+/// `text`, its first 64 characters and an ellipsis when longer.
+pub(crate) fn bounded(text: &str) -> String {
+    match text.char_indices().nth(64) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(choice: Result<Choice, Failure>) -> Layout {
+        match choice {
+            Ok(Choice::Ids(layout)) => layout,
+            other => panic!("expected a 64-bit layout, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_inline_spec_builds_the_layout_it_spells() {
+        let spec = "unused:1,time:41,tick-tock,region:4,host:5,sequence:12";
+        let layout = ids(resolve(spec, Some(1_704_067_200_000), None));
+        let expected = Layout::builder(INLINE_NAME, 64)
+            .unused(1)
+            .time(41)
+            .tick_tock()
+            .node("region", 4)
+            .node("host", 5)
+            .sequence(12)
+            .epoch_ms(1_704_067_200_000)
+            .build()
+            .unwrap();
+        assert_eq!(layout, expected);
+        let slow = ids(resolve(
+            "time:39,machine:16,sequence:8",
+            Some(1_409_529_600_000),
+            Some(10),
+        ));
+        assert_eq!((slow.tick_ms(), slow.width()), (10, 63));
+    }
+
+    #[test]
+    fn a_preset_a_file_and_sno_resolve() {
+        assert_eq!(ids(resolve("discord", None, None)), Layout::DISCORD);
+        assert!(matches!(resolve("sno", None, None), Ok(Choice::Sno)));
+        let path =
+            std::env::temp_dir().join(format!("snowmint-layout-{}.json", std::process::id()));
+        std::fs::write(&path, serde_json::to_string(&Layout::INSTAGRAM).unwrap()).unwrap();
+        let layout = ids(resolve(path.to_str().unwrap(), None, None));
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(layout, Layout::INSTAGRAM);
+    }
+
+    #[test]
+    fn bad_layouts_say_what_was_wrong_in_the_flags_terms() {
+        let cases: &[(&str, Option<u64>, Option<u64>, &str)] = &[
+            ("nanoflake", None, None, "layout nanoflake needs --epoch-ms"),
+            (
+                "nope",
+                None,
+                None,
+                "unknown layout \"nope\"; expected sno, a preset",
+            ),
+            (
+                "twitter",
+                None,
+                Some(10),
+                "--tick-ms 10 does not apply to --layout twitter",
+            ),
+            (
+                "sno",
+                Some(5),
+                None,
+                "--epoch-ms 5 does not apply to --layout sno",
+            ),
+            (
+                "time:41,machine",
+                Some(0),
+                None,
+                "field 2 \"machine\" is not NAME:BITS",
+            ),
+            (
+                "time:41,machine:0,sequence:12",
+                Some(0),
+                None,
+                "field 2 (machine) has \"0\" bits",
+            ),
+            (
+                "time:41,mach ine:5",
+                Some(0),
+                None,
+                "field 2 has the name \"mach ine\"",
+            ),
+            (
+                "time:60,sequence:12",
+                Some(0),
+                None,
+                "the fields add up to 72 bits",
+            ),
+            (
+                "time:41,sequence:12",
+                None,
+                None,
+                "an inline layout needs --epoch-ms",
+            ),
+            (
+                "missing.json",
+                None,
+                None,
+                "layout file missing.json: cannot open",
+            ),
+        ];
+        for &(value, epoch, tick, message) in cases {
+            let error = resolve(value, epoch, tick).unwrap_err().to_string();
+            assert!(error.contains(message), "{value}: {error}");
+        }
+    }
+}
