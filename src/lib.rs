@@ -53,11 +53,14 @@
 //!
 //! # Feature flags
 //!
-//! - `cli`: the `snowmint` command-line tool (pulls `clap`). Off by default: the library
+//! - `cli`: the `snowmint` command-line tool (pulls `clap`, `clap_complete`, `serde_json` and
+//!   the `serde` feature). Off by default: the library
 //!   depends on `quanta`, `crossbeam-utils` and `thiserror` only, and on Unix on `libc`
 //!   (the cached clock's fork handler) and `rustix` (the high-water file's lock).
 //! - `serde`: `Serialize` and `Deserialize` for [`Id`] (a decimal string by default, a number
 //!   per field with `serde_id::number`), [`Layout`] and [`Snapshot`] (pulls `serde`).
+//! - `schemars`: `JsonSchema` for [`Id`] (a decimal string with its pattern) and [`SnoId`], as
+//!   they serialize, for OpenAPI generators (pulls `schemars` and the `serde` feature).
 //! - `etcd`: node IDs leased from etcd with fencing and a high-water mark: `EtcdConfig`,
 //!   `EtcdLease`, `LeasedGenerator` (pulls `etcd-client`, whose build needs `protoc`, `tokio`
 //!   for the lease's own thread, and `rustix` for `CLOCK_BOOTTIME`).

@@ -1,8 +1,11 @@
 //! The integrations, each behind its feature, apart from the core: serde's forms of IDs,
-//! layouts and snapshots, and node IDs leased from etcd (re-exported as `snowmint::etcd`).
+//! layouts and snapshots, their JSON schemas (schemars), and node IDs leased from etcd
+//! (re-exported as `snowmint::etcd`).
 
 #[cfg(feature = "etcd")]
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub mod etcd;
+#[cfg(feature = "schemars")]
+mod schemars;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
