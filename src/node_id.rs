@@ -24,6 +24,39 @@ use crate::layout::Layout;
 /// A StatefulSet's ordinals are unique only within it: two StatefulSets minting with one
 /// layout need distinct values of another node field, or leases (the `etcd` feature).
 ///
+/// # Kubernetes
+///
+/// `Env` serves the two indexes Kubernetes gives a pod. A StatefulSet pod carries its ordinal
+/// in the label `apps.kubernetes.io/pod-index` (Kubernetes 1.28 and later), which the
+/// downward API turns into a variable:
+///
+/// ```yaml
+/// # in the StatefulSet's pod template
+/// env:
+///   - name: POD_INDEX
+///     valueFrom:
+///       fieldRef:
+///         fieldPath: metadata.labels['apps.kubernetes.io/pod-index']
+/// ```
+///
+/// and `NodeIdSource::Env("POD_INDEX".into())` reads it (`HostOrdinal` reads the same number
+/// from the pod's name, on any version). An Indexed Job (`completionMode: Indexed`) sets
+/// `JOB_COMPLETION_INDEX` in each pod itself: `NodeIdSource::Env("JOB_COMPLETION_INDEX".into())`.
+/// Both are unique among the live pods of one StatefulSet or Job, and the value is checked
+/// against the node field's range: a StatefulSet scaled past the field's size fails to start
+/// with an error naming the variable, rather than sharing a node ID.
+///
+/// ```
+/// use snowmint::{Layout, node_id::NodeIdSource};
+///
+/// // In an Indexed Job's pod, JOB_COMPLETION_INDEX holds its index; elsewhere it is unset.
+/// let source = NodeIdSource::Env("JOB_COMPLETION_INDEX".to_owned());
+/// match source.resolve(&Layout::TWITTER, "machine") {
+///     Ok(machine) => assert!(machine <= 1023),
+///     Err(err) => assert!(err.to_string().contains("environment variable JOB_COMPLETION_INDEX")),
+/// }
+/// ```
+///
 /// # Examples
 ///
 /// ```
