@@ -93,6 +93,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
+use crate::trace;
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
 use crate::id::Id;
@@ -396,6 +397,19 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// # Errors
     ///
     /// As for [`try_mint`](Self::try_mint).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, Layout, clock::ManualClock};
+    ///
+    /// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 10);
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let mut buffer = [Id::default(); 5000];
+    /// assert_eq!(generator.try_mint_batch(&mut buffer)?, 4096); // one tick's worth
+    /// assert!(generator.try_mint_batch(&mut buffer).is_err()); // the tick is full
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     #[inline]
     pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
         self.batch(out, OnFull::Error)
@@ -747,6 +761,13 @@ impl<C: Clock, S: State> Generator<C, S> {
         match self.state.swap_if_strong(current, next) {
             Ok(_) => {
                 self.cold.toggles.fetch_add(1, Ordering::Relaxed);
+                trace::event!(
+                    warn,
+                    layout = self.layout.name(),
+                    tick = now,
+                    timeline = other,
+                    "clock behind the last minted tick: minting on the other timeline"
+                );
                 Some(Ok(run))
             }
             Err(actual) => Some(Err(actual)),
@@ -801,6 +822,13 @@ impl<C: Clock, S: State> Generator<C, S> {
                 let gate = &self.cold.borrow_gate[timeline];
                 if gate.fetch_max(last + 1, Ordering::Relaxed) < last + 1 {
                     self.cold.borrows.fetch_add(1, Ordering::Relaxed);
+                    trace::event!(
+                        debug,
+                        layout = self.layout.name(),
+                        tick = last + 1,
+                        ahead_ticks = ahead,
+                        "tick full: borrowing the next one, ahead of the clock"
+                    );
                 }
                 self.cold
                     .max_ahead_ticks
@@ -838,18 +866,47 @@ impl<C: Clock, S: State> Generator<C, S> {
         self.send(&self.cold.regression_event_tick, last_tick, event);
     }
 
-    /// Sends `event` about tick `tick`, unless `gate` shows one was sent for it or a later tick.
+    /// Sends `event` about tick `tick`, unless `gate` shows one was sent for it or a later tick
+    /// (and with the `tracing` feature emits it as a `tracing` event).
     #[cold]
     fn send(&self, gate: &AtomicU64, tick: u64, event: Event) {
-        let Some(events) = &self.cold.events else {
+        if self.cold.events.is_none() && !cfg!(feature = "tracing") {
             return;
-        };
+        }
         // Relaxed: the gate only elects one sender per tick; the event carries its own data.
         if gate.fetch_max(tick, Ordering::Relaxed) >= tick {
             return;
         }
-        if events.try_send(event).is_err() {
-            self.cold.events_dropped.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "tracing")]
+        self.trace(event);
+        if let Some(events) = &self.cold.events {
+            if events.try_send(event).is_err() {
+                self.cold.events_dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// `event` as a `tracing` event.
+    #[cfg(feature = "tracing")]
+    #[cold]
+    fn trace(&self, event: Event) {
+        match event {
+            Event::Overflow { tick } => trace::event!(
+                debug,
+                layout = self.layout.name(),
+                tick,
+                "tick full: waiting for the next one"
+            ),
+            Event::Regression {
+                last_tick,
+                clock_tick,
+            } => trace::event!(
+                warn,
+                layout = self.layout.name(),
+                last_tick,
+                clock_tick,
+                "clock behind the last minted tick"
+            ),
         }
     }
 
@@ -878,7 +935,11 @@ impl<C: Clock, S: State> Generator<C, S> {
             }
             // `now < earliest <= last`, so the reading is before tick `last` began.
             let behind_ms = last_ms - unix_ms;
-            if behind_ms > max_wait_ms || started.elapsed() >= Duration::from_millis(max_wait_ms) {
+            // Inside `without_waiting` the caller does the waiting, on its own timer.
+            if behind_ms > max_wait_ms
+                || NO_WAIT.get()
+                || started.elapsed() >= Duration::from_millis(max_wait_ms)
+            {
                 return Err(Error::ClockBehind {
                     layout: self.layout.name(),
                     behind_ms,
@@ -892,6 +953,31 @@ impl<C: Clock, S: State> Generator<C, S> {
             backoff.snooze();
         }
     }
+}
+
+thread_local! {
+    /// Whether the calling thread is inside [`without_waiting`].
+    static NO_WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `mint` so that no generator it calls waits for its clock: a clock behind the last
+/// minted tick fails at once with [`Error::ClockBehind`] (how far behind, and the policy's
+/// `max_ms`) where [`ClockBehind::Wait`] or [`ClockBehind::TickTock`] would wait it out. With
+/// a `try_` method, which fails rather than waits for a full tick, the mint never waits at
+/// all: the async methods mint this way and wait on their runtime's timer instead. A scope
+/// rather than a parameter, so the generators that wrap a [`Generator`] (sharded, fenced,
+/// sno) need no method of their own.
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub(crate) fn without_waiting<T>(mint: impl FnOnce() -> T) -> T {
+    /// Restores the scope's outer value, also when `mint` panics.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            NO_WAIT.set(self.0);
+        }
+    }
+    let _restore = Restore(NO_WAIT.replace(true));
+    mint()
 }
 
 impl<C, S: State> Generator<C, S> {
@@ -927,16 +1013,51 @@ impl<C, S: State> Generator<C, S> {
     }
 
     /// The generator's layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::DISCORD).node("worker", 1).build()?;
+    /// assert_eq!(generator.layout().name(), "discord");
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
 
     /// The generator's clock.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Clock, Generator, Layout, clock::ManualClock};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build()?;
+    /// assert_eq!(generator.clock().unix_ms(), 1_700_000_000_000);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn clock(&self) -> &C {
         &self.clock
     }
 
     /// The node bits every ID of this generator carries, in ID coordinates.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// // Twitter's 10 machine bits sit above its 12 sequence bits.
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 3).build()?;
+    /// assert_eq!(generator.node_bits(), 3 << 12);
+    /// assert_eq!(generator.mint()?.to_u64() & (0x3ff << 12), 3 << 12);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn node_bits(&self) -> u64 {
         self.plan.node_bits
     }
@@ -946,6 +1067,18 @@ impl<C, S: State> Generator<C, S> {
     /// # Errors
     ///
     /// [`Error::IdOutOfLayout`] when the ID does not fit the layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 378).build()?;
+    /// let parts = generator.decode(generator.mint()?)?;
+    /// assert_eq!(parts.node("machine"), Some(378));
+    /// assert_eq!(parts.layout().name(), "twitter");
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn decode(&self, id: Id) -> Result<Parts<'_>> {
         self.layout.decode(id)
     }
@@ -983,6 +1116,20 @@ impl<C, S: State> Generator<C, S> {
 
     /// The generator's state now, to resume from with [`Generator::resume`]: take it when
     /// minting has stopped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, clock::ManualClock};
+    ///
+    /// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 10);
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// generator.mint()?;
+    /// generator.mint()?;
+    /// let snapshot = generator.snapshot();
+    /// assert_eq!((snapshot.last_tick, snapshot.sequence), (10, 1));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn snapshot(&self) -> Snapshot {
         let state = self.state.load();
         let layout = self.layout;

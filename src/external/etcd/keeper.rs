@@ -447,6 +447,12 @@ impl Task {
                 Ok(())
             }
             Ok(Err(Failure::Lost(reason))) => {
+                crate::trace::event!(
+                    error,
+                    key = held.fence.key.as_str(),
+                    reason = reason.as_str(),
+                    "lost a node id's lease: minting under it stops"
+                );
                 held.fence.stop(reason.clone());
                 Err(Error::LeaseLost {
                     key: held.fence.key.clone(),

@@ -67,6 +67,17 @@ impl EtcdLease {
     /// of the range is held; [`Error::Etcd`](crate::Error::Etcd) when etcd cannot be reached
     /// or does not answer in time, grants a TTL no longer than the margin, or when the only
     /// free node IDs have marks that are not numbers (such node IDs are skipped).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// assert!((0..=31).contains(&lease.node_id()));
+    /// assert!(lease.check().is_ok());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn claim(config: &EtcdConfig) -> Result<Self> {
         let (
             keeper,
@@ -77,6 +88,14 @@ impl EtcdLease {
                 ttl,
             },
         ) = Keeper::claim(config)?;
+        crate::trace::event!(
+            info,
+            node,
+            key = fence.key.as_str(),
+            mark = ?mark,
+            ttl_ms = ttl.as_millis() as u64,
+            "leased a node id from etcd"
+        );
         Ok(EtcdLease {
             node,
             mark,
@@ -88,22 +107,65 @@ impl EtcdLease {
     }
 
     /// The node ID held.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// assert_eq!(lease.key(), format!("/snowmint/node/{}", lease.node_id()));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn node_id(&self) -> u64 {
         self.node
     }
 
     /// The key that holds the node ID: the prefix, `node/`, and the node ID.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// assert!(lease.key().starts_with("/snowmint/node/"));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn key(&self) -> &str {
         &self.fence.key
     }
 
     /// The node ID's high-water mark found at claim time, in Unix milliseconds: no earlier
     /// holder minted an ID at or above it. `None` if it had none.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease}};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// let generator = lease.resume(Layout::TWITTER, "machine").build()?;
+    /// if let Some(mark) = lease.mark() {
+    ///     assert!(generator.decode(generator.mint()?)?.timestamp_ms() >= mark);
+    /// }
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn mark(&self) -> Option<u64> {
         self.mark
     }
 
     /// The high-water mark now confirmed in etcd, in Unix milliseconds (0 when there is none).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// assert!(lease.confirmed_mark() >= lease.mark().unwrap_or(0));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn confirmed_mark(&self) -> u64 {
         self.fence.mark()
     }
@@ -111,11 +173,32 @@ impl EtcdLease {
     /// The lease's time to live as the server granted it: the configured one, unless the
     /// server chose another (etcd raises a TTL below its minimum, about 2 s by default). The
     /// deadline and the marks follow it.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// assert!(lease.ttl() >= EtcdConfig::DEFAULT_TTL); // etcd may grant more, never less
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn ttl(&self) -> Duration {
         self.ttl
     }
 
     /// The margin taken off the TTL for the local deadline.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use std::time::Duration;
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// assert_eq!(lease.margin(), Duration::from_secs(2)); // a fifth of the default TTL
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn margin(&self) -> Duration {
         self.margin
     }
@@ -123,6 +206,16 @@ impl EtcdLease {
     /// How long from now the lease is known live: until the last confirmed claim or renewal's
     /// send time, plus the TTL, less the margin. Zero once that has passed, or the node ID was
     /// lost.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// assert!(lease.live_for() <= lease.ttl() - lease.margin());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn live_for(&self) -> Duration {
         Duration::from_nanos(self.fence.live_for_ns())
     }
@@ -136,6 +229,17 @@ impl EtcdLease {
     /// [`Error::LeaseExpired`](crate::Error::LeaseExpired) past the deadline;
     /// [`Error::LeaseLost`](crate::Error::LeaseLost) once the key was found gone or held by
     /// another lease.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// lease.check()?; // the node ID is still ours: safe to use it
+    /// assert!(lease.live_for() > std::time::Duration::ZERO);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn check(&self) -> Result<()> {
         self.fence.admit(0)
     }
@@ -149,6 +253,17 @@ impl EtcdLease {
     /// A node ID the field cannot hold is an error at `build()`
     /// ([`Error::NodeOutOfRange`](crate::Error::NodeOutOfRange)): keep the configured range
     /// within the field's.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease}};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// let generator = lease.resume(Layout::TWITTER, "machine").build()?;
+    /// assert_eq!(generator.decode(generator.mint()?)?.node("machine"), Some(lease.node_id()));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn resume(&self, layout: Layout, field: &'static str) -> GeneratorBuilder {
         resume_above(layout, &[(field, self.node)], self.mark)
     }
@@ -159,6 +274,18 @@ impl EtcdLease {
     ///
     /// [`Error::Etcd`](crate::Error::Etcd) when etcd does not confirm the revocation; the
     /// lease then expires on its own within its TTL.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// let node = lease.node_id();
+    /// lease.release()?; // the node ID is free at once
+    /// assert!(node <= 31);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn release(mut self) -> Result<()> {
         self.release_with(None)
     }
@@ -179,7 +306,18 @@ impl EtcdLease {
     /// Writes `final_mark` (if any) and revokes the lease; a second call does nothing.
     pub(crate) fn release_with(&mut self, final_mark: Option<u64>) -> Result<()> {
         match self.keeper.take() {
-            Some(keeper) => keeper.release(final_mark),
+            Some(keeper) => {
+                let released = keeper.release(final_mark);
+                crate::trace::event!(
+                    info,
+                    node = self.node,
+                    key = self.fence.key.as_str(),
+                    final_mark = ?final_mark,
+                    confirmed = released.is_ok(),
+                    "released a node id's lease"
+                );
+                released
+            }
             None => Ok(()),
         }
     }
