@@ -77,6 +77,18 @@ const NAMES: &str = "decimal, base36, base32, base62, hex";
 
 impl Encoding {
     /// Every form, in the order of the table above.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, encoding::Encoding};
+    ///
+    /// let id = Id::from_u64(1_541_815_603_606_036_480);
+    /// for encoding in Encoding::ALL {
+    ///     assert_eq!(encoding.decode(id.encode(encoding).as_str())?, id);
+    /// }
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const ALL: [Encoding; 5] = [
         Encoding::Decimal,
         Encoding::Base36,
@@ -86,6 +98,15 @@ impl Encoding {
     ];
 
     /// The longest encoded ID of any form, in bytes (20 decimal digits of `u64::MAX`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, encoding::Encoding};
+    ///
+    /// let longest = Encoding::ALL.iter().map(|&e| Id::from_u64(u64::MAX).encode(e).len()).max();
+    /// assert_eq!(longest, Some(Encoding::MAX_LEN));
+    /// ```
     pub const MAX_LEN: usize = 20;
 
     /// The form's name, as `FromStr` takes it and as [`Error::ParseId`] names it.
@@ -317,16 +338,41 @@ pub struct EncodedId {
 
 impl EncodedId {
     /// The text.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, encoding::Encoding};
+    ///
+    /// assert_eq!(Id::from_u64(255).encode(Encoding::Hex).as_str(), "00000000000000ff");
+    /// ```
     pub fn as_str(&self) -> &str {
         ascii(self.as_bytes())
     }
 
     /// The text as ASCII bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, encoding::Encoding};
+    ///
+    /// assert_eq!(Id::from_u64(35).encode(Encoding::Base36).as_bytes(), b"z");
+    /// ```
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..usize::from(self.len)]
     }
 
     /// The length of the text in bytes (and characters: it is ASCII).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, encoding::Encoding};
+    ///
+    /// assert_eq!(Id::from_u64(42).encode(Encoding::Decimal).len(), 2);
+    /// assert_eq!(Id::from_u64(42).encode(Encoding::Base62).len(), 11); // zero-padded
+    /// ```
     #[allow(clippy::len_without_is_empty)] // never empty
     pub fn len(&self) -> usize {
         usize::from(self.len)

@@ -437,6 +437,15 @@ pub enum Error {
 }
 
 /// Why a string is not an ID in a text form.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Error, Id, error::ParseIdReason};
+///
+/// let Err(Error::ParseId { reason, .. }) = "12a4".parse::<Id>() else { panic!() };
+/// assert_eq!(reason, ParseIdReason::InvalidDigit { found: 'a', position: 2, expected: "a decimal digit" });
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ParseIdReason {
@@ -473,6 +482,20 @@ pub enum ParseIdReason {
 }
 
 /// `Result` with snowmint's [`Error`] as the default error type.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Id, Result};
+///
+/// fn parse(text: &str) -> Result<Id> {
+///     text.parse()
+/// }
+///
+/// assert_eq!(parse("42")?.to_u64(), 42);
+/// assert!(parse("forty-two").is_err());
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 /// What is wrong with a layout's definition: the `problem` of [`Error::InvalidLayout`]; also
@@ -692,11 +715,32 @@ const fn ones(bits: u32) -> u64 {
 
 /// An I/O error kept as the source of an [`Error`]: shared, so the error stays `Clone`, and
 /// compared by kind, so it stays `PartialEq`.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::error::IoError;
+/// use std::io;
+///
+/// let error = IoError::from(io::Error::from(io::ErrorKind::NotFound));
+/// assert_eq!(error.clone(), error); // `Clone` and `PartialEq`, unlike `io::Error`
+/// assert_eq!(error.io().kind(), io::ErrorKind::NotFound);
+/// ```
 #[derive(Debug, Clone)]
 pub struct IoError(Arc<io::Error>);
 
 impl IoError {
     /// The I/O error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::error::IoError;
+    /// use std::io;
+    ///
+    /// let error = IoError::from(io::Error::new(io::ErrorKind::PermissionDenied, "read-only"));
+    /// assert_eq!(error.io().kind(), io::ErrorKind::PermissionDenied);
+    /// ```
     pub fn io(&self) -> &io::Error {
         &self.0
     }
@@ -767,6 +811,25 @@ impl Error {
     /// How long to wait before retrying, when the error says: until the next tick for
     /// [`SequenceExhausted`](Error::SequenceExhausted), and how far behind the clock reads
     /// for [`ClockBehind`](Error::ClockBehind). `None` for the other errors, retryable or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{ClockBehind, Generator, Id, Layout, clock::ManualClock};
+    /// use std::time::Duration;
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(&clock)
+    ///     .on_clock_behind(ClockBehind::Error)
+    ///     .build()?;
+    /// generator.mint()?;
+    /// clock.set(1_699_999_999_990);
+    /// assert_eq!(generator.mint().unwrap_err().retry_after(), Some(Duration::from_millis(10)));
+    /// assert_eq!("x".parse::<Id>().unwrap_err().retry_after(), None);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             Error::SequenceExhausted { retry_after, .. } => Some(*retry_after),

@@ -36,11 +36,27 @@ pub struct Id(u64);
 
 impl Id {
     /// Wraps a raw value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Id;
+    ///
+    /// assert_eq!(Id::from_u64(42).to_string(), "42");
+    /// ```
     pub const fn from_u64(value: u64) -> Id {
         Id(value)
     }
 
     /// The raw value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Id;
+    ///
+    /// assert_eq!(Id::from_u64(u64::MAX).to_u64(), u64::MAX);
+    /// ```
     pub const fn to_u64(self) -> u64 {
         self.0
     }
@@ -50,6 +66,16 @@ impl Id {
     /// # Errors
     ///
     /// [`Error::NegativeId`] for a negative value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Error, Id};
+    ///
+    /// assert_eq!(Id::from_i64(42)?, Id::from_u64(42));
+    /// assert!(matches!(Id::from_i64(-1), Err(Error::NegativeId { value: -1 })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn from_i64(value: i64) -> Result<Id> {
         if value < 0 {
             Err(Error::NegativeId { value })
@@ -64,6 +90,16 @@ impl Id {
     ///
     /// [`Error::IdTooLargeForI64`] when the ID is above `i64::MAX` (only layouts that use all
     /// 64 bits, such as `discord` and `osmium`, can mint those).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Error, Id};
+    ///
+    /// assert_eq!(Id::from_u64(42).to_i64()?, 42);
+    /// assert!(matches!(Id::from_u64(1 << 63).to_i64(), Err(Error::IdTooLargeForI64 { .. })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn to_i64(self) -> Result<i64> {
         if self.0 > i64::MAX as u64 {
             Err(Error::IdTooLargeForI64 { id: self.0 })

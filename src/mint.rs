@@ -41,6 +41,20 @@ use crate::state::State;
 /// ```
 pub trait Mint {
     /// The ID minted: [`Id`], or [`SnoId`] for sno.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, Layout, Mint};
+    ///
+    /// fn first<G: Mint<Id = Id>>(generator: &G) -> snowmint::Result<Id> {
+    ///     generator.mint()
+    /// }
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+    /// assert!(first(&generator)?.to_u64() > 0);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     type Id: Copy + Default + Ord;
 
     /// Mints the next ID, waiting for the next tick if this one is full.
@@ -50,6 +64,17 @@ pub trait Mint {
     /// As the generator's own `mint`: the clock behind beyond the policy's bounds, a clock
     /// outside the layout's time range, a full last tick, and the fence's errors for a fenced
     /// generator.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, Mint};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+    /// let a = Mint::mint(&generator)?;
+    /// assert!(Mint::mint(&generator)? > a);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     fn mint(&self) -> Result<Self::Id>;
 
     /// Mints the next ID, or fails with [`Error::SequenceExhausted`] if this tick is full.
@@ -57,6 +82,22 @@ pub trait Mint {
     /// # Errors
     ///
     /// As for [`mint`](Self::mint), and [`Error::SequenceExhausted`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Error, Generator, Layout, Mint, clock::ManualClock};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build()?;
+    /// for _ in 0..4096 {
+    ///     Mint::try_mint(&generator)?;
+    /// }
+    /// assert!(matches!(Mint::try_mint(&generator), Err(Error::SequenceExhausted { .. })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     fn try_mint(&self) -> Result<Self::Id>;
 
     /// Mints up to `out.len()` consecutive IDs of one tick with one compare-and-swap, writes
@@ -66,6 +107,18 @@ pub trait Mint {
     /// # Errors
     ///
     /// As for [`mint`](Self::mint). No ID written before an error is handed out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, Layout, Mint};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+    /// let mut ids = [Id::default(); 100];
+    /// let n = Mint::mint_batch(&generator, &mut ids)?;
+    /// assert!(n >= 1 && ids[..n].windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     fn mint_batch(&self, out: &mut [Self::Id]) -> Result<usize>;
 
     /// [`mint_batch`](Self::mint_batch), failing with [`Error::SequenceExhausted`] instead of
@@ -74,6 +127,21 @@ pub trait Mint {
     /// # Errors
     ///
     /// As for [`try_mint`](Self::try_mint).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, Layout, Mint, clock::ManualClock};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build()?;
+    /// let mut ids = [Id::default(); 5000];
+    /// assert_eq!(Mint::try_mint_batch(&generator, &mut ids)?, 4096);
+    /// assert!(Mint::try_mint_batch(&generator, &mut ids).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     fn try_mint_batch(&self, out: &mut [Self::Id]) -> Result<usize>;
 
     /// Mints exactly `n` IDs, across as many ticks as they need, into a new `Vec`.
@@ -82,6 +150,18 @@ pub trait Mint {
     ///
     /// As for [`mint`](Self::mint), and [`Error::TooLarge`] when `n` IDs cannot be
     /// allocated. The IDs reserved before an error are dropped, never handed out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, Mint};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_local()?;
+    /// let ids = Mint::mint_many(&generator, 5_000)?; // more than one tick holds
+    /// assert_eq!(ids.len(), 5_000);
+    /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     fn mint_many(&self, n: usize) -> Result<Vec<Self::Id>> {
         let mut ids = Vec::new();
         // Reserved before minting: a size that cannot be allocated is an error, not an abort.

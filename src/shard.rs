@@ -28,6 +28,17 @@ use std::sync::Arc;
 /// The most parts [`SequenceRanges::split_range`] cuts a range into, and the most shards a
 /// [`ShardedGenerator`] or [`GeneratorBuilder::build_local_shards`] builds: each is a
 /// generator of its own, and a count beyond this is a mistake, not a deployment.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Layout, shard::{MAX_PARTS, SequenceRanges}};
+///
+/// let wide = Layout::builder("wide", 64).time(40).sequence(24).build()?;
+/// assert_eq!(SequenceRanges::split(&wide, MAX_PARTS)?.len(), MAX_PARTS);
+/// assert!(SequenceRanges::split(&wide, MAX_PARTS + 1).is_err());
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 pub const MAX_PARTS: usize = 1 << 16;
 
 /// Disjoint, non-empty ranges of one layout's sequence values, one per generator that shares
@@ -72,6 +83,17 @@ impl SequenceRanges {
     /// # Errors
     ///
     /// [`Error::InvalidShards`] when `parts` is 0 or more than the field has values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, shard::SequenceRanges};
+    ///
+    /// let ranges = SequenceRanges::split(&Layout::TWITTER, 4)?;
+    /// assert_eq!(ranges.as_slice()[3], 3072..=4095);
+    /// assert!(SequenceRanges::split(&Layout::TWITTER, 0).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn split(layout: &Layout, parts: usize) -> Result<SequenceRanges> {
         Self::split_range(layout, 0..=layout.max_sequence(), parts)
     }
@@ -140,6 +162,17 @@ impl SequenceRanges {
     /// [`Error::InvalidSequenceRange`] for an empty range or one past the sequence field,
     /// [`Error::SequenceRangesOverlap`] naming two ranges that share a value, and
     /// [`Error::InvalidShards`] for no ranges at all.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, shard::SequenceRanges};
+    ///
+    /// let ranges = SequenceRanges::new(&Layout::TWITTER, [1024..=4095, 0..=1023])?;
+    /// assert_eq!(ranges.as_slice(), [1024..=4095, 0..=1023]); // the order given
+    /// assert!(SequenceRanges::new(&Layout::TWITTER, [0..=4096]).is_err()); // past the field
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn new(
         layout: &Layout,
         ranges: impl IntoIterator<Item = RangeInclusive<u64>>,
@@ -170,21 +203,60 @@ impl SequenceRanges {
     }
 
     /// The ranges, in order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, shard::SequenceRanges};
+    ///
+    /// let ranges = SequenceRanges::split(&Layout::TWITTER, 2)?;
+    /// assert_eq!(ranges.as_slice(), [0..=2047, 2048..=4095]);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn as_slice(&self) -> &[RangeInclusive<u64>] {
         &self.ranges
     }
 
     /// An iterator over the ranges, in order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, shard::SequenceRanges};
+    ///
+    /// let ranges = SequenceRanges::split(&Layout::TWITTER, 3)?;
+    /// let sizes: Vec<u64> = ranges.iter().map(|r| r.end() - r.start() + 1).collect();
+    /// assert_eq!(sizes, [1366, 1365, 1365]);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn iter(&self) -> std::slice::Iter<'_, RangeInclusive<u64>> {
         self.ranges.iter()
     }
 
     /// How many ranges there are (at least one).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, shard::SequenceRanges};
+    ///
+    /// assert_eq!(SequenceRanges::split(&Layout::TWITTER, 5)?.len(), 5);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.ranges.len()
     }
 
     /// Always `false`: a set holds at least one range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, shard::SequenceRanges};
+    ///
+    /// assert!(!SequenceRanges::split(&Layout::TWITTER, 1)?.is_empty());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
@@ -200,6 +272,19 @@ impl<'a> IntoIterator for &'a SequenceRanges {
 }
 
 /// How a [`ShardedGenerator`] keeps its shards' IDs apart.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, shard::Shards};
+///
+/// let split = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(4))?;
+/// let block = Generator::builder(Layout::TWITTER)
+///     .build_sharded(Shards::NodeBlock { field: "machine", values: 8..=9 })?;
+/// assert_eq!((split.len(), block.len()), (4, 2));
+/// assert_eq!(block.shard(1).unwrap().decode(block.shard(1).unwrap().mint()?)?.node("machine"), Some(9));
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Shards<'a> {
@@ -274,7 +359,23 @@ impl<C: Clock> GeneratorBuilder<C> {
     ///
     /// # Errors
     ///
-    /// As for [`build_sharded`](Self::build_sharded).
+    /// [`Error::InvalidShards`] for a shard count of 0 or more than the sequence range has
+    /// values (or than [`MAX_PARTS`]), an empty node block or one of more than [`MAX_PARTS`]
+    /// values, and a builder that resumes a snapshot; [`Error::InvalidSequenceRange`] for a
+    /// bad sequence range; and the errors of [`build`](Self::build), a node block past its
+    /// field included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(2))?;
+    /// assert_eq!(generator.len(), 2);
+    /// let err = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(0));
+    /// assert!(err.is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn build_sharded(self, shards: Shards<'_>) -> Result<ShardedGenerator<C>> {
         let (builders, clock) = self.shard_builders(shards)?;
         let clock = Arc::new(clock);
@@ -388,6 +489,17 @@ impl<C: Clock> ShardedGenerator<C> {
     /// # Errors
     ///
     /// As for [`Generator::mint`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(2))?;
+    /// let a = generator.mint()?;
+    /// assert!(generator.mint()? > a); // one thread, one shard: increasing
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     #[inline]
     pub fn mint(&self) -> Result<Id> {
         self.local().mint()
@@ -399,6 +511,22 @@ impl<C: Clock> ShardedGenerator<C> {
     /// # Errors
     ///
     /// As for [`Generator::try_mint`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, clock::ManualClock, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build_sharded(Shards::SplitSequence(2))?;
+    /// for _ in 0..2048 {
+    ///     generator.try_mint()?; // this thread's shard holds half of each tick
+    /// }
+    /// assert!(generator.try_mint().is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     #[inline]
     pub fn try_mint(&self) -> Result<Id> {
         self.local().try_mint()
@@ -410,6 +538,18 @@ impl<C: Clock> ShardedGenerator<C> {
     /// # Errors
     ///
     /// As for [`Generator::mint_batch`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(2))?;
+    /// let mut ids = [Id::default(); 64];
+    /// let n = generator.mint_batch(&mut ids)?;
+    /// assert!(n >= 1 && ids[..n].windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     #[inline]
     pub fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
         self.local().mint_batch(out)
@@ -421,6 +561,21 @@ impl<C: Clock> ShardedGenerator<C> {
     /// # Errors
     ///
     /// As for [`Generator::try_mint_batch`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, Layout, clock::ManualClock, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build_sharded(Shards::SplitSequence(2))?;
+    /// let mut ids = [Id::default(); 4096];
+    /// assert_eq!(generator.try_mint_batch(&mut ids)?, 2048); // the shard's half of the tick
+    /// assert!(generator.try_mint_batch(&mut ids).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     #[inline]
     pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
         self.local().try_mint_batch(out)
@@ -432,6 +587,18 @@ impl<C: Clock> ShardedGenerator<C> {
     /// # Errors
     ///
     /// As for [`Generator::mint_many`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(2))?;
+    /// let ids = generator.mint_many(3_000)?;
+    /// assert_eq!(ids.len(), 3_000);
+    /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
         self.local().mint_many(n)
     }
@@ -439,6 +606,18 @@ impl<C: Clock> ShardedGenerator<C> {
 
 impl<C> ShardedGenerator<C> {
     /// The calling thread's shard.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(2))?;
+    /// let local = generator.local();
+    /// assert!(generator.shards().iter().any(|shard| std::ptr::eq(shard, local)));
+    /// assert!(std::ptr::eq(local, generator.local())); // the same shard every time on this thread
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     #[inline]
     pub fn local(&self) -> &Generator<Arc<C>> {
         let slot = thread_slot();
@@ -451,31 +630,102 @@ impl<C> ShardedGenerator<C> {
     }
 
     /// The shard at `index`, if there is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(2))?;
+    /// let second = generator.shard(1).unwrap();
+    /// assert_eq!(second.decode(second.mint()?)?.sequence(), 2048);
+    /// assert!(generator.shard(2).is_none());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn shard(&self, index: usize) -> Option<&Generator<Arc<C>>> {
         self.shards.get(index)
     }
 
     /// All the shards, in order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .build_sharded(Shards::NodeBlock { field: "machine", values: 4..=6 })?;
+    /// let nodes: Vec<u64> = generator.shards().iter().map(|shard| shard.node_bits() >> 12).collect();
+    /// assert_eq!(nodes, [4, 5, 6]);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn shards(&self) -> &[Generator<Arc<C>>] {
         &self.shards
     }
 
     /// How many shards there are (at least one).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(3))?;
+    /// assert_eq!(generator.len(), 3);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.shards.len()
     }
 
     /// Always `false`: a sharded generator has at least one shard.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(1))?;
+    /// assert!(!generator.is_empty());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.shards.is_empty()
     }
 
     /// The shards' layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::DISCORD).node("worker", 1).node("process", 2)
+    ///     .build_sharded(Shards::SplitSequence(2))?;
+    /// assert_eq!(generator.layout(), &Layout::DISCORD);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn layout(&self) -> &Layout {
         self.shards[0].layout()
     }
 
     /// The shards' counters, summed; `max_ahead_ticks` is the largest of theirs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, clock::ManualClock, shard::Shards};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build_sharded(Shards::SplitSequence(2))?;
+    /// for shard in generator.shards() {
+    ///     while shard.try_mint().is_ok() {}
+    /// }
+    /// assert_eq!(generator.stats().overflows, 2); // one per shard
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn stats(&self) -> Stats {
         self.shards
             .iter()

@@ -14,6 +14,22 @@ use crate::sync::{AtomicU64, Ordering};
 /// The storage of a generator's state word: [`SharedState`] (the default) or [`LocalState`].
 ///
 /// Sealed: snowmint's generator relies on exactly these two.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Clock, Generator, Layout, generator::State};
+///
+/// /// Works on a shared generator and on a per-thread one.
+/// fn increasing<C: Clock, S: State>(generator: &Generator<C, S>) -> snowmint::Result<bool> {
+///     Ok(generator.mint()? < generator.mint()?)
+/// }
+///
+/// let shared = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+/// let local = Generator::builder(Layout::TWITTER).node("machine", 2).build_local()?;
+/// assert!(increasing(&shared)? && increasing(&local)?);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 pub trait State: sealed::Word {}
 
 pub(crate) mod sealed {
@@ -36,6 +52,21 @@ pub(crate) mod sealed {
 
 /// A state word any thread may mint from: one `AtomicU64`, advanced by compare-and-swap. A
 /// generator on it is `Sync`.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, clock::CachedClock, generator::SharedState};
+///
+/// let generator: Generator<CachedClock, SharedState> =
+///     Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+/// let ids: Vec<_> = std::thread::scope(|s| {
+///     let workers: Vec<_> = (0..2).map(|_| s.spawn(|| generator.mint().unwrap())).collect();
+///     workers.into_iter().map(|w| w.join().unwrap()).collect()
+/// });
+/// assert_ne!(ids[0], ids[1]);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 pub struct SharedState(AtomicU64);
 
 impl State for SharedState {}
@@ -76,6 +107,18 @@ impl fmt::Debug for SharedState {
 /// The swap still compares before it stores, so a clock that mints from the same generator
 /// inside its own reading (re-entrancy, the one way a second mint can start before the first
 /// finishes) makes the outer mint start over instead of repeating an ID.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, clock::CachedClock, generator::LocalState};
+///
+/// let generator: Generator<CachedClock, LocalState> =
+///     Generator::builder(Layout::TWITTER).node("machine", 1).build_local()?;
+/// let owner = std::thread::spawn(move || generator.mint()); // moved to the thread that owns it
+/// assert!(owner.join().unwrap().is_ok());
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 pub struct LocalState(Cell<u64>);
 
 impl State for LocalState {}

@@ -101,6 +101,15 @@ pub(crate) const UNCACHED: u64 = 2;
 /// generation above them, so a sentinel written again later is a different value, and a
 /// compare-and-swap from the old one fails (see the module's `# Publishing`). A source reading
 /// below it is returned but never cached.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Clock, clock::{CachedClock, FIRST_READING}};
+///
+/// assert_eq!(FIRST_READING, 1_099_511_627_776);
+/// assert!(CachedClock::global().unix_ms() >= FIRST_READING);
+/// ```
 pub const FIRST_READING: u64 = 1 << 40;
 
 /// The next sentinel generation. `std`'s atomic under loom too (a `static`): its values only
@@ -121,9 +130,26 @@ fn kind(word: u64) -> u64 {
 
 /// How often the refresher probes for readers, in wake-ups: it parks at most this many
 /// milliseconds, plus one, after the last read.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::clock::PROBE_EVERY;
+///
+/// assert_eq!(PROBE_EVERY, 4); // parked within 5 ms of the last read
+/// ```
 pub const PROBE_EVERY: u64 = 4;
 
 /// How long a parked refresher sleeps before it looks whether its clock is still held.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::clock::IDLE_PARK;
+/// use std::time::Duration;
+///
+/// assert_eq!(IDLE_PARK, Duration::from_millis(100));
+/// ```
 pub const IDLE_PARK: Duration = Duration::from_millis(100);
 
 /// How many times a waking reader tries for the refresher's lock before it hands the
@@ -176,6 +202,23 @@ pub struct CachedClock<H: Home = Global> {
 /// Where a [`CachedClock`] keeps its reading: [`Global`] or [`Private`].
 ///
 /// Sealed: the cached clock relies on exactly these two.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Clock, clock::{CachedClock, Home, ManualClock}};
+///
+/// /// Works with either kind of cached clock.
+/// fn read<H: Home>(clock: &CachedClock<H>) -> u64
+/// where
+///     CachedClock<H>: Clock,
+/// {
+///     clock.unix_ms()
+/// }
+///
+/// assert!(read(&CachedClock::global()) > 1_600_000_000_000);
+/// assert_eq!(read(&CachedClock::new(ManualClock::new(1_700_000_000_000))), 1_700_000_000_000);
+/// ```
 pub trait Home: sealed::Sealed {}
 
 mod sealed {
@@ -184,6 +227,15 @@ mod sealed {
 
 /// The home of the process-wide [`CachedClock`]: a reading in a `static`, refreshed from one
 /// [`MonotonicClock`].
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::clock::{CachedClock, Global};
+///
+/// let clock: CachedClock<Global> = CachedClock::global();
+/// assert_eq!(std::mem::size_of_val(&clock), 0); // the reading is in a `static`
+/// ```
 #[cfg(not(loom))]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Global {
@@ -197,6 +249,15 @@ impl sealed::Sealed for Global {}
 
 /// The home of a [`CachedClock::new`]: a reading and a refresher of its own over the source
 /// `C`, shared by the clock's clones.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Clock, clock::{CachedClock, ManualClock, Private}};
+///
+/// let clock: CachedClock<Private<ManualClock>> = CachedClock::new(ManualClock::new(1_700_000_000_000));
+/// assert_eq!(clock.unix_ms(), 1_700_000_000_000);
+/// ```
 pub struct Private<C> {
     /// The reading: a slot of the process's table (so a fork can mark it), or the owned word
     /// of [`Shared`] under loom.

@@ -35,6 +35,14 @@ pub struct ManualClock {
 
 impl ManualClock {
     /// A clock that reads `unix_ms`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Clock, clock::ManualClock};
+    ///
+    /// assert_eq!(ManualClock::new(1_700_000_000_000).unix_ms(), 1_700_000_000_000);
+    /// ```
     pub fn new(unix_ms: u64) -> Self {
         ManualClock {
             unix_ms: Arc::new(AtomicU64::new(unix_ms)),
@@ -42,6 +50,16 @@ impl ManualClock {
     }
 
     /// Sets the reading (forwards or backwards).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Clock, clock::ManualClock};
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// clock.set(1_600_000_000_000);
+    /// assert_eq!(clock.unix_ms(), 1_600_000_000_000);
+    /// ```
     pub fn set(&self, unix_ms: u64) {
         // Release/Acquire: a thread that sees a generator state minted at this reading, and
         // then reads this clock, reads at least this value.
@@ -49,6 +67,18 @@ impl ManualClock {
     }
 
     /// Moves the reading forward by `ms`, saturating at `u64::MAX`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Clock, clock::ManualClock};
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// clock.clone().advance(5); // clones share the reading
+    /// assert_eq!(clock.unix_ms(), 1_700_000_000_005);
+    /// clock.advance(u64::MAX);
+    /// assert_eq!(clock.unix_ms(), u64::MAX);
+    /// ```
     pub fn advance(&self, ms: u64) {
         // A CAS loop: AcqRel publishes the new reading like `set`, Acquire reads the current.
         let _ = self

@@ -70,6 +70,16 @@ pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
 /// ```
 pub trait Clock {
     /// The current time in milliseconds since the Unix epoch.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Clock, clock::MonotonicClock};
+    /// use std::time::{SystemTime, UNIX_EPOCH};
+    ///
+    /// let wall = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64;
+    /// assert!(MonotonicClock::new().unix_ms().abs_diff(wall) < 1_000);
+    /// ```
     fn unix_ms(&self) -> u64;
 
     /// The current time as fresh as this clock can read it, for the places where a stale
@@ -81,6 +91,19 @@ pub trait Clock {
     /// The default is `unix_ms`. A clock whose `unix_ms` may lag, like [`CachedClock`],
     /// overrides it with a read of its source; it must never read behind what `unix_ms` read
     /// before it, unless the time really went back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Clock, clock::{CachedClock, ManualClock}};
+    ///
+    /// let source = ManualClock::new(1_700_000_000_000);
+    /// let cached = CachedClock::new(source.clone());
+    /// cached.unix_ms(); // starts the refresher
+    /// source.advance(3);
+    /// assert_eq!(cached.unix_ms_precise(), 1_700_000_000_003); // read from the source
+    /// assert_eq!(source.unix_ms_precise(), source.unix_ms()); // the default: `unix_ms`
+    /// ```
     fn unix_ms_precise(&self) -> u64 {
         self.unix_ms()
     }

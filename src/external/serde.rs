@@ -145,6 +145,17 @@ pub mod serde_id {
         /// # Errors
         ///
         /// The serializer's own errors.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use snowmint::{Id, serde_id};
+        ///
+        /// let mut json = Vec::new();
+        /// serde_id::number::serialize(&Id::from_u64(42), &mut serde_json::Serializer::new(&mut json))?;
+        /// assert_eq!(json, b"42");
+        /// # Ok::<(), serde_json::Error>(())
+        /// ```
         pub fn serialize<S: Serializer>(id: &Id, serializer: S) -> Result<S::Ok, S::Error> {
             serializer.serialize_u64(id.to_u64())
         }
@@ -155,6 +166,18 @@ pub mod serde_id {
         ///
         /// A negative number, one above `u64::MAX` or with a fraction, a string that is not a
         /// decimal ID, or another type.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use snowmint::{Id, serde_id};
+        ///
+        /// let number = serde_id::number::deserialize(&mut serde_json::Deserializer::from_str("42"))?;
+        /// let text = serde_id::number::deserialize(&mut serde_json::Deserializer::from_str(r#""42""#))?;
+        /// assert_eq!((number, text), (Id::from_u64(42), Id::from_u64(42)));
+        /// assert!(serde_id::number::deserialize(&mut serde_json::Deserializer::from_str("-1")).is_err());
+        /// # Ok::<(), serde_json::Error>(())
+        /// ```
         pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Id, D::Error> {
             Id::deserialize(deserializer)
         }

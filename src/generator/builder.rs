@@ -54,6 +54,16 @@ impl Generator {
     /// Starts configuring a generator for `layout`, with no node field set yet (set each with
     /// [`node`](GeneratorBuilder::node)), the process-wide
     /// [`CachedClock`](crate::clock::CachedClock) and [`ClockBehind::default`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 5).build()?;
+    /// assert_eq!(generator.decode(generator.mint()?)?.node("machine"), Some(5));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn builder(layout: Layout) -> GeneratorBuilder {
         GeneratorBuilder {
             layout,
@@ -71,6 +81,19 @@ impl Generator {
     /// Starts configuring a generator that continues from `snapshot`: its layout, node fields,
     /// sequence range, last minted state and high-water marks. Set the clock and policy as for
     /// [`builder`](Self::builder); see [`Snapshot`] for an example.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let old = Generator::builder(Layout::TWITTER).node("machine", 5).build()?;
+    /// let last = old.mint()?;
+    /// let new = Generator::resume(&old.snapshot()).build()?;
+    /// assert!(new.mint()? > last);
+    /// assert_eq!(new.snapshot().nodes, [("machine", 5)]);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn resume(snapshot: &Snapshot) -> GeneratorBuilder {
         let mut builder = Generator::builder(snapshot.layout);
         for &(name, value) in &snapshot.nodes {
@@ -90,6 +113,17 @@ impl<C> GeneratorBuilder<C> {
     /// processes that both forgot it would mint the same IDs. Checked by
     /// [`build`](Self::build): an unknown name, a name set twice, a value the field cannot hold
     /// or a field left unset is an error there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1023).build()?;
+    /// assert_eq!(generator.decode(generator.mint()?)?.node("machine"), Some(1023));
+    /// assert!(Generator::builder(Layout::TWITTER).node("machine", 1024).build().is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn node(mut self, name: &str, value: u64) -> Self {
         self.nodes.push((name.to_owned(), value));
         self
@@ -123,6 +157,23 @@ impl<C> GeneratorBuilder<C> {
     }
 
     /// Sets what to do when the clock reads behind the last minted tick.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{ClockBehind, Error, Generator, Layout, clock::ManualClock};
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(&clock)
+    ///     .on_clock_behind(ClockBehind::Error)
+    ///     .build()?;
+    /// generator.mint()?;
+    /// clock.set(1_699_999_999_000);
+    /// assert!(matches!(generator.mint(), Err(Error::ClockBehind { behind_ms: 1_000, .. })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn on_clock_behind(mut self, policy: ClockBehind) -> Self {
         self.on_behind = policy;
         self
@@ -231,6 +282,19 @@ impl<C> GeneratorBuilder<C> {
     }
 
     /// Uses `clock` instead of the process-wide [`CachedClock`](crate::clock::CachedClock).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, clock::ManualClock};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build()?;
+    /// assert_eq!(generator.decode(generator.mint()?)?.timestamp_ms(), 1_700_000_000_000);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<D> {
         self.swap_clock(clock).0
     }
@@ -389,6 +453,18 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// node field left unset, [`Error::TickTockUnsupported`] for the tick-tock policy on a
     /// layout without the bit, and [`Error::InvalidSnapshot`] for a resumed snapshot that does
     /// not fit the layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Error, Generator, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+    /// assert!(generator.mint().is_ok());
+    /// let err = Generator::builder(Layout::TWITTER).node("machine", 5000).build().unwrap_err();
+    /// assert!(matches!(err, Error::NodeOutOfRange { .. }));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn build(self) -> Result<Generator<C>> {
         self.build_on()
     }
@@ -399,6 +475,17 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// # Errors
     ///
     /// As for [`build`](Self::build).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, LocalGenerator};
+    ///
+    /// let generator: LocalGenerator = Generator::builder(Layout::TWITTER).node("machine", 1).build_local()?;
+    /// let a = generator.mint()?;
+    /// assert!(generator.mint()? > a);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn build_local(self) -> Result<LocalGenerator<C>> {
         self.build_on()
     }

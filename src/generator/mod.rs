@@ -1019,7 +1019,7 @@ impl<C, S: State> Generator<C, S> {
     /// ```
     /// use snowmint::{Generator, Layout};
     ///
-    /// let generator = Generator::builder(Layout::DISCORD).node("worker", 1).build()?;
+    /// let generator = Generator::builder(Layout::DISCORD).node("worker", 1).node("process", 2).build()?;
     /// assert_eq!(generator.layout().name(), "discord");
     /// # Ok::<(), snowmint::Error>(())
     /// ```

@@ -69,6 +69,27 @@ impl Default for ClockBehind {
 
 /// A notification of a stall or a regression, sent by a generator built with
 /// [`GeneratorBuilder::notify`](crate::GeneratorBuilder::notify).
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{ClockBehind, Generator, Layout, clock::ManualClock, generator::Event};
+/// use std::sync::mpsc;
+///
+/// let (tx, rx) = mpsc::sync_channel(16);
+/// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 10);
+/// let generator = Generator::builder(Layout::TWITTER)
+///     .node("machine", 1)
+///     .clock(&clock)
+///     .on_clock_behind(ClockBehind::Error)
+///     .notify(tx)
+///     .build()?;
+/// generator.mint()?;
+/// clock.set(Layout::TWITTER.epoch_ms() + 5);
+/// assert!(generator.mint().is_err());
+/// assert_eq!(rx.try_recv(), Ok(Event::Regression { last_tick: 10, clock_tick: 5 }));
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Event {
@@ -92,6 +113,23 @@ pub enum Event {
 ///
 /// Each counter only grows; reading them never slows minting (they are updated on cold paths
 /// only, with relaxed increments on their own cache line).
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, clock::ManualClock};
+///
+/// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 10);
+/// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(&clock).build()?;
+/// for _ in 0..4097 {
+///     if generator.try_mint().is_err() {
+///         clock.advance(1);
+///     }
+/// }
+/// let stats = generator.stats();
+/// assert_eq!((stats.overflows, stats.regressions, stats.toggles), (1, 0, 0));
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {

@@ -111,6 +111,20 @@ impl Snapshot {
     }
 
     /// The time of the last ID minted, in Unix milliseconds (the start of its tick).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, clock::ManualClock};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build()?;
+    /// generator.mint()?;
+    /// assert_eq!(generator.snapshot().last_unix_ms(), 1_700_000_000_000);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn last_unix_ms(&self) -> u64 {
         self.last_tick
             .saturating_mul(self.layout.tick_ms())

@@ -9,6 +9,15 @@ use crate::id::Id;
 
 impl Layout {
     /// The bits every ID of this layout has zero: above the width and in unused fields.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.zero_mask(), 1 << 63); // the sign bit
+    /// assert_eq!(Layout::SNOWFLAKE_SI.zero_mask(), !((1 << 53) - 1)); // above 53 bits
+    /// ```
     pub fn zero_mask(&self) -> u64 {
         let used = self
             .fields()
@@ -357,6 +366,17 @@ impl Layout {
     ///
     /// [`Error::ParseId`] when `s` is not a decimal `u64`, [`Error::IdOutOfLayout`] when it does
     /// not fit the layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.parse("1541815603606036480")?.to_u64(), 1_541_815_603_606_036_480);
+    /// assert!(Layout::TWITTER.parse("18446744073709551615").is_err()); // the sign bit is set
+    /// assert!(Layout::TWITTER.parse("12a").is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn parse(&self, s: &str) -> Result<Id> {
         let id: Id = s.parse()?;
         self.decode(id)?;

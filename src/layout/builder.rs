@@ -65,6 +65,16 @@ impl LayoutBuilder {
     }
 
     /// Starts a layout called `name`, `width` bits wide, with a 1 ms tick and the Unix epoch.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::layout::LayoutBuilder;
+    ///
+    /// let layout = LayoutBuilder::new("flat", 64).time(48).sequence(16).build()?;
+    /// assert_eq!((layout.name(), layout.tick_ms(), layout.epoch_ms()), ("flat", 1, 0));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn new(name: &'static str, width: u8) -> Self {
         LayoutBuilder {
             name,
@@ -92,38 +102,110 @@ impl LayoutBuilder {
     }
 
     /// Adds `bits` bits that are always zero.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("signed", 64).unused(1).time(41).sequence(22).build()?;
+    /// assert_eq!(layout.zero_mask(), 1 << 63);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn unused(self, bits: u8) -> Self {
         self.push(FieldKind::Unused, "unused", bits)
     }
 
     /// Adds the time field: `bits` bits of ticks since the epoch.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("wide", 64).time(44).sequence(20).build()?;
+    /// assert_eq!(layout.time_field().bits(), 44);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn time(self, bits: u8) -> Self {
         self.push(FieldKind::Time, "time", bits)
     }
 
     /// Adds a node field called `name` (`machine`, `worker`, `process`, `shard`, ...).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("regions", 64).time(41).node("region", 3).node("host", 8).sequence(12).build()?;
+    /// assert_eq!(layout.node_field("region").unwrap().shift(), 20);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn node(self, name: &'static str, bits: u8) -> Self {
         self.push(FieldKind::Node, name, bits)
     }
 
     /// Adds a tick-tock bit (named `tick`), which must sit below the time field and above the
     /// sequence field; see [`FieldKind::TickTock`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("tt", 64).time(41).tick_tock().node("machine", 10).sequence(12).build()?;
+    /// assert_eq!(layout.tick_tock_field().unwrap().name(), "tick");
+    /// // Below the sequence field, it is rejected.
+    /// assert!(Layout::builder("bad", 64).time(41).node("machine", 10).sequence(12).tick_tock().build().is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn tick_tock(self) -> Self {
         self.push(FieldKind::TickTock, "tick", 1)
     }
 
     /// Adds the sequence field: `bits` bits of per-tick counter.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("busy", 64).time(40).sequence(24).build()?;
+    /// assert_eq!(layout.max_sequence(), (1 << 24) - 1);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn sequence(self, bits: u8) -> Self {
         self.push(FieldKind::Sequence, "sequence", bits)
     }
 
     /// Sets the tick length in milliseconds (default 1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("coarse", 64).time(40).sequence(24).tick_ms(10).build()?;
+    /// assert_eq!(layout.tick_ms(), 10);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn tick_ms(mut self, tick_ms: u64) -> Self {
         self.tick_ms = tick_ms;
         self
     }
 
     /// Sets the epoch in Unix milliseconds (default 0, the Unix epoch).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("recent", 64).time(41).sequence(23).epoch_ms(1_700_000_000_000).build()?;
+    /// assert_eq!(layout.epoch_ms(), 1_700_000_000_000);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn epoch_ms(mut self, epoch_ms: u64) -> Self {
         self.epoch_ms = epoch_ms;
         self
@@ -295,6 +377,16 @@ impl LayoutBuilder {
 
 impl Layout {
     /// Starts a custom layout; see [`LayoutBuilder`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::builder("hot", 63).time(41).sequence(22).build()?;
+    /// assert_eq!(layout.width(), 63);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn builder(name: &'static str, width: u8) -> LayoutBuilder {
         LayoutBuilder::new(name, width)
     }

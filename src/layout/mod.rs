@@ -19,14 +19,44 @@ pub use parts::Parts;
 pub(crate) const MAX_FIELDS: usize = 8;
 
 /// The names [`Layout::preset`] accepts, in the order of the README's table.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Layout, layout::PRESET_NAMES};
+///
+/// for name in PRESET_NAMES.split(", ") {
+///     let epoch_ms = if name == "nanoflake" { Some(0) } else { None };
+///     assert_eq!(Layout::preset(name, epoch_ms)?.name(), name);
+/// }
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 pub const PRESET_NAMES: &str =
     "twitter, discord, instagram, mastodon, sonyflake, nanoflake, snowflake-si, osmium";
 
 /// `Number.MAX_SAFE_INTEGER`, 2^53 − 1: the largest integer below which every integer is
 /// exactly a JavaScript number (an IEEE 754 double).
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Layout, layout::JS_MAX_SAFE_INTEGER};
+///
+/// assert_eq!(JS_MAX_SAFE_INTEGER, 9_007_199_254_740_991);
+/// assert_eq!(Layout::SNOWFLAKE_SI.max_id().to_u64(), JS_MAX_SAFE_INTEGER);
+/// ```
 pub const JS_MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// What a field of a layout holds.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Layout, layout::FieldKind};
+///
+/// let kinds: Vec<FieldKind> = Layout::TWITTER.fields().iter().map(|f| f.kind()).collect();
+/// assert_eq!(kinds, [FieldKind::Unused, FieldKind::Time, FieldKind::Node, FieldKind::Sequence]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FieldKind {
     /// Bits that are always zero (Twitter's sign bit).
@@ -73,36 +103,94 @@ impl Field {
     };
 
     /// What the field holds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, layout::FieldKind};
+    ///
+    /// assert_eq!(Layout::TWITTER.time_field().kind(), FieldKind::Time);
+    /// ```
     pub const fn kind(&self) -> FieldKind {
         self.kind
     }
 
     /// The field's name: `unused`, `time`, `sequence`, or the node field's own name.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let names: Vec<&str> = Layout::DISCORD.fields().iter().map(|f| f.name()).collect();
+    /// assert_eq!(names, ["time", "worker", "process", "sequence"]);
+    /// ```
     pub const fn name(&self) -> &'static str {
         self.name
     }
 
     /// The field's width in bits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.time_field().bits(), 41);
+    /// ```
     pub const fn bits(&self) -> u32 {
         self.bits as u32
     }
 
     /// How far the field is shifted left in an ID (the position of its lowest bit).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.time_field().shift(), 22); // above 10 machine and 12 sequence bits
+    /// ```
     pub const fn shift(&self) -> u32 {
         self.shift as u32
     }
 
     /// The largest value the field holds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.sequence_field().max(), 4095);
+    /// ```
     pub const fn max(&self) -> u64 {
         low_bits(self.bits as u32)
     }
 
     /// The field's bits in ID coordinates.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.node_field("machine").unwrap().mask(), 0x3ff << 12);
+    /// ```
     pub const fn mask(&self) -> u64 {
         self.max() << self.shift
     }
 
     /// The field's value in `id`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let machine = Layout::TWITTER.node_field("machine").unwrap();
+    /// assert_eq!(machine.get(1_541_815_603_606_036_480), 378);
+    /// ```
     pub const fn get(&self, id: u64) -> u64 {
         (id >> self.shift) & self.max()
     }
@@ -156,54 +244,148 @@ pub struct Layout {
 
 impl Layout {
     /// The most fields a layout can have, counting unused, time, node and sequence fields.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert!(Layout::TWITTER.fields().len() <= Layout::MAX_FIELDS);
+    /// ```
     pub const MAX_FIELDS: usize = MAX_FIELDS;
 
     /// The layout's name.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::SNOWFLAKE_SI.name(), "snowflake-si");
+    /// ```
     pub const fn name(&self) -> &'static str {
         self.name
     }
 
     /// The layout's width in bits: every ID is below `2^width`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!((Layout::TWITTER.width(), Layout::SNOWFLAKE_SI.width()), (64, 53));
+    /// ```
     pub const fn width(&self) -> u32 {
         self.width as u32
     }
 
     /// The tick length in milliseconds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!((Layout::TWITTER.tick_ms(), Layout::SONYFLAKE.tick_ms()), (1, 10));
+    /// ```
     pub const fn tick_ms(&self) -> u64 {
         self.tick_ms
     }
 
     /// The epoch in Unix milliseconds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.epoch_ms(), 1_288_834_974_657);
+    /// ```
     pub const fn epoch_ms(&self) -> u64 {
         self.epoch_ms
     }
 
     /// All fields, most significant first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let widths: Vec<u32> = Layout::TWITTER.fields().iter().map(|f| f.bits()).collect();
+    /// assert_eq!(widths, [1, 41, 10, 12]);
+    /// ```
     pub fn fields(&self) -> &[Field] {
         &self.fields[..self.len as usize]
     }
 
     /// The node fields, most significant first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let names: Vec<&str> = Layout::DISCORD.node_fields().map(|f| f.name()).collect();
+    /// assert_eq!(names, ["worker", "process"]);
+    /// ```
     pub fn node_fields(&self) -> impl Iterator<Item = &Field> + '_ {
         self.fields().iter().filter(|f| f.kind == FieldKind::Node)
     }
 
     /// The node field called `name`, if the layout has one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::DISCORD.node_field("worker").map(|f| f.bits()), Some(5));
+    /// assert!(Layout::DISCORD.node_field("machine").is_none());
+    /// ```
     pub fn node_field(&self, name: &str) -> Option<&Field> {
         self.node_fields().find(|f| f.name == name)
     }
 
     /// The time field.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::DISCORD.time_field().bits(), 42);
+    /// ```
     pub const fn time_field(&self) -> Field {
         self.fields[self.time as usize]
     }
 
     /// The sequence field.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::INSTAGRAM.sequence_field().bits(), 10);
+    /// ```
     pub const fn sequence_field(&self) -> Field {
         self.fields[self.sequence as usize]
     }
 
     /// The tick-tock bit, if the layout has one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert!(Layout::TWITTER.tick_tock_field().is_none());
+    /// let tt = Layout::builder("tt", 64).time(41).tick_tock().node("machine", 10).sequence(12).build()?;
+    /// assert_eq!(tt.tick_tock_field().map(|f| f.shift()), Some(22));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const fn tick_tock_field(&self) -> Option<Field> {
         match self.tick_tock {
             Some(index) => Some(self.fields[index as usize]),
@@ -212,16 +394,42 @@ impl Layout {
     }
 
     /// The largest sequence value: one less than the IDs a generator mints per tick.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.max_sequence(), 4095); // 4,096 IDs per tick
+    /// ```
     pub const fn max_sequence(&self) -> u64 {
         self.sequence_field().max()
     }
 
     /// The last tick the time field can hold, counted from the epoch.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::TWITTER.max_ticks(), (1 << 41) - 1);
+    /// ```
     pub const fn max_ticks(&self) -> u64 {
         self.time_field().max()
     }
 
     /// The last representable time, in Unix milliseconds (the start of the last tick).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let twitter = Layout::TWITTER;
+    /// assert_eq!(twitter.max_unix_ms(), twitter.epoch_ms() + twitter.max_ticks());
+    /// assert_eq!(Layout::SONYFLAKE.max_unix_ms(), 6_907_087_738_870); // 10 ms ticks: until 2188
+    /// ```
     pub const fn max_unix_ms(&self) -> u64 {
         // Checked when the layout was built.
         self.epoch_ms + self.max_ticks() * self.tick_ms

@@ -5,6 +5,16 @@ use crate::error::{Error, Result, bounded};
 
 impl Layout {
     /// Twitter: 1 unused sign bit, 41 time, 10 machine, 12 sequence; 1 ms; epoch 1288834974657.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, Layout};
+    ///
+    /// let parts = Layout::TWITTER.decode(Id::from_u64(1_541_815_603_606_036_480))?;
+    /// assert_eq!((parts.timestamp_ms(), parts.node("machine")), (1_656_432_460_105, Some(378)));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const TWITTER: Layout = Layout::builder("twitter", 64)
         .unused(1)
         .time(41)
@@ -14,6 +24,16 @@ impl Layout {
         .build_const();
 
     /// Discord: 42 time, 5 worker, 5 process, 12 sequence; 1 ms; epoch 1420070400000 (2015).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Id, Layout};
+    ///
+    /// let parts = Layout::DISCORD.decode(Id::from_u64(175_928_847_299_117_063))?;
+    /// assert_eq!((parts.timestamp_ms(), parts.node("worker")), (1_462_015_105_796, Some(1)));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub const DISCORD: Layout = Layout::builder("discord", 64)
         .time(42)
         .node("worker", 5)
@@ -23,6 +43,15 @@ impl Layout {
         .build_const();
 
     /// Instagram: 41 time, 13 shard, 10 sequence; 1 ms; epoch 1293840000000 (2011).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::INSTAGRAM.node_field("shard").unwrap().max(), 8191);
+    /// assert_eq!(Layout::INSTAGRAM.max_sequence(), 1023);
+    /// ```
     pub const INSTAGRAM: Layout = Layout::builder("instagram", 64)
         .time(41)
         .node("shard", 13)
@@ -31,6 +60,15 @@ impl Layout {
         .build_const();
 
     /// Mastodon: 48 time, 16 sequence; 1 ms; the Unix epoch.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::MASTODON.node_fields().count(), 0);
+    /// assert_eq!((Layout::MASTODON.epoch_ms(), Layout::MASTODON.max_sequence()), (0, 65_535));
+    /// ```
     pub const MASTODON: Layout = Layout::builder("mastodon", 64)
         .time(48)
         .sequence(16)
@@ -38,6 +76,15 @@ impl Layout {
         .build_const();
 
     /// Sonyflake: 1 unused, 39 time, 8 sequence, 16 machine; 10 ms; epoch 1409529600000 (2014-09-01).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!((Layout::SONYFLAKE.tick_ms(), Layout::SONYFLAKE.max_sequence()), (10, 255));
+    /// assert_eq!(Layout::SONYFLAKE.node_field("machine").unwrap().shift(), 0); // below the sequence
+    /// ```
     pub const SONYFLAKE: Layout = Layout::builder("sonyflake", 64)
         .unused(1)
         .time(39)
@@ -50,6 +97,15 @@ impl Layout {
     /// Snowflake-SI with its default epoch: 53 bits, JavaScript-safe: 40 time, 5 machine,
     /// 8 sequence; 1 ms; epoch 1577836800000 (2020). Use [`with_epoch_ms`](Self::with_epoch_ms)
     /// for another epoch.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, layout::JS_MAX_SAFE_INTEGER};
+    ///
+    /// assert_eq!(Layout::SNOWFLAKE_SI.max_id().to_u64(), JS_MAX_SAFE_INTEGER);
+    /// assert_eq!(Layout::SNOWFLAKE_SI.epoch_ms(), 1_577_836_800_000);
+    /// ```
     pub const SNOWFLAKE_SI: Layout = Layout::builder("snowflake-si", 53)
         .time(40)
         .node("machine", 5)
@@ -59,6 +115,15 @@ impl Layout {
 
     /// The chat protocol's layout with its default epoch: 42 time, 5 worker, 5 process,
     /// 12 sequence, all 64 bits unsigned; 1 ms; epoch 1640995200000 (2022).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// assert_eq!(Layout::OSMIUM.max_id().to_u64(), u64::MAX); // all 64 bits
+    /// assert_eq!(Layout::OSMIUM.epoch_ms(), 1_640_995_200_000);
+    /// ```
     pub const OSMIUM: Layout = Layout::builder("osmium", 64)
         .time(42)
         .node("worker", 5)
@@ -74,6 +139,18 @@ impl Layout {
     ///
     /// [`Error::InvalidLayout`] when the epoch is so late that the last representable time
     /// passes `u64::MAX` milliseconds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// let layout = Layout::nanoflake(1_700_000_000_000)?;
+    /// assert_eq!(layout.epoch_ms(), 1_700_000_000_000);
+    /// assert_eq!(layout.node_field("generator").unwrap().max(), 1023);
+    /// assert!(Layout::nanoflake(u64::MAX).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn nanoflake(epoch_ms: u64) -> Result<Layout> {
         Layout::builder("nanoflake", 64)
             .unused(1)

@@ -16,6 +16,41 @@ use crate::id::Id;
 /// A store never lowers its mark while a generator mints: concurrent writers keep the
 /// maximum. Implemented by [`FileStore`](super::FileStore) and, with the `etcd` feature, by
 /// the etcd lease.
+///
+/// # Examples
+///
+/// A store whose mark is fixed: IDs from that time on are refused.
+///
+/// ```
+/// use snowmint::{Clock, Error, Generator, Layout, Result, clock::ManualClock};
+/// use snowmint::persist::{FencedGenerator, MarkStore};
+/// use std::sync::Arc;
+///
+/// struct Until(u64);
+///
+/// impl MarkStore for Until {
+///     fn start<C: Clock + Send + Sync + 'static>(&self, _: &Arc<Generator<C>>) -> Result<()> {
+///         Ok(())
+///     }
+///     fn admit(&self, time_ms: u64) -> Result<()> {
+///         if time_ms < self.0 {
+///             return Ok(());
+///         }
+///         Err(Error::Persist { path: "memory".into(), reason: "past the mark".into(), source: None })
+///     }
+///     fn stop(&mut self, _end_ms: u64) -> Result<()> {
+///         Ok(())
+///     }
+/// }
+///
+/// let clock = ManualClock::new(1_700_000_000_000);
+/// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock.clone()).build()?;
+/// let fenced: FencedGenerator<_, Until> = FencedGenerator::new(generator, Until(1_700_000_000_001))?;
+/// assert!(fenced.mint().is_ok());
+/// clock.advance(1);
+/// assert!(fenced.mint().is_err());
+/// # Ok::<(), snowmint::Error>(())
+/// ```
 pub trait MarkStore {
     /// Checks that `generator` may mint under this store (it starts above the store's mark,
     /// and carries what the store requires), then starts keeping the mark ahead of it.
@@ -23,6 +58,26 @@ pub trait MarkStore {
     /// # Errors
     ///
     /// The store's own, naming what the generator lacks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::persist::{FileStore, HighWaterFile, MarkStore};
+    /// use snowmint::{Generator, Layout};
+    /// use std::sync::Arc;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-store-start-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// std::fs::write(dir.join("mark"), "1700000000000\n")?;
+    /// let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// let resumed = Arc::new(file.resume(Layout::TWITTER, &[("machine", 1)]).build()?);
+    /// let fresh = Arc::new(Generator::builder(Layout::TWITTER).node("machine", 1).build()?);
+    /// let store = FileStore::from(file);
+    /// assert!(store.start(&resumed).is_ok());
+    /// assert!(store.start(&fresh).is_err()); // could mint below the mark
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     fn start<C: Clock + Send + Sync + 'static>(&self, generator: &Arc<Generator<C>>) -> Result<()>;
 
     /// Admits an ID whose time is `time_ms`: returns once a durable mark is above it (raising
@@ -31,6 +86,20 @@ pub trait MarkStore {
     /// # Errors
     ///
     /// The store's own: the mark could not be raised, or is not known to be above `time_ms`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::persist::{FileStore, HighWaterFile, MarkStore};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-store-admit-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let store = FileStore::from(HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?);
+    /// store.admit(1_700_000_000_000)?; // past the mark: the next mark is written first
+    /// assert_eq!(std::fs::read_to_string(dir.join("mark"))?, "1700000001000\n");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     fn admit(&self, time_ms: u64) -> Result<()>;
 
     /// The generator stops; every ID it returned is below `end_ms`. A store may lower its
@@ -40,6 +109,23 @@ pub trait MarkStore {
     /// # Errors
     ///
     /// The store's own, when the last write is not confirmed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::persist::{FileStore, HighWaterFile, MarkStore};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-store-stop-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let mut store = FileStore::from(HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?);
+    /// store.admit(1_700_000_000_000)?;
+    /// store.stop(1_700_000_000_001)?;
+    /// store.stop(1_700_000_000_001)?; // a second call does nothing
+    /// // A file's mark stays where the last write put it.
+    /// assert_eq!(std::fs::read_to_string(dir.join("mark"))?, "1700000001000\n");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     fn stop(&mut self, end_ms: u64) -> Result<()>;
 }
 
@@ -50,6 +136,23 @@ pub trait MarkStore {
 ///
 /// Minting costs the generator's own mint and the store's [`admit`](MarkStore::admit): for a
 /// file, a relaxed load and a compare, and one durable write per interval of ID time.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+///
+/// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+/// let clock = ManualClock::new(1_700_000_000_000);
+/// let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+/// let generator = PersistentGenerator::new(generator, file)?; // a FencedGenerator
+/// let id = generator.mint()?;
+/// assert!(generator.generator().decode(id)?.timestamp_ms() < generator.mark());
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FencedGenerator<C, S: MarkStore> {
     generator: Arc<Generator<C>>,
     store: S,
@@ -65,6 +168,23 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
     /// [`Error::Persist`](crate::Error::Persist) when the generator could still mint at or below
     /// the file's mark; for an etcd lease, `Error::InvalidLeaseConfig` or the errors of its
     /// first renewal. The store is dropped on error (a lease is released).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-new-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// assert_eq!(generator.mark(), 0); // a first start: nothing written yet
+    /// generator.mint()?;
+    /// assert_eq!(generator.mark(), 1_700_000_001_000); // written ahead of the ID
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(generator: Generator<C>, store: impl Into<S>) -> Result<Self> {
         let store = store.into();
         let generator = Arc::new(generator);
@@ -81,6 +201,23 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     ///
     /// The errors of [`Generator::mint`], and the store's [`admit`](MarkStore::admit) errors
     /// (the ID is then discarded, never returned).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mint-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// let a = generator.mint()?;
+    /// assert!(generator.mint()? > a);
+    /// assert_eq!(generator.writes(), 1);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn mint(&self) -> Result<Id> {
         let id = self.generator.mint()?;
@@ -93,6 +230,24 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     /// # Errors
     ///
     /// As for [`mint`](Self::mint), and [`Error::SequenceExhausted`](crate::Error::SequenceExhausted).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-try-mint-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// for _ in 0..4096 {
+    ///     generator.try_mint()?;
+    /// }
+    /// assert!(generator.try_mint().is_err()); // the clock is frozen and the tick is full
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn try_mint(&self) -> Result<Id> {
         let id = self.generator.try_mint()?;
@@ -106,6 +261,23 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     ///
     /// As for [`mint`](Self::mint). On error the IDs written are overwritten with zeros: none
     /// is handed out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mint-batch-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// let mut ids = [snowmint::Id::default(); 100];
+    /// assert_eq!(generator.mint_batch(&mut ids)?, 100);
+    /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
         let written = self.generator.mint_batch(out)?;
         self.cover_run(&mut out[..written])
@@ -117,6 +289,23 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     /// # Errors
     ///
     /// As for [`try_mint`](Self::try_mint); nothing is handed out on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-try-mint-batch-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// let mut ids = [snowmint::Id::default(); 5000];
+    /// assert_eq!(generator.try_mint_batch(&mut ids)?, 4096);
+    /// assert!(generator.try_mint_batch(&mut ids).is_err());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
         let written = self.generator.try_mint_batch(out)?;
         self.cover_run(&mut out[..written])
@@ -126,11 +315,45 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
 impl<C, S: MarkStore> FencedGenerator<C, S> {
     /// The generator inside, for its layout, clock, stats and decoding. Mint through `self`:
     /// IDs minted on the inner generator directly are not fenced.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-generator-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// let id = generator.mint()?;
+    /// assert_eq!(generator.generator().decode(id)?.node("machine"), Some(1));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn generator(&self) -> &Generator<C> {
         &self.generator
     }
 
     /// The store that keeps the mark.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-store-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// use snowmint::persist::MarkStore;
+    /// generator.mint()?;
+    /// assert!(generator.store().admit(1_700_000_000_500).is_ok()); // below the mark: no write
+    /// assert_eq!(generator.writes(), 1);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn store(&self) -> &S {
         &self.store
     }
@@ -142,6 +365,23 @@ impl<C, S: MarkStore> FencedGenerator<C, S> {
     /// # Errors
     ///
     /// The store's [`stop`](MarkStore::stop) errors.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-shutdown-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// generator.mint()?;
+    /// assert!(generator.shutdown().is_ok());
+    /// assert_eq!(HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?.mark(), Some(1_700_000_001_000));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn shutdown(mut self) -> Result<()> {
         self.stop()
     }

@@ -100,6 +100,15 @@ pub struct HighWaterFile {
 
 impl HighWaterFile {
     /// The interval [`open`](Self::open) is usually given: one write per second of ID time.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::persist::HighWaterFile;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(HighWaterFile::DEFAULT_INTERVAL, Duration::from_secs(1));
+    /// ```
     pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
     /// Reads the mark at `path`, if the file exists, and keeps `interval`: how far ahead of an
@@ -139,16 +148,49 @@ impl HighWaterFile {
     }
 
     /// The file's path.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::persist::HighWaterFile;
+    ///
+    /// let path = std::env::temp_dir().join("snowmint-doc-path-never-written");
+    /// let file = HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?;
+    /// assert_eq!(file.path(), path);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// How far ahead of an ID's time each write puts the mark.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::persist::HighWaterFile;
+    /// use std::time::Duration;
+    ///
+    /// let path = std::env::temp_dir().join("snowmint-doc-interval-never-written");
+    /// let file = HighWaterFile::open(&path, Duration::from_micros(10))?;
+    /// assert_eq!(file.interval(), Duration::from_millis(1)); // at least 1 ms
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn interval(&self) -> Duration {
         Duration::from_millis(self.interval_ms)
     }
 
     /// The mark read by [`open`](Self::open), in Unix milliseconds; `None` if there was no file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::persist::HighWaterFile;
+    ///
+    /// let path = std::env::temp_dir().join("snowmint-doc-mark-never-written");
+    /// assert_eq!(HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?.mark(), None);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn mark(&self) -> Option<u64> {
         self.mark
     }
@@ -160,6 +202,23 @@ impl HighWaterFile {
     /// [`PersistentGenerator::new`]. Without a mark, a fresh generator.
     ///
     /// Node values are checked by `build()`, as usual. See [`HighWaterFile`] for an example.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Layout, clock::ManualClock, persist::HighWaterFile};
+    ///
+    /// let path = std::env::temp_dir().join(format!("snowmint-doc-resume-{}", std::process::id()));
+    /// std::fs::write(&path, "1700000000000\n")?;
+    /// let file = HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?;
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(&clock).build()?;
+    /// assert!(generator.try_mint().is_err()); // the mark's tick is full
+    /// clock.advance(1);
+    /// assert_eq!(generator.decode(generator.mint()?)?.timestamp_ms(), 1_700_000_000_001);
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn resume(&self, layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
         resume_above(layout, nodes, self.mark)
     }
@@ -337,6 +396,24 @@ fn sync_dir(_path: &Path) -> io::Result<()> {
 /// A high-water file as a [`MarkStore`]: a [`FencedGenerator`] over it writes the file ahead
 /// of every ID it returns, one durable write per interval of ID time. Made from a
 /// [`HighWaterFile`] by [`PersistentGenerator::new`].
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Layout, clock::ManualClock};
+/// use snowmint::persist::{FencedGenerator, FileStore, HighWaterFile};
+///
+/// # let dir = std::env::temp_dir().join(format!("snowmint-doc-file-store-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+/// let clock = ManualClock::new(1_700_000_000_000);
+/// let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+/// let generator: FencedGenerator<_, FileStore> = FencedGenerator::new(generator, file)?;
+/// generator.mint()?;
+/// assert_eq!(std::fs::read_to_string(dir.join("mark"))?, "1700000001000\n");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FileStore {
     file: HighWaterFile,
     /// The mark on disk, in Unix milliseconds: raised only after the write is durable.
@@ -453,12 +530,43 @@ pub type PersistentGenerator<C> = FencedGenerator<C, FileStore>;
 
 impl<C> FencedGenerator<C, FileStore> {
     /// The high-water file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-file-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// assert_eq!(generator.file().path(), dir.join("mark"));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn file(&self) -> &HighWaterFile {
         &self.store().file
     }
 
     /// The mark on disk, in Unix milliseconds (0 before the first write on a first start):
     /// above the time of every ID returned so far.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mark-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// generator.mint()?;
+    /// assert_eq!(generator.mark(), 1_700_000_001_000); // the ID's time plus the interval
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn mark(&self) -> u64 {
         self.store().mark.load(Ordering::Relaxed)
     }

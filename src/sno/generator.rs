@@ -140,6 +140,17 @@ impl SnoGenerator {
     /// Starts configuring a generator: no partition yet (set one), metabyte 0, the whole
     /// sequence, the process-wide [`CachedClock`](crate::clock::CachedClock) and
     /// [`ClockBehind::TickTock`] with `max_ms: 1000`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoGenerator;
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).build()?;
+    /// assert_eq!(generator.mint()?.partition(), 7);
+    /// assert!(SnoGenerator::builder().build().is_err()); // no partition
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn builder() -> SnoGeneratorBuilder {
         SnoGeneratorBuilder {
             inner: Generator::builder(Self::LAYOUT).on_clock_behind(DEFAULT_POLICY),
@@ -152,6 +163,19 @@ impl SnoGenerator {
     /// range, last minted state and high-water marks. A generator resumed on a clock behind
     /// the snapshot moves to the other timeline (or waits or fails, by policy) and never
     /// repeats an ID minted before the snapshot. See [`SnoSnapshot`] for an example.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// let last = generator.mint()?;
+    /// let resumed = SnoGenerator::resume(&generator.snapshot()).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// assert!(resumed.mint()? > last);
+    /// assert_eq!(resumed.partition(), 7);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn resume(snapshot: &SnoSnapshot) -> SnoGeneratorBuilder {
         SnoGeneratorBuilder {
             inner: Generator::resume(&snapshot.core).on_clock_behind(DEFAULT_POLICY),
@@ -169,6 +193,16 @@ impl<C> SnoGeneratorBuilder<C> {
     /// Sets the partition every ID carries; required (0 included), as a node field is:
     /// generators that all left it unset would mint the same IDs. Generators minting at the
     /// same time need distinct partitions, or one partition with disjoint sequence ranges.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// assert_eq!(generator.mint()?.partition(), 7);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn partition(mut self, partition: u16) -> Self {
         self.partition = Some(partition);
         self
@@ -177,6 +211,16 @@ impl<C> SnoGeneratorBuilder<C> {
     /// Sets the metabyte of the IDs [`mint`](SnoGenerator::mint) and the other minting methods
     /// return (0 by default); [`mint_with_meta`](SnoGenerator::mint_with_meta) gives one per
     /// ID.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoGenerator;
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).meta(0x2a).build()?;
+    /// assert_eq!(generator.mint()?.meta(), 0x2a);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn meta(mut self, meta: u8) -> Self {
         self.meta = meta;
         self
@@ -191,6 +235,18 @@ impl<C> SnoGeneratorBuilder<C> {
     /// small pool only lowers the generator's throughput), so every range sno accepts works.
     /// Checked by [`build`](SnoGeneratorBuilder::build): an empty range is
     /// [`Error::InvalidSequenceRange`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let builder = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000));
+    /// let generator = builder.clone().sequence_range(100..=199).build()?;
+    /// assert_eq!(generator.mint()?.sequence(), 100);
+    /// assert!(builder.sequence_range(200..=199).build().is_err()); // empty
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn sequence_range(mut self, range: RangeInclusive<u16>) -> Self {
         let range = u64::from(*range.start())..=u64::from(*range.end());
         self.inner = self.inner.sequence_range(range);
@@ -200,6 +256,23 @@ impl<C> SnoGeneratorBuilder<C> {
     /// Sets what to do when the clock reads behind the last minted time:
     /// [`ClockBehind::TickTock`] by default (sno's behaviour), or `Wait` or `Error` for IDs that
     /// strictly increase.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{ClockBehind, clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = SnoGenerator::builder()
+    ///     .partition(7)
+    ///     .clock(&clock)
+    ///     .on_clock_behind(ClockBehind::Error)
+    ///     .build()?;
+    /// generator.mint()?;
+    /// clock.set(1_699_999_999_000);
+    /// assert!(generator.mint().is_err()); // no toggle to the other timeline
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn on_clock_behind(mut self, policy: ClockBehind) -> Self {
         self.inner = self.inner.on_clock_behind(policy);
         self
@@ -209,12 +282,39 @@ impl<C> SnoGeneratorBuilder<C> {
     /// sequence overflow notification) and when the clock goes back ([`Event::Regression`]),
     /// at most once per unit of each kind; ticks in events count 4 ms units from
     /// [`SnoId::EPOCH_MS`]. See [`GeneratorBuilder::notify`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, generator::Event, sno::SnoGenerator};
+    /// use std::sync::mpsc;
+    ///
+    /// let (tx, rx) = mpsc::sync_channel(4);
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = SnoGenerator::builder().partition(7).clock(&clock).notify(tx).build()?;
+    /// generator.mint()?;
+    /// clock.set(1_699_999_999_000);
+    /// let id = generator.mint()?; // on the other timeline
+    /// assert_eq!(id.tick(), 1);
+    /// assert!(matches!(rx.try_recv(), Ok(Event::Regression { .. })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn notify(mut self, events: SyncSender<Event>) -> Self {
         self.inner = self.inner.notify(events);
         self
     }
 
     /// Uses `clock` instead of the process-wide [`CachedClock`](crate::clock::CachedClock).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// assert_eq!(generator.mint()?.timestamp_ms(), 1_700_000_000_000);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn clock<D: Clock>(self, clock: D) -> SnoGeneratorBuilder<D> {
         SnoGeneratorBuilder {
             inner: self.inner.clock(clock),
@@ -245,6 +345,17 @@ impl<C: Clock> SnoGeneratorBuilder<C> {
     /// [`Error::NodeNotSet`] without a partition, [`Error::InvalidSequenceRange`] for an
     /// empty sequence range, and [`Error::InvalidSnapshot`] for a resumed snapshot that does
     /// not fit [`SnoGenerator::LAYOUT`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// assert_eq!(generator.mint()?.partition(), 7);
+    /// assert!(SnoGenerator::builder().clock(ManualClock::new(1_700_000_000_000)).build().is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn build(self) -> Result<SnoGenerator<C>> {
         self.check_layout()?;
         let partition = self.partition.ok_or_else(|| Error::NodeNotSet {
@@ -374,6 +485,19 @@ impl<C: Clock> SnoGenerator<C> {
     /// # Errors
     ///
     /// As for [`mint`](Self::mint). Nothing is written on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// let mut ids = [SnoId::default(); 8];
+    /// assert_eq!(generator.mint_batch_with_meta(3, &mut ids)?, 8);
+    /// assert!(ids.iter().all(|id| id.meta() == 3));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     #[inline]
     pub fn mint_batch_with_meta(&self, meta: u8, out: &mut [SnoId]) -> Result<usize> {
         self.batch(meta, out, true)
@@ -385,6 +509,19 @@ impl<C: Clock> SnoGenerator<C> {
     /// # Errors
     ///
     /// As for [`try_mint`](Self::try_mint).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// let mut ids = vec![SnoId::default(); 70_000];
+    /// assert_eq!(generator.try_mint_batch(&mut ids)?, 65_536); // one 4 ms unit's worth
+    /// assert!(generator.try_mint_batch(&mut ids).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     #[inline]
     pub fn try_mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
         self.batch(self.meta, out, false)
@@ -406,27 +543,81 @@ impl<C: Clock> SnoGenerator<C> {
 
 impl<C> SnoGenerator<C> {
     /// The partition every ID of this generator carries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// assert_eq!(generator.partition(), 7);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn partition(&self) -> u16 {
         self.partition
     }
 
     /// The metabyte of the IDs [`mint`](SnoGenerator::mint) returns.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// assert_eq!(generator.meta(), 0);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn meta(&self) -> u8 {
         self.meta
     }
 
     /// The generator's clock.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// generator.clock().advance(4);
+    /// assert_eq!(generator.mint()?.timestamp_ms(), 1_700_000_000_004);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn clock(&self) -> &C {
         self.inner.clock()
     }
 
     /// The counters of overflows, waits, regressions and tick-tock toggles so far.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// while generator.try_mint().is_ok() {}
+    /// assert_eq!(generator.stats().overflows, 1);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn stats(&self) -> Stats {
         self.inner.stats()
     }
 
     /// The generator's state now, to resume from with [`SnoGenerator::resume`]: take it when
     /// minting has stopped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// generator.mint()?;
+    /// let resumed = SnoGenerator::resume(&generator.snapshot()).build()?;
+    /// assert_eq!(resumed.partition(), 7);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn snapshot(&self) -> SnoSnapshot {
         SnoSnapshot {
             partition: self.partition,

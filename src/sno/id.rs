@@ -91,13 +91,38 @@ pub struct SnoId([u8; 10]);
 
 impl SnoId {
     /// The sno epoch: 2010-01-01 00:00:00 UTC, in Unix milliseconds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// assert_eq!(SnoId::from_bytes([0; 10]).timestamp_ms(), SnoId::EPOCH_MS);
+    /// ```
     pub const EPOCH_MS: u64 = 1_262_304_000_000;
 
     /// The length of a time unit, in milliseconds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// let id = SnoId::from_bytes([0, 0, 0, 0, 2, 0, 0, 0, 0, 0]); // one unit after the epoch
+    /// assert_eq!(id.timestamp_ms(), SnoId::EPOCH_MS + SnoId::TICK_MS);
+    /// ```
     pub const TICK_MS: u64 = 4;
 
     /// The last time an ID holds, in Unix milliseconds: the start of the last 4 ms unit,
     /// 2079-09-07T15:47:35.548Z.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// assert_eq!(SnoId::from_bytes([0xff; 10]).timestamp_ms(), SnoId::MAX_TIMESTAMP_MS);
+    /// ```
     pub const MAX_TIMESTAMP_MS: u64 = Self::EPOCH_MS + ((1 << 39) - 1) * Self::TICK_MS;
 
     /// The ID with these 10 bytes, big-endian as sno stores them.
@@ -116,11 +141,29 @@ impl SnoId {
     }
 
     /// The 10 bytes, big-endian.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// let bytes = [0, 0, 0, 0, 3, 9, 0x41, 0x0a, 0, 42];
+    /// assert_eq!(SnoId::from_bytes(bytes).to_bytes(), bytes);
+    /// ```
     pub const fn to_bytes(self) -> [u8; 10] {
         self.0
     }
 
     /// The 10 bytes, big-endian, by reference.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// let id = SnoId::from_bytes([0, 0, 0, 0, 3, 9, 0x41, 0x0a, 0, 42]);
+    /// assert_eq!(id.as_bytes()[5], 9); // the metabyte
+    /// ```
     pub const fn as_bytes(&self) -> &[u8; 10] {
         &self.0
     }
@@ -214,11 +257,29 @@ impl SnoId {
     }
 
     /// The time as 4 ms units since the sno epoch.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// let id = SnoId::from_bytes([0, 0, 0, 0, 7, 0, 0, 0, 0, 0]); // time block 7: unit 3, tick 1
+    /// assert_eq!(id.ticks(), 3);
+    /// ```
     pub const fn ticks(&self) -> u64 {
         self.time_block() >> 1
     }
 
     /// The time the ID carries, in Unix milliseconds (the start of its 4 ms unit).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// let id = SnoId::from_bytes([0, 0, 0, 0, 7, 0, 0, 0, 0, 0]);
+    /// assert_eq!(id.timestamp_ms(), SnoId::EPOCH_MS + 3 * 4);
+    /// ```
     pub const fn timestamp_ms(&self) -> u64 {
         Self::EPOCH_MS + self.ticks() * Self::TICK_MS
     }
@@ -254,21 +315,54 @@ impl SnoId {
     }
 
     /// The tick-tock bit: the timeline (0 or 1) the ID was minted on.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 7, 0, 0, 0, 0, 0]).tick(), 1);
+    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 6, 0, 0, 0, 0, 0]).tick(), 0);
+    /// ```
     pub const fn tick(&self) -> u8 {
         self.0[4] & 1
     }
 
     /// The metabyte.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 3, 9, 0x41, 0x0a, 0, 42]).meta(), 9);
+    /// ```
     pub const fn meta(&self) -> u8 {
         self.0[5]
     }
 
     /// The partition.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 3, 9, 0x41, 0x0a, 0, 42]).partition(), 0x410a);
+    /// ```
     pub const fn partition(&self) -> u16 {
         u16::from_be_bytes([self.0[6], self.0[7]])
     }
 
     /// The sequence.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    ///
+    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 3, 9, 0x41, 0x0a, 0, 42]).sequence(), 42);
+    /// ```
     pub const fn sequence(&self) -> u16 {
         u16::from_be_bytes([self.0[8], self.0[9]])
     }

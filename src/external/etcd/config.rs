@@ -57,12 +57,39 @@ pub struct EtcdConfig {
 
 impl EtcdConfig {
     /// The lease's time to live when [`ttl`](Self::ttl) is not called.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.ttl_duration(), EtcdConfig::DEFAULT_TTL);
+    /// ```
     pub const DEFAULT_TTL: Duration = Duration::from_secs(10);
     /// The request timeout when [`request_timeout`](Self::request_timeout) is not called.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.request_timeout_duration(), EtcdConfig::DEFAULT_REQUEST_TIMEOUT);
+    /// ```
     pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
     /// Leases a node ID in `nodes` under `prefix`, from the etcd cluster at `endpoints`
     /// (`http://host:port`, or `host:port`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!((config.prefix(), config.nodes()), ("/snowmint/", 0..=31));
+    /// ```
     pub fn new<E: Into<String>>(
         endpoints: impl IntoIterator<Item = E>,
         prefix: impl Into<String>,
@@ -81,6 +108,17 @@ impl EtcdConfig {
 
     /// Sets the lease's time to live: a whole number of seconds, at least 1 (etcd may grant
     /// more, never less).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31).ttl(Duration::from_secs(30));
+    /// assert_eq!(config.ttl_duration(), Duration::from_secs(30));
+    /// assert_eq!(config.margin_duration(), Duration::from_secs(6)); // a fifth
+    /// ```
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
@@ -88,55 +126,153 @@ impl EtcdConfig {
 
     /// Sets the margin taken off the TTL for the local deadline: less than the TTL (by
     /// default a fifth of it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31).margin(Duration::from_secs(1));
+    /// assert_eq!(config.margin_duration(), Duration::from_secs(1));
+    /// assert_eq!(config.renewal_interval(), Duration::from_secs(3)); // (10 s - 1 s) / 3
+    /// ```
     pub fn margin(mut self, margin: Duration) -> Self {
         self.margin = Some(margin);
         self
     }
 
     /// Sets how often the lease is renewed: more than zero and less than `ttl - margin`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31).renew_every(Duration::from_secs(1));
+    /// assert_eq!(config.renewal_interval(), Duration::from_secs(1));
+    /// ```
     pub fn renew_every(mut self, interval: Duration) -> Self {
         self.renew_every = Some(interval);
         self
     }
 
     /// Sets the longest the claim and the release wait for etcd.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31).request_timeout(Duration::from_secs(2));
+    /// assert_eq!(config.request_timeout_duration(), Duration::from_secs(2));
+    /// ```
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
         self
     }
 
     /// The endpoints.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.endpoints(), ["http://127.0.0.1:2379"]);
+    /// ```
     pub fn endpoints(&self) -> &[String] {
         &self.endpoints
     }
 
     /// The key prefix.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.prefix(), "/snowmint/");
+    /// ```
     pub fn prefix(&self) -> &str {
         &self.prefix
     }
 
     /// The node IDs a claim chooses from, lowest free first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.nodes(), 0..=31);
+    /// ```
     pub fn nodes(&self) -> RangeInclusive<u64> {
         self.nodes.clone()
     }
 
     /// The lease's time to live.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.ttl_duration(), Duration::from_secs(10)); // the default
+    /// ```
     pub fn ttl_duration(&self) -> Duration {
         self.ttl
     }
 
     /// The margin taken off the TTL for the local deadline: as set, or a fifth of the TTL.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.margin_duration(), Duration::from_secs(2)); // a fifth of the TTL
+    /// ```
     pub fn margin_duration(&self) -> Duration {
         self.margin.unwrap_or(self.ttl / 5)
     }
 
     /// How often the lease is renewed: as set, or `(ttl - margin) / 3`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.renewal_interval(), Duration::from_nanos(2_666_666_666)); // (10 s - 2 s) / 3
+    /// ```
     pub fn renewal_interval(&self) -> Duration {
         self.renew_every
             .unwrap_or_else(|| self.ttl.saturating_sub(self.margin_duration()) / 3)
     }
 
     /// The longest the claim and the release wait for etcd.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.request_timeout_duration(), Duration::from_secs(5)); // the default
+    /// ```
     pub fn request_timeout_duration(&self) -> Duration {
         self.request_timeout
     }

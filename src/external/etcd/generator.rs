@@ -137,11 +137,34 @@ impl MarkStore for EtcdLease {
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 impl<C> FencedGenerator<C, EtcdLease> {
     /// The lease.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease, LeasedGenerator}};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// let generator = LeasedGenerator::new(lease.resume(Layout::TWITTER, "machine").build()?, lease)?;
+    /// assert!(generator.lease().check().is_ok());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn lease(&self) -> &EtcdLease {
         self.store()
     }
 
     /// The leased node ID.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease, LeasedGenerator}};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// let generator = LeasedGenerator::new(lease.resume(Layout::TWITTER, "machine").build()?, lease)?;
+    /// let id = generator.mint()?;
+    /// assert_eq!(generator.generator().decode(id)?.node("machine"), Some(generator.node_id()));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
     pub fn node_id(&self) -> u64 {
         self.store().node_id()
     }
