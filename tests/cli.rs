@@ -1304,3 +1304,18 @@ fn a_killed_run_leaves_a_snapshot_above_every_id_it_printed() {
     );
     assert_eq!(file_names(&dir), ["killed.snap"]);
 }
+
+#[test]
+fn every_subcommands_layout_help_names_sno_files_and_fields() {
+    for command in ["mint", "inspect", "bounds"] {
+        let help = stdout_of(&run(&[command, "--help"])).to_owned();
+        for word in ["sno", "JSON layout file", "NAME:BITS", "tick-tock"] {
+            assert!(
+                help.contains(word),
+                "{command} --help lacks {word:?}: {help}"
+            );
+        }
+    }
+    let help = stdout_of(&run(&["convert", "--help"])).to_owned();
+    assert!(help.contains("--layout <LAYOUT>"), "{help}");
+}
