@@ -68,6 +68,10 @@
 //! - `etcd`: node IDs leased from etcd with fencing and a high-water mark: `EtcdConfig`,
 //!   `EtcdLease`, `LeasedGenerator` (pulls `etcd-client`, whose build needs `protoc`, `tokio`
 //!   for the lease's own thread, and `rustix` for `CLOCK_BOOTTIME`).
+//! - `tokio`: `snowmint::tokio::MintAsync`, `mint_async` and `mint_batch_async` on every
+//!   generator, waiting on Tokio's timer instead of the thread (pulls `tokio`).
+//! - `smol`: `snowmint::smol::MintAsync`, the same on smol's timer (pulls `async-io`, smol's
+//!   reactor, without its executor).
 //!
 //! # Examples
 //!
@@ -101,6 +105,9 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 
+// `snowmint::tokio` and `snowmint::smol`: async minting on each runtime's timer.
+#[cfg(any(feature = "tokio", feature = "smol"))]
+mod asynch;
 pub mod clock;
 /// Guides, doctested: clocks and clock faults, throughput, fleets, text forms and paging, sno.
 pub mod docs;
@@ -120,6 +127,8 @@ mod sync;
 mod time;
 mod trace;
 
+#[cfg(any(feature = "tokio", feature = "smol"))]
+pub use asynch::*;
 pub use clock::Clock;
 pub use error::{Error, Result};
 #[cfg(feature = "etcd")]

@@ -1,0 +1,226 @@
+//! Minting in smol tasks: [`MintAsync`] gives every generator `mint_async` and
+//! `mint_batch_async`, which wait on smol's timer ([`async_io::Timer`], the timer of smol's
+//! reactor) where [`Mint::mint`] waits on the thread.
+//!
+//! A generator waits for the next tick when the current one is full, and for a clock that reads
+//! behind its last tick when its [`ClockBehind`](crate::ClockBehind) policy is `Wait` (or
+//! `TickTock` and it cannot toggle). The async methods never wait on the thread and never spin:
+//! each attempt is one non-waiting reservation, and between attempts the task sleeps on the
+//! timer for as long as the attempt's error says (until the next tick, or until the clock
+//! catches up), so the executor thread runs other tasks meanwhile. The policy's bounds hold as
+//! for the blocking mint: a regression of more than `max_ms`, or one that lasts longer than
+//! `max_ms` in total, is the same [`Error::ClockBehind`](crate::Error::ClockBehind) that
+//! [`Mint::mint`] returns.
+//!
+//! The futures are cancel safe: dropped at any point, they have reserved nothing and leave the
+//! generator as if they had never been polled. They are `Send` when the generator is `Sync`;
+//! a [`LocalGenerator`](crate::LocalGenerator) mints in a local task (a `LocalExecutor`, or
+//! `block_on`). The timer works on any executor: smol's reactor drives it, on the thread in
+//! `block_on` and on its own thread otherwise.
+//!
+//! One wait stays on the thread: a [`FencedGenerator`](crate::persist::FencedGenerator) over a
+//! high-water file writes the file (durably) on the minting thread once per interval of ID
+//! time, as its blocking mint does.
+//!
+//! # Examples
+//!
+//! ```
+//! use snowmint::smol::MintAsync;
+//! use snowmint::{Generator, Id, Layout};
+//!
+//! # fn main() -> snowmint::Result<()> {
+//! let generator = Generator::builder(Layout::SONYFLAKE).node("machine", 1).build()?;
+//! async_io::block_on(async {
+//!     // 600 IDs: more than two 10 ms ticks hold (256 each), so the task sleeps between them.
+//!     let mut ids = Vec::new();
+//!     for _ in 0..600 {
+//!         ids.push(generator.mint_async().await?);
+//!     }
+//!     assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+//!
+//!     let mut batch = [Id::default(); 300];
+//!     let written = generator.mint_batch_async(&mut batch).await?;
+//!     assert!((1..=256).contains(&written)); // one tick's worth at most
+//!     assert!(batch[0] > ids[599]);
+//!     Ok(())
+//! })
+//! # }
+//! ```
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::{Retry, Timer};
+use crate::error::Result;
+use crate::mint::Mint;
+
+/// smol's timer.
+struct Smol;
+
+impl Timer for Smol {
+    type Sleep = async_io::Timer;
+
+    fn sleep(duration: Duration) -> Self::Sleep {
+        async_io::Timer::after(duration)
+    }
+
+    fn reset(sleep: &mut Self::Sleep, duration: Duration) {
+        sleep.set_after(duration);
+    }
+}
+
+/// Minting that waits on smol's timer: [`mint_async`](Self::mint_async) and
+/// [`mint_batch_async`](Self::mint_batch_async) on every [`Mint`] generator ([`Generator`],
+/// [`LocalGenerator`], [`ShardedGenerator`], [`FencedGenerator`], [`SnoGenerator`]).
+/// Implemented for them all, and for nothing else. See the [module docs](self) for how it waits.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::smol::MintAsync;
+/// use snowmint::{Generator, Layout};
+///
+/// # fn main() -> snowmint::Result<()> {
+/// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_local()?;
+/// async_io::block_on(async {
+///     let a = generator.mint_async().await?;
+///     let b = generator.mint_async().await?;
+///     assert!(b > a);
+///     Ok(())
+/// })
+/// # }
+/// ```
+///
+/// [`Generator`]: crate::Generator
+/// [`LocalGenerator`]: crate::LocalGenerator
+/// [`ShardedGenerator`]: crate::shard::ShardedGenerator
+/// [`FencedGenerator`]: crate::persist::FencedGenerator
+/// [`SnoGenerator`]: crate::sno::SnoGenerator
+pub trait MintAsync: Mint {
+    /// Mints the next ID as [`mint`](Mint::mint) does, sleeping on smol's timer (never on the
+    /// thread) when the tick is full or the policy waits for the clock.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Mint::mint): [`Error::ClockBehind`](crate::Error::ClockBehind) when the
+    /// clock reads behind by more than the policy's `max_ms`, or still after `max_ms` of sleep.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: each attempt reserves its ID and returns it in the same poll,
+    /// so a future dropped before it completes (in a race, under a timeout) has minted
+    /// nothing, and the generator is as if it had never been polled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::smol::MintAsync;
+    /// use snowmint::sno::SnoGenerator;
+    ///
+    /// # async_io::block_on(async {
+    /// let generator = SnoGenerator::builder().partition(7).build()?;
+    /// assert_eq!(generator.mint_async().await?.partition(), 7);
+    /// # Ok::<(), snowmint::Error>(())
+    /// # })?;
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    fn mint_async(&self) -> MintFuture<'_, Self>;
+
+    /// Mints up to `out.len()` consecutive IDs of one tick as [`mint_batch`](Mint::mint_batch)
+    /// does, writes them to the front of `out` and returns how many, sleeping on smol's timer
+    /// (never on the thread) when the tick is full or the policy waits for the clock.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint_async`](Self::mint_async). Nothing is handed out on error.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: `out` is written only by the poll that completes the future,
+    /// so a future dropped before then has minted nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::smol::MintAsync;
+    /// use snowmint::{Generator, Id, Layout};
+    ///
+    /// # async_io::block_on(async {
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+    /// let mut ids = [Id::default(); 64];
+    /// let written = generator.mint_batch_async(&mut ids).await?;
+    /// assert!(ids[..written].windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// # })?;
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    fn mint_batch_async<'a>(&'a self, out: &'a mut [Self::Id]) -> MintBatchFuture<'a, Self>;
+}
+
+impl<G: Mint + ?Sized> MintAsync for G {
+    fn mint_async(&self) -> MintFuture<'_, Self> {
+        MintFuture {
+            generator: self,
+            retry: Retry::new(),
+        }
+    }
+
+    fn mint_batch_async<'a>(&'a self, out: &'a mut [Self::Id]) -> MintBatchFuture<'a, Self> {
+        MintBatchFuture {
+            generator: self,
+            out,
+            retry: Retry::new(),
+        }
+    }
+}
+
+/// The future of [`MintAsync::mint_async`]: the next ID.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct MintFuture<'a, G: Mint + ?Sized> {
+    generator: &'a G,
+    retry: Retry<Smol>,
+}
+
+impl<G: Mint + ?Sized> Future for MintFuture<'_, G> {
+    type Output = Result<G::Id>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        this.retry.poll_mint(cx, || this.generator.try_mint())
+    }
+}
+
+impl<G: Mint + ?Sized> fmt::Debug for MintFuture<'_, G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MintFuture").finish_non_exhaustive()
+    }
+}
+
+/// The future of [`MintAsync::mint_batch_async`]: how many IDs it wrote.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct MintBatchFuture<'a, G: Mint + ?Sized> {
+    generator: &'a G,
+    out: &'a mut [G::Id],
+    retry: Retry<Smol>,
+}
+
+impl<G: Mint + ?Sized> Future for MintBatchFuture<'_, G> {
+    type Output = Result<usize>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        this.retry
+            .poll_mint(cx, || this.generator.try_mint_batch(this.out))
+    }
+}
+
+impl<G: Mint + ?Sized> fmt::Debug for MintBatchFuture<'_, G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MintBatchFuture")
+            .field("len", &self.out.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,235 @@
+//! Async minting on smol's timer (`async-io`): a full tick and a clock behind are waited out
+//! asleep, so a 1 ms timer on the same thread stays on time; a future dropped mid-wait loses
+//! nothing. The runtime-independent checks (errors, every generator) are in async_tokio.rs.
+#![cfg(feature = "smol")]
+
+mod common;
+
+use std::cell::Cell;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use async_executor::LocalExecutor;
+use async_io::Timer;
+use futures_lite::{FutureExt, StreamExt};
+use snowmint::clock::MonotonicClock;
+use snowmint::smol::MintAsync;
+use snowmint::{Clock, ClockBehind, Generator, Id, Layout};
+
+use common::checks::{assert_increasing, assert_unique_and_increasing};
+
+/// Ten 10 ms ticks' worth of Sonyflake IDs (256 a tick), asked for as fast as the task can:
+/// ten times the layout's capacity, so the task waits at nine tick boundaries at least.
+const IDS: usize = 2_560;
+
+/// The most a 1 ms interval's tick may be late while another task on its thread mints: the
+/// bound of async_tokio.rs, where a control test shows a blocking mint makes it about 10 ms.
+const MAX_LATE: Duration = Duration::from_millis(5);
+
+/// Timed runs: a run on time in any of them passes (see async_tokio.rs).
+const RUNS: usize = 5;
+
+/// Held by each timed run.
+static TIMED: Mutex<()> = Mutex::new(());
+
+/// Runs `work` on a local executor driven by `async_io::block_on`, beside a task whose 1 ms
+/// interval timer measures how late each of its ticks is: `work`'s output, the greatest
+/// lateness, and the tick count.
+fn beside_a_ticker<F: Future>(work: F) -> (F::Output, Duration, u32) {
+    // One timed run at a time: the control's blocking mint would take a core from the others.
+    let _alone = TIMED.lock().unwrap_or_else(PoisonError::into_inner);
+    let done = Cell::new(false);
+    let executor = LocalExecutor::new();
+    let ticker = executor.spawn(async {
+        let mut interval = Timer::interval(Duration::from_millis(1));
+        let (mut late, mut ticks) = (Duration::ZERO, 0);
+        while !done.get() {
+            let due = interval.next().await.unwrap();
+            late = late.max(due.elapsed());
+            ticks += 1;
+        }
+        (late, ticks)
+    });
+    async_io::block_on(executor.run(async {
+        // Let the ticker start before the work does.
+        futures_lite::future::yield_now().await;
+        let output = work.await;
+        done.set(true);
+        let (late, ticks) = ticker.await;
+        (output, late, ticks)
+    }))
+}
+
+/// Runs `run` up to [`RUNS`] times until the ticker is on time in one.
+fn on_time(mut run: impl FnMut() -> (Duration, u32)) {
+    let mut runs = Vec::new();
+    for _ in 0..RUNS {
+        let (late, ticks) = run();
+        if late <= MAX_LATE {
+            return;
+        }
+        runs.push((late, ticks));
+    }
+    panic!(
+        "the 1 ms timer was late in every run (greatest lateness, ticks): {runs:?}; expected at \
+         most {MAX_LATE:?} in one"
+    );
+}
+
+#[test]
+fn minting_at_ten_times_sonyflakes_capacity_leaves_a_1ms_timer_on_time() {
+    on_time(|| {
+        let generator = Generator::builder(Layout::SONYFLAKE)
+            .node("machine", 1)
+            .build_local()
+            .unwrap();
+        let ((ids, took), late, ticks) = beside_a_ticker(async {
+            let start = Instant::now();
+            let mut ids = Vec::with_capacity(IDS);
+            for _ in 0..IDS / 2 {
+                ids.push(generator.mint_async().await.unwrap());
+            }
+            let mut batch = [Id::default(); 100];
+            while ids.len() < IDS {
+                let want = (IDS - ids.len()).min(batch.len());
+                let written = generator
+                    .mint_batch_async(&mut batch[..want])
+                    .await
+                    .unwrap();
+                ids.extend_from_slice(&batch[..written]);
+            }
+            (ids, start.elapsed())
+        });
+        assert_increasing(&ids);
+        assert!(took >= Duration::from_millis(80), "{IDS} IDs in {took:?}");
+        assert!(ticks >= 40, "{ticks} ticks of the 1 ms timer in {took:?}");
+        (late, ticks)
+    });
+}
+
+#[test]
+fn a_blocking_mint_makes_the_same_timer_late() {
+    let generator = Generator::builder(Layout::SONYFLAKE)
+        .node("machine", 1)
+        .build()
+        .unwrap();
+    let (ids, late, _) = beside_a_ticker(async {
+        let mut ids = Vec::with_capacity(IDS);
+        for _ in 0..IDS {
+            ids.push(generator.mint().unwrap());
+            futures_lite::future::yield_now().await;
+        }
+        ids
+    });
+    assert_increasing(&ids);
+    assert!(
+        late > MAX_LATE,
+        "blocking mints left the timer late by only {late:?}"
+    );
+}
+
+/// The wall clock less an offset the test sets: a clock stepped back and left running.
+struct SteppedBack {
+    clock: MonotonicClock,
+    back_ms: AtomicU64,
+}
+
+impl Clock for SteppedBack {
+    fn unix_ms(&self) -> u64 {
+        self.clock.unix_ms() - self.back_ms.load(Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn a_clock_stepped_back_200ms_is_waited_out_asleep() {
+    on_time(|| {
+        let clock = SteppedBack {
+            clock: MonotonicClock::new(),
+            back_ms: AtomicU64::new(0),
+        };
+        let generator = Generator::builder(Layout::SONYFLAKE)
+            .node("machine", 1)
+            .clock(&clock)
+            .on_clock_behind(ClockBehind::Wait { max_ms: 1_000 })
+            .build_local()
+            .unwrap();
+        let ((before, after, took), late, ticks) = beside_a_ticker(async {
+            let before = generator.mint_async().await.unwrap();
+            clock.back_ms.store(200, Ordering::SeqCst);
+            let start = Instant::now();
+            let after = generator.mint_async().await.unwrap();
+            (before, after, start.elapsed())
+        });
+        assert!(after > before);
+        assert!(
+            (Duration::from_millis(180)..Duration::from_millis(1_000)).contains(&took),
+            "waited {took:?} for a clock 200 ms behind"
+        );
+        assert!(generator.stats().regressions >= 1);
+        assert!(ticks >= 150, "{ticks} ticks of the 1 ms timer in {took:?}");
+        (late, ticks)
+    });
+}
+
+/// A small xorshift generator: random durations without a dependency.
+struct Random(u64);
+
+impl Random {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// `future`'s output, or `None` if `within` passes first (the future is then dropped).
+async fn before<T>(within: Duration, future: impl Future<Output = T>) -> Option<T> {
+    async { Some(future.await) }
+        .or(async {
+            Timer::after(within).await;
+            None
+        })
+        .await
+}
+
+#[test]
+fn futures_dropped_mid_wait_lose_nothing() {
+    let generator = Generator::builder(Layout::SONYFLAKE)
+        .node("machine", 1)
+        .build()
+        .unwrap();
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    let mut random = Random(seed);
+    let (ids, dropped) = async_io::block_on(async {
+        let (mut ids, mut dropped) = (Vec::new(), 0);
+        let mut batch = [Id::default(); 100];
+        for _ in 0..600 {
+            // Up to 3 ms: often inside a wait for the next 10 ms tick.
+            let within = Duration::from_micros(random.below(3_000));
+            if random.below(2) == 0 {
+                match before(within, generator.mint_async()).await {
+                    Some(id) => ids.push(id.unwrap()),
+                    None => dropped += 1,
+                }
+            } else {
+                match before(within, generator.mint_batch_async(&mut batch)).await {
+                    Some(written) => ids.extend_from_slice(&batch[..written.unwrap()]),
+                    None => dropped += 1,
+                }
+            }
+        }
+        // Minting resumes where it stopped.
+        ids.push(generator.mint_async().await.unwrap());
+        (ids, dropped)
+    });
+    assert!(dropped > 0, "no future was dropped (seed {seed})");
+    assert_unique_and_increasing([ids.iter().copied()]);
+    assert!(generator.mint().unwrap() > *ids.last().unwrap());
+}

@@ -1,0 +1,398 @@
+//! Async minting on Tokio: a full tick and a clock behind are waited out asleep on the
+//! runtime's timer, so a 1 ms timer on the same thread stays on time; a future dropped mid-wait
+//! loses nothing.
+#![cfg(feature = "tokio")]
+
+mod common;
+
+use std::cell::Cell;
+use std::future::Future;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use snowmint::clock::MonotonicClock;
+use snowmint::persist::{HighWaterFile, PersistentGenerator};
+use snowmint::shard::Shards;
+use snowmint::sno::{SnoGenerator, SnoId};
+use snowmint::tokio::MintAsync;
+use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout, clock::ManualClock};
+use tokio::task::LocalSet;
+use tokio::time::{MissedTickBehavior, timeout};
+
+use common::checks::{assert_increasing, assert_unique_and_increasing};
+use common::clocks::T0;
+use common::files::TempDir;
+
+/// Ten 10 ms ticks' worth of Sonyflake IDs (256 a tick), asked for as fast as the task can:
+/// ten times the layout's capacity, so the task waits at nine tick boundaries at least.
+const IDS: usize = 2_560;
+
+/// The most a 1 ms interval's tick may be late while another task on its thread mints. Tokio's
+/// timer fires on whole milliseconds, so 1 to 2 ms is normal; a mint that blocks the thread
+/// for a full Sonyflake tick makes it about 10 ms (the control test below shows it).
+const MAX_LATE: Duration = Duration::from_millis(5);
+
+/// Timed runs: the machine is shared, so a run may lose its core for a few milliseconds. A
+/// run on time in any of them passes; a mint that blocks makes every run late.
+const RUNS: usize = 5;
+
+/// Held by each timed run.
+static TIMED: Mutex<()> = Mutex::new(());
+
+/// Runs `work` on a current-thread runtime, beside a task whose 1 ms interval timer measures
+/// how late each of its ticks is: `work`'s output, the greatest lateness, and the tick count.
+fn beside_a_ticker<F: Future>(work: F) -> (F::Output, Duration, u32) {
+    // One timed run at a time: the control's blocking mint would take a core from the others.
+    let _alone = TIMED.lock().unwrap_or_else(PoisonError::into_inner);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    LocalSet::new().block_on(&runtime, async {
+        let done = Rc::new(Cell::new(false));
+        let ticker = tokio::task::spawn_local({
+            let done = Rc::clone(&done);
+            async move {
+                let mut interval = tokio::time::interval(Duration::from_millis(1));
+                interval.set_missed_tick_behavior(MissedTickBehavior::Burst);
+                let (mut late, mut ticks) = (Duration::ZERO, 0);
+                while !done.get() {
+                    let due = interval.tick().await;
+                    late = late.max(due.elapsed());
+                    ticks += 1;
+                }
+                (late, ticks)
+            }
+        });
+        // Let the ticker start before the work does.
+        tokio::task::yield_now().await;
+        let output = work.await;
+        done.set(true);
+        let (late, ticks) = ticker.await.unwrap();
+        (output, late, ticks)
+    })
+}
+
+/// Runs `run` (a [`beside_a_ticker`] run that checks its own output) up to [`RUNS`] times
+/// until the ticker is on time in one; panics with each run's lateness if it never is.
+fn on_time(mut run: impl FnMut() -> (Duration, u32)) {
+    let mut runs = Vec::new();
+    for _ in 0..RUNS {
+        let (late, ticks) = run();
+        if late <= MAX_LATE {
+            return;
+        }
+        runs.push((late, ticks));
+    }
+    panic!(
+        "the 1 ms timer was late in every run (greatest lateness, ticks): {runs:?}; expected at \
+         most {MAX_LATE:?} in one"
+    );
+}
+
+fn sonyflake() -> Generator {
+    Generator::builder(Layout::SONYFLAKE)
+        .node("machine", 1)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn minting_at_ten_times_sonyflakes_capacity_leaves_a_1ms_timer_on_time() {
+    on_time(|| {
+        let generator = Generator::builder(Layout::SONYFLAKE)
+            .node("machine", 1)
+            .build_local()
+            .unwrap();
+        let ((ids, took), late, ticks) = beside_a_ticker(async {
+            let start = Instant::now();
+            let mut ids = Vec::with_capacity(IDS);
+            for _ in 0..IDS {
+                ids.push(generator.mint_async().await.unwrap());
+            }
+            (ids, start.elapsed())
+        });
+        assert_increasing(&ids);
+        // Nine tick boundaries at least, each waited for.
+        assert!(took >= Duration::from_millis(80), "{IDS} IDs in {took:?}");
+        assert!(ticks >= 40, "{ticks} ticks of the 1 ms timer in {took:?}");
+        (late, ticks)
+    });
+}
+
+#[test]
+fn batches_leave_the_timer_on_time_too() {
+    on_time(|| {
+        let generator = sonyflake();
+        let (ids, late, ticks) = beside_a_ticker(async {
+            let mut ids = vec![Id::default(); IDS];
+            let mut filled = 0;
+            while filled < IDS {
+                let written = generator
+                    .mint_batch_async(&mut ids[filled..])
+                    .await
+                    .unwrap();
+                assert!((1..=256).contains(&written), "{written} IDs in one batch");
+                filled += written;
+            }
+            ids
+        });
+        assert_increasing(&ids);
+        (late, ticks)
+    });
+}
+
+/// The control: the same measure catches a mint that blocks its thread for a full tick, even
+/// one that yields to the other task after every ID.
+#[test]
+fn a_blocking_mint_makes_the_same_timer_late() {
+    let generator = sonyflake();
+    let (ids, late, _) = beside_a_ticker(async {
+        let mut ids = Vec::with_capacity(IDS);
+        for _ in 0..IDS {
+            ids.push(generator.mint().unwrap());
+            tokio::task::yield_now().await;
+        }
+        ids
+    });
+    assert_increasing(&ids);
+    assert!(
+        late > MAX_LATE,
+        "blocking mints left the timer late by only {late:?}"
+    );
+}
+
+/// The wall clock less an offset the test sets: a clock stepped back and left running.
+struct SteppedBack {
+    clock: MonotonicClock,
+    back_ms: AtomicU64,
+}
+
+impl Clock for SteppedBack {
+    fn unix_ms(&self) -> u64 {
+        self.clock.unix_ms() - self.back_ms.load(Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn a_clock_stepped_back_200ms_is_waited_out_asleep() {
+    on_time(|| {
+        let clock = SteppedBack {
+            clock: MonotonicClock::new(),
+            back_ms: AtomicU64::new(0),
+        };
+        let generator = Generator::builder(Layout::SONYFLAKE)
+            .node("machine", 1)
+            .clock(&clock)
+            .on_clock_behind(ClockBehind::Wait { max_ms: 1_000 })
+            .build_local()
+            .unwrap();
+        let ((before, after, took), late, ticks) = beside_a_ticker(async {
+            let before = generator.mint_async().await.unwrap();
+            clock.back_ms.store(200, Ordering::SeqCst);
+            let start = Instant::now();
+            let after = generator.mint_async().await.unwrap();
+            (before, after, start.elapsed())
+        });
+        assert!(after > before);
+        assert!(
+            (Duration::from_millis(180)..Duration::from_millis(1_000)).contains(&took),
+            "waited {took:?} for a clock 200 ms behind"
+        );
+        assert!(generator.stats().regressions >= 1);
+        assert!(ticks >= 150, "{ticks} ticks of the 1 ms timer in {took:?}");
+        (late, ticks)
+    });
+}
+
+/// A generator on a manual clock at [`T0`] that has minted once, under `Wait { max_ms }`.
+fn waiting(max_ms: u64) -> (Generator<ManualClock>, ManualClock) {
+    let clock = ManualClock::new(T0);
+    let generator = Generator::builder(Layout::SONYFLAKE)
+        .node("machine", 1)
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Wait { max_ms })
+        .build()
+        .unwrap();
+    generator.mint().unwrap();
+    (generator, clock)
+}
+
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_regression_past_max_ms_is_the_blocking_mints_error_at_once() {
+    let (generator, clock) = waiting(100);
+    clock.set(T0 - 200);
+    let start = Instant::now();
+    let err = current_thread()
+        .block_on(generator.mint_async())
+        .unwrap_err();
+    assert!(start.elapsed() < Duration::from_millis(100));
+    assert!(matches!(
+        err,
+        Error::ClockBehind {
+            behind_ms: 200,
+            max_wait_ms: 100,
+            ..
+        }
+    ));
+    assert_eq!(Err(err), generator.mint());
+}
+
+#[test]
+fn a_clock_that_stays_behind_fails_after_max_ms_in_all() {
+    let (generator, clock) = waiting(100);
+    clock.set(T0 - 40);
+    let start = Instant::now();
+    let err = current_thread()
+        .block_on(generator.mint_async())
+        .unwrap_err();
+    let took = start.elapsed();
+    assert!(
+        (Duration::from_millis(100)..Duration::from_millis(1_000)).contains(&took),
+        "gave up after {took:?}, expected 100 ms"
+    );
+    assert!(matches!(
+        err,
+        Error::ClockBehind {
+            behind_ms: 40,
+            max_wait_ms: 100,
+            ..
+        }
+    ));
+    assert_eq!(Err(err), generator.mint());
+    // The clock catches up: minting goes on above the last ID.
+    clock.set(T0 + 10);
+    let id = current_thread().block_on(generator.mint_async()).unwrap();
+    assert_eq!(
+        Layout::SONYFLAKE.decode(id).unwrap().timestamp_ms(),
+        T0 + 10
+    );
+}
+
+/// A small xorshift generator: random durations without a dependency.
+struct Random(u64);
+
+impl Random {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+#[test]
+fn futures_dropped_mid_wait_lose_nothing() {
+    let generator = sonyflake();
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    let mut random = Random(seed);
+    let (ids, dropped) = current_thread().block_on(async {
+        let (mut ids, mut dropped) = (Vec::new(), 0);
+        let mut batch = [Id::default(); 100];
+        for _ in 0..600 {
+            // Up to 3 ms: often inside a wait for the next 10 ms tick.
+            let within = Duration::from_micros(random.below(3_000));
+            if random.below(2) == 0 {
+                match timeout(within, generator.mint_async()).await {
+                    Ok(id) => ids.push(id.unwrap()),
+                    Err(_) => dropped += 1,
+                }
+            } else {
+                match timeout(within, generator.mint_batch_async(&mut batch)).await {
+                    Ok(written) => ids.extend_from_slice(&batch[..written.unwrap()]),
+                    Err(_) => dropped += 1,
+                }
+            }
+        }
+        // Minting resumes where it stopped.
+        ids.push(generator.mint_async().await.unwrap());
+        (ids, dropped)
+    });
+    assert!(dropped > 0, "no future was dropped (seed {seed})");
+    assert_unique_and_increasing([ids.iter().copied()]);
+    assert!(generator.mint().unwrap() > *ids.last().unwrap());
+}
+
+/// Mints `n` IDs with `mint_async`, across full ticks.
+async fn across_ticks<G: MintAsync>(generator: &G, n: usize) -> Vec<G::Id> {
+    let mut ids = Vec::with_capacity(n);
+    for _ in 0..n {
+        ids.push(generator.mint_async().await.unwrap());
+    }
+    ids
+}
+
+#[test]
+fn every_generator_mints_across_full_ticks() {
+    let dir = TempDir::new("async-tokio");
+    current_thread().block_on(async {
+        assert_increasing(&across_ticks(&sonyflake(), 600).await);
+        let local = Generator::builder(Layout::SONYFLAKE)
+            .node("machine", 1)
+            .build_local()
+            .unwrap();
+        assert_increasing(&across_ticks(&local, 600).await);
+        let sharded = Generator::builder(Layout::SONYFLAKE)
+            .node("machine", 1)
+            .build_sharded(Shards::SplitSequence(2))
+            .unwrap();
+        assert_increasing(&across_ticks(&sharded, 300).await);
+        let file = HighWaterFile::open(dir.join("high-water"), Duration::from_secs(1)).unwrap();
+        let inner = file
+            .resume(Layout::SONYFLAKE, &[("machine", 1)])
+            .build()
+            .unwrap();
+        let fenced = PersistentGenerator::new(inner, file).unwrap();
+        assert_increasing(&across_ticks(&fenced, 600).await);
+        let sno = SnoGenerator::builder()
+            .partition(7)
+            .sequence_range(0..=99)
+            .build()
+            .unwrap();
+        let ids: Vec<SnoId> = across_ticks(&sno, 300).await;
+        assert_increasing(&ids);
+    });
+}
+
+#[test]
+fn a_shared_generators_futures_are_send() {
+    let generator = Arc::new(sonyflake());
+    let ids = current_thread().block_on(async {
+        let tasks: Vec<_> = (0..2)
+            .map(|_| {
+                let generator = Arc::clone(&generator);
+                tokio::spawn(async move {
+                    let mut ids = [Id::default(); 300];
+                    let mut filled = 0;
+                    while filled < ids.len() {
+                        filled += generator
+                            .mint_batch_async(&mut ids[filled..])
+                            .await
+                            .unwrap();
+                    }
+                    ids
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for task in tasks {
+            all.push(task.await.unwrap());
+        }
+        all
+    });
+    assert_unique_and_increasing(ids.iter().map(|ids| ids.iter().copied()));
+}
