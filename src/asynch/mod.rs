@@ -112,3 +112,80 @@ impl<T: Timer> Retry<T> {
         }
     }
 }
+
+/// The futures of a runtime module's `MintAsync` (`MintFuture`, `MintBatchFuture`) and its
+/// implementation for every [`Mint`](crate::Mint) generator, on the timer `$timer`: written
+/// once here, expanded in each runtime module beside its own trait and docs.
+macro_rules! futures_on {
+    ($timer:ty) => {
+        impl<G: Mint + ?Sized> MintAsync for G {
+            fn mint_async(&self) -> MintFuture<'_, Self> {
+                MintFuture {
+                    generator: self,
+                    retry: Retry::new(),
+                }
+            }
+
+            fn mint_batch_async<'a>(
+                &'a self,
+                out: &'a mut [Self::Id],
+            ) -> MintBatchFuture<'a, Self> {
+                MintBatchFuture {
+                    generator: self,
+                    out,
+                    retry: Retry::new(),
+                }
+            }
+        }
+
+        /// The future of [`MintAsync::mint_async`]: the next ID.
+        #[must_use = "futures do nothing unless you `.await` or poll them"]
+        pub struct MintFuture<'a, G: Mint + ?Sized> {
+            generator: &'a G,
+            retry: Retry<$timer>,
+        }
+
+        impl<G: Mint + ?Sized> Future for MintFuture<'_, G> {
+            type Output = Result<G::Id>;
+
+            fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+                let this = self.get_mut();
+                this.retry.poll_mint(cx, || this.generator.try_mint())
+            }
+        }
+
+        impl<G: Mint + ?Sized> fmt::Debug for MintFuture<'_, G> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("MintFuture").finish_non_exhaustive()
+            }
+        }
+
+        /// The future of [`MintAsync::mint_batch_async`]: how many IDs it wrote.
+        #[must_use = "futures do nothing unless you `.await` or poll them"]
+        pub struct MintBatchFuture<'a, G: Mint + ?Sized> {
+            generator: &'a G,
+            out: &'a mut [G::Id],
+            retry: Retry<$timer>,
+        }
+
+        impl<G: Mint + ?Sized> Future for MintBatchFuture<'_, G> {
+            type Output = Result<usize>;
+
+            fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+                let this = self.get_mut();
+                this.retry
+                    .poll_mint(cx, || this.generator.try_mint_batch(this.out))
+            }
+        }
+
+        impl<G: Mint + ?Sized> fmt::Debug for MintBatchFuture<'_, G> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("MintBatchFuture")
+                    .field("len", &self.out.len())
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+use futures_on;
