@@ -429,7 +429,10 @@ pub enum Error {
     },
 
     /// An ID above `i64::MAX` has no `i64` form.
-    #[error("id {id} does not fit in an i64 (at most 9223372036854775807)")]
+    #[error(
+        "id {id} does not fit in an i64 or a signed BIGINT column (at most \
+         9223372036854775807); store it as NUMERIC(20) or fixed-width text"
+    )]
     IdTooLargeForI64 {
         /// The ID.
         id: u64,

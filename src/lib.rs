@@ -63,6 +63,11 @@
 //!   regression (`warn`), tick-tock toggle (`warn`), borrowed tick (`debug`), and lease claim
 //!   and release (`info`) or loss (`error`); emitted from the cold paths only, beside the
 //!   counters of [`generator::Stats`] (pulls `tracing`).
+//! - `postgres`, `sqlx`, `rusqlite`: an [`Id`] as a signed 64-bit column (PostgreSQL `BIGINT`,
+//!   SQLite `INTEGER`): `postgres-types`' `ToSql`/`FromSql`, sqlx's `Type`/`Encode`/`Decode`
+//!   (any sqlx database whose `i64` works), rusqlite's `ToSql`/`FromSql`. Checked both ways:
+//!   an ID above `i64::MAX` is [`Error::IdTooLargeForI64`], a negative value
+//!   [`Error::NegativeId`]. Which presets outgrow `i64`, and when: [`docs::text_and_paging`].
 //! - `schemars`: `JsonSchema` for [`Id`] (a decimal string with its pattern) and [`SnoId`], as
 //!   they serialize, for OpenAPI generators (pulls `schemars` and the `serde` feature).
 //! - `etcd`: node IDs leased from etcd with fencing and a high-water mark: `EtcdConfig`,

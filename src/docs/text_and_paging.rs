@@ -70,19 +70,28 @@
 //! its time field's sets it once half the time field has passed, `2^(time bits − 1)` ticks
 //! after its epoch, and every ID from then on is above `i64::MAX`:
 //!
-//! | preset | IDs pass `i64::MAX` from | the layout's last tick (then [`Error::TimeOverflow`]) |
-//! |---|---|---|
-//! | `twitter` | never (1 unused bit) | 2080-07-10T17:30:30.208Z |
-//! | `sonyflake` | never (1 unused bit) | 2188-11-16T03:28:58.870Z |
-//! | `nanoflake` | never (1 unused bit) | 2^41 − 1 ms after its epoch (69.7 years) |
-//! | `snowflake-si` | never (53 bits) | 2054-11-03T19:53:47.775Z with its default epoch; 2^40 − 1 ms after the epoch |
-//! | `instagram` | 2045-11-03T19:53:47.776Z | 2080-09-06T15:47:35.551Z |
-//! | `discord` | 2084-09-06T15:47:35.552Z | 2154-05-15T07:35:11.103Z |
-//! | `osmium` | 2091-09-07T15:47:35.552Z with its default epoch (2022); 2^41 ms after the epoch | 2161-05-15T07:35:11.103Z with its default epoch |
-//! | `mastodon` | 6429-10-17T02:45:55.328Z | 10889-08-02T05:31:50.655Z |
+//! | preset | IDs pass `i64::MAX` from | the layout's last tick (then [`Error::TimeOverflow`]) | store as |
+//! |---|---|---|---|
+//! | `twitter` | never (1 unused bit) | 2080-07-10T17:30:30.208Z | `BIGINT` |
+//! | `sonyflake` | never (1 unused bit) | 2188-11-16T03:28:58.870Z | `BIGINT` |
+//! | `nanoflake` | never (1 unused bit) | 2^41 − 1 ms after its epoch (69.7 years) | `BIGINT` |
+//! | `snowflake-si` | never (53 bits) | 2054-11-03T19:53:47.775Z with its default epoch; 2^40 − 1 ms after the epoch | `BIGINT` |
+//! | `instagram` | 2045-11-03T19:53:47.776Z | 2080-09-06T15:47:35.551Z | `NUMERIC(20)` or text for rows kept past 2045 |
+//! | `discord` | 2084-09-06T15:47:35.552Z | 2154-05-15T07:35:11.103Z | `BIGINT` while no row outlives 2084 |
+//! | `osmium` | 2091-09-07T15:47:35.552Z with its default epoch (2022); 2^41 ms after the epoch | 2161-05-15T07:35:11.103Z with its default epoch | `BIGINT` while no row outlives 2091 |
+//! | `mastodon` | 6429-10-17T02:45:55.328Z | 10889-08-02T05:31:50.655Z | `BIGINT` |
 //!
-//! For IDs that pass it, store them in an unsigned 64-bit column (MySQL's
-//! `BIGINT UNSIGNED`), a `NUMERIC(20)`, or fixed-width text ([Text forms](#text-forms)).
+//! For IDs that pass it, choose the column before the first such ID is minted: changing a
+//! primary key's type later rewrites the table and every index on it. Columns that hold every
+//! `u64` and sort like the IDs:
+//!
+//! - an unsigned 64-bit integer where there is one (MySQL's `BIGINT UNSIGNED`);
+//! - `NUMERIC(20)` (PostgreSQL, MySQL's `DECIMAL(20)`): write the decimal text form
+//!   (`$1::numeric` with `id.to_string()`), read `id::text` and parse it;
+//! - fixed-width text ([Text forms](#text-forms)): base32 (13 characters, Crockford's
+//!   upper-case alphabet) or hex (16) sort as text the way the IDs sort as numbers under a
+//!   byte-order collation (PostgreSQL's `COLLATE "C"`, SQLite's default `BINARY`, MySQL's
+//!   `ascii_bin`); base62 mixes cases, so only under such a collation.
 //!
 //! ```
 //! use snowmint::{Id, Layout};
@@ -104,6 +113,109 @@
 //! assert!(Layout::DISCORD.max_id_at(discord - 1)?.to_i64().is_ok());
 //! assert!(Layout::OSMIUM.min_id_at(osmium)?.to_i64().is_err());
 //! # Ok::<(), snowmint::Error>(())
+//! ```
+//!
+//! ## Database types (features `postgres`, `sqlx`, `rusqlite`)
+//!
+//! Each feature lets its client bind an [`Id`] as a parameter and read one from a column, as
+//! the signed 64-bit integer above: `postgres` implements `postgres-types`' `ToSql` and
+//! `FromSql` (the `postgres` and `tokio-postgres` clients; `BIGINT` only); `sqlx` implements
+//! `Type`, `Encode` and `Decode` for every sqlx database that maps `i64` (PostgreSQL, SQLite,
+//! MySQL), with none of sqlx's driver or runtime features of its own; `rusqlite` implements
+//! `ToSql` and `FromSql`. The conversion is checked both ways: an ID above `i64::MAX` is
+//! refused with [`Error::IdTooLargeForI64`], naming it, before anything is written, never
+//! stored as a negative number; a negative value read back is refused with
+//! [`Error::NegativeId`]. The client wraps snowmint's error in its own (`source()` returns it),
+//! except sqlx's `Query::bind`, which keeps its message (`try_bind` returns the error).
+//! `min_id_at` and `max_id_at` bind directly as a range's bounds ([Paging by ID](#paging-by-id)).
+//!
+//! With `postgres` (a server is needed, so this example is only compiled):
+//!
+//! ```no_run
+//! # #[cfg(feature = "postgres")] {
+//! use postgres::{Client, NoTls};
+//! use snowmint::{Generator, Id, Layout};
+//!
+//! let mut client = Client::connect("postgres://postgres@127.0.0.1:5432/postgres", NoTls)?;
+//! client.batch_execute("CREATE TABLE messages (id BIGINT PRIMARY KEY, body TEXT NOT NULL)")?;
+//! let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+//! let id = generator.mint()?;
+//! client.execute("INSERT INTO messages (id, body) VALUES ($1, $2)", &[&id, &"hello"])?;
+//!
+//! let minted_ms = generator.decode(id)?.timestamp_ms();
+//! let (from, to) = (Layout::TWITTER.min_id_at(minted_ms)?, Layout::TWITTER.max_id_at(minted_ms)?);
+//! let rows = client.query(
+//!     "SELECT id FROM messages WHERE id BETWEEN $1 AND $2 ORDER BY id",
+//!     &[&from, &to],
+//! )?;
+//! assert_eq!(rows[0].get::<_, Id>(0), id);
+//!
+//! let err = client
+//!     .execute("INSERT INTO messages (id, body) VALUES ($1, $2)", &[&Id::from_u64(u64::MAX), &""])
+//!     .unwrap_err();
+//! let source = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<snowmint::Error>());
+//! assert!(matches!(source, Some(snowmint::Error::IdTooLargeForI64 { id: u64::MAX })));
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! With `sqlx`, here on SQLite in memory (PostgreSQL's `PgConnection` is used the same way):
+//!
+//! ```
+//! # #[cfg(feature = "sqlx")] {
+//! use snowmint::{Error, Id, Layout};
+//! use sqlx::{Connection, Sqlite, SqliteConnection};
+//!
+//! tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//!     let mut db = SqliteConnection::connect("sqlite::memory:").await?;
+//!     sqlx::query("CREATE TABLE tweets (id INTEGER PRIMARY KEY)").execute(&mut db).await?;
+//!     let tweet = Layout::TWITTER.parse("1541815603606036480")?;
+//!     sqlx::query("INSERT INTO tweets (id) VALUES (?1)").bind(tweet).execute(&mut db).await?;
+//!     let read: Id = sqlx::query_scalar("SELECT id FROM tweets").fetch_one(&mut db).await?;
+//!     assert_eq!(read, tweet);
+//!
+//!     let too_large = Id::from_u64(1 << 63);
+//!     let insert = || sqlx::query::<Sqlite>("INSERT INTO tweets (id) VALUES (?1)");
+//!     let err = insert().try_bind(too_large).unwrap_err();
+//!     assert_eq!(
+//!         err.downcast_ref::<Error>(),
+//!         Some(&Error::IdTooLargeForI64 { id: 1 << 63 })
+//!     );
+//!     let err = insert().bind(too_large).execute(&mut db).await.unwrap_err();
+//!     assert_eq!(
+//!         err.to_string(),
+//!         "error occurred while encoding a value: Encoding argument $1 failed: \
+//!          id 9223372036854775808 does not fit in an i64 or a signed BIGINT column (at most \
+//!          9223372036854775807); store it as NUMERIC(20) or fixed-width text"
+//!     );
+//!     Ok::<(), Box<dyn std::error::Error>>(())
+//! })?;
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! With `rusqlite`:
+//!
+//! ```
+//! # #[cfg(feature = "rusqlite")] {
+//! use rusqlite::Connection;
+//! use snowmint::{Error, Id, Layout};
+//!
+//! let db = Connection::open_in_memory()?;
+//! db.execute_batch("CREATE TABLE tweets (id INTEGER PRIMARY KEY)")?;
+//! let tweet = Layout::TWITTER.parse("1541815603606036480")?;
+//! db.execute("INSERT INTO tweets (id) VALUES (?1)", [tweet])?;
+//! let read: Id = db.query_row("SELECT id FROM tweets", [], |row| row.get(0))?;
+//! assert_eq!(read, tweet);
+//!
+//! let err = db.execute("INSERT INTO tweets (id) VALUES (?1)", [Id::from_u64(u64::MAX)]).unwrap_err();
+//! let source = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<Error>());
+//! assert_eq!(source, Some(&Error::IdTooLargeForI64 { id: u64::MAX }));
+//! db.execute("INSERT INTO tweets (id) VALUES (-1)", [])?;
+//! let negative = db.query_row("SELECT id FROM tweets WHERE id < 0", [], |row| row.get::<_, Id>(0));
+//! assert!(negative.is_err());
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # Paging by ID
@@ -128,6 +240,8 @@
 //!
 //! [`Encoding`]: crate::encoding::Encoding
 //! [`Encoding::decode`]: crate::encoding::Encoding::decode
+//! [`Error::IdTooLargeForI64`]: crate::Error::IdTooLargeForI64
+//! [`Error::NegativeId`]: crate::Error::NegativeId
 //! [`Error::TimeOverflow`]: crate::Error::TimeOverflow
 //! [`Id`]: crate::Id
 //! [`Id::encode`]: crate::Id::encode

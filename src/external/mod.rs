@@ -1,11 +1,17 @@
 //! The integrations, each behind its feature, apart from the core: serde's forms of IDs,
-//! layouts and snapshots, their JSON schemas (schemars), and node IDs leased from etcd
-//! (re-exported as `snowmint::etcd`).
+//! layouts and snapshots, their JSON schemas (schemars), IDs in database columns (postgres,
+//! sqlx, rusqlite), and node IDs leased from etcd (re-exported as `snowmint::etcd`).
 
 #[cfg(feature = "etcd")]
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub mod etcd;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "rusqlite")]
+mod rusqlite;
 #[cfg(feature = "schemars")]
 mod schemars;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
+#[cfg(feature = "sqlx")]
+mod sqlx;

@@ -1,0 +1,268 @@
+//! `Id` in a real SQLite `INTEGER` column, through rusqlite (feature `rusqlite`) and through
+//! sqlx (feature `sqlx`), in database files of their own: 100,000 IDs inserted from four
+//! threads under a primary key, a time window by ID bounds, `ORDER BY id` as minting order,
+//! the column's boundary values, and IDs above `i64::MAX` refused.
+
+mod common;
+mod db;
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior, params};
+use snowmint::Id;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
+use sqlx::{Connection as _, QueryBuilder, Sqlite, SqliteConnection};
+use tokio::runtime::{Builder, Runtime};
+
+use common::files::TempDir;
+use db::{BOUNDARIES, Row, assert_negative, assert_too_large, too_large, window_bounds};
+
+/// How long a writer waits for another's lock before failing.
+const BUSY: Duration = Duration::from_secs(30);
+
+const CREATE: &str = "CREATE TABLE ids (id INTEGER PRIMARY KEY, thread INTEGER NOT NULL, \
+                      seq INTEGER NOT NULL, minted_ms INTEGER NOT NULL)";
+const INSERT: &str = "INSERT INTO ids (id, thread, seq, minted_ms) VALUES (?1, ?2, ?3, ?4)";
+const BY_ID: &str = "SELECT id FROM ids WHERE id >= ?1 AND id <= ?2 ORDER BY id";
+const MINTED: &str = "SELECT id FROM ids WHERE minted_ms >= ?1 AND minted_ms < ?2 ORDER BY id";
+const THREADS_BY_ID: &str = "SELECT thread, seq FROM ids ORDER BY id";
+
+/// A rusqlite connection to `path` (a WAL database its writers share), waiting out locks.
+fn open(path: &Path) -> Connection {
+    let connection = Connection::open(path).unwrap();
+    connection.busy_timeout(BUSY).unwrap();
+    connection
+        .pragma_update(None, "journal_mode", "WAL")
+        .unwrap();
+    connection
+}
+
+/// A single-threaded tokio runtime and a sqlx connection to `path` on it.
+fn open_sqlx(path: &Path) -> (Runtime, SqliteConnection) {
+    let runtime = Builder::new_current_thread().enable_all().build().unwrap();
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .busy_timeout(BUSY);
+    let connection = runtime
+        .block_on(SqliteConnection::connect_with(&options))
+        .unwrap();
+    (runtime, connection)
+}
+
+/// (a), (b), (c) with rusqlite: the workload (a transaction per batch), the window and the
+/// order.
+#[test]
+fn rusqlite_keeps_ids_unique_windowed_and_ordered() {
+    let dir = TempDir::new("db-rusqlite");
+    let path = dir.join("ids.sqlite");
+    open(&path).execute_batch(CREATE).unwrap();
+    let rows = db::mint_and_insert(
+        || open(&path),
+        |connection, batch: &[Row]| {
+            let tx = connection
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .unwrap();
+            {
+                let mut insert = tx.prepare_cached(INSERT).unwrap();
+                for row in batch {
+                    // A duplicate ID would fail here, on the primary key.
+                    insert
+                        .execute(params![row.id, row.thread, row.seq, row.minted_ms])
+                        .unwrap();
+                }
+            }
+            tx.commit().unwrap();
+        },
+    );
+
+    let connection = open(&path);
+    let ids = |sql: &str, from: &dyn rusqlite::ToSql, to: &dyn rusqlite::ToSql| -> Vec<Id> {
+        let mut query = connection.prepare(sql).unwrap();
+        query
+            .query_map([from, to], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let (from, to) = window_bounds();
+    let by_id = ids(BY_ID, &from, &to);
+    let minted = ids(MINTED, &(db::WINDOW.0 as i64), &(db::WINDOW.1 as i64));
+    db::check_window(&by_id, &minted, &rows);
+
+    let threads_by_id: Vec<(i32, i32)> = connection
+        .prepare(THREADS_BY_ID)
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    db::check_order(&threads_by_id);
+}
+
+/// (d), (e) with rusqlite: 0 and `i64::MAX` round-trip; an ID above it is refused, and a
+/// negative `INTEGER` is refused when read.
+#[test]
+fn rusqlite_checks_the_signed_range() {
+    let connection = Connection::open_in_memory().unwrap();
+    connection.execute_batch(CREATE).unwrap();
+
+    for id in BOUNDARIES {
+        connection.execute(INSERT, params![id, 0, 0, 0]).unwrap();
+        let back: Id = connection
+            .query_row("SELECT id FROM ids WHERE id = ?1", [id], |row| row.get(0))
+            .unwrap();
+        assert_eq!(back, id);
+    }
+
+    for id in too_large() {
+        let err = connection
+            .execute(INSERT, params![id, 0, 0, 0])
+            .unwrap_err();
+        assert!(
+            matches!(err, rusqlite::Error::ToSqlConversionFailure(_)),
+            "{err:?}"
+        );
+        assert_too_large(&err, id);
+    }
+    let count: i64 = connection
+        .query_row("SELECT count(*) FROM ids", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(count, BOUNDARIES.len() as i64, "a refused ID was stored");
+
+    connection.execute(INSERT, params![-5i64, 0, 0, 0]).unwrap();
+    let err = connection
+        .query_row("SELECT id FROM ids WHERE id < 0", [], |row| {
+            row.get::<_, Id>(0)
+        })
+        .unwrap_err();
+    assert!(
+        matches!(err, rusqlite::Error::FromSqlConversionFailure(..)),
+        "{err:?}"
+    );
+    assert_negative(&err, -5);
+}
+
+/// (a), (b), (c) with sqlx on SQLite: one multi-row insert per batch.
+#[test]
+fn sqlx_sqlite_keeps_ids_unique_windowed_and_ordered() {
+    let dir = TempDir::new("db-sqlx-sqlite");
+    let path = dir.join("ids.sqlite");
+    {
+        let (runtime, mut connection) = open_sqlx(&path);
+        runtime
+            .block_on(sqlx::query(CREATE).execute(&mut connection))
+            .unwrap();
+    }
+    let rows = db::mint_and_insert(
+        || open_sqlx(&path),
+        |(runtime, connection), batch: &[Row]| {
+            let mut insert = QueryBuilder::new("INSERT INTO ids (id, thread, seq, minted_ms) ");
+            insert.push_values(batch, |mut values, row| {
+                values
+                    .push_bind(row.id)
+                    .push_bind(row.thread)
+                    .push_bind(row.seq)
+                    .push_bind(row.minted_ms);
+            });
+            let done = runtime
+                .block_on(insert.build().execute(&mut *connection))
+                .unwrap();
+            assert_eq!(done.rows_affected(), batch.len() as u64);
+        },
+    );
+
+    let (runtime, mut connection) = open_sqlx(&path);
+    let (from, to) = window_bounds();
+    let by_id: Vec<Id> = runtime
+        .block_on(
+            sqlx::query_scalar(BY_ID)
+                .bind(from)
+                .bind(to)
+                .fetch_all(&mut connection),
+        )
+        .unwrap();
+    let minted: Vec<Id> = runtime
+        .block_on(
+            sqlx::query_scalar(MINTED)
+                .bind(db::WINDOW.0 as i64)
+                .bind(db::WINDOW.1 as i64)
+                .fetch_all(&mut connection),
+        )
+        .unwrap();
+    db::check_window(&by_id, &minted, &rows);
+
+    let threads_by_id: Vec<(i32, i32)> = runtime
+        .block_on(sqlx::query_as(THREADS_BY_ID).fetch_all(&mut connection))
+        .unwrap();
+    db::check_order(&threads_by_id);
+}
+
+/// (d), (e) with sqlx on SQLite.
+#[test]
+fn sqlx_sqlite_checks_the_signed_range() {
+    let dir = TempDir::new("db-sqlx-sqlite-range");
+    let (runtime, mut connection) = open_sqlx(&dir.join("ids.sqlite"));
+    runtime
+        .block_on(sqlx::query(CREATE).execute(&mut connection))
+        .unwrap();
+
+    for id in BOUNDARIES {
+        runtime
+            .block_on(
+                sqlx::query(INSERT)
+                    .bind(id)
+                    .bind(0)
+                    .bind(0)
+                    .bind(0)
+                    .execute(&mut connection),
+            )
+            .unwrap();
+        let back: Id = runtime
+            .block_on(
+                sqlx::query_scalar("SELECT id FROM ids WHERE id = ?1")
+                    .bind(id)
+                    .fetch_one(&mut connection),
+            )
+            .unwrap();
+        assert_eq!(back, id);
+    }
+
+    for id in too_large() {
+        let err = runtime
+            .block_on(
+                sqlx::query(INSERT)
+                    .bind(id)
+                    .bind(0)
+                    .bind(0)
+                    .bind(0)
+                    .execute(&mut connection),
+            )
+            .unwrap_err();
+        assert!(matches!(err, sqlx::Error::Encode(_)), "{err:?}");
+        db::assert_too_large_message(&err, id);
+        let err = sqlx::query::<Sqlite>(INSERT).try_bind(id).unwrap_err();
+        assert_too_large(&*err, id);
+    }
+    let count: i64 = runtime
+        .block_on(sqlx::query_scalar("SELECT count(*) FROM ids").fetch_one(&mut connection))
+        .unwrap();
+    assert_eq!(count, BOUNDARIES.len() as i64, "a refused ID was stored");
+
+    runtime
+        .block_on(
+            sqlx::query("INSERT INTO ids (id, thread, seq, minted_ms) VALUES (-5, 0, 0, 0)")
+                .execute(&mut connection),
+        )
+        .unwrap();
+    let err = runtime
+        .block_on(
+            sqlx::query_scalar::<_, Id>("SELECT id FROM ids WHERE id < 0")
+                .fetch_one(&mut connection),
+        )
+        .unwrap_err();
+    assert!(matches!(err, sqlx::Error::ColumnDecode { .. }), "{err:?}");
+    assert_negative(&err, -5);
+}
