@@ -93,13 +93,13 @@ use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
-use crate::trace;
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::Parts;
 use crate::sync::{AtomicU64, Backoff, Ordering};
+use crate::trace;
 
 pub use crate::state::{LocalState, SharedState, State};
 
