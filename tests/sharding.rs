@@ -142,7 +142,7 @@ fn mint_mixed(
     let mut round = seed;
     while ids.len() < n {
         round += 1;
-        if round % 2 == 0 {
+        if round.is_multiple_of(2) {
             ids.push(mint().unwrap());
         } else {
             let want = (round / 2 % 64 + 1).min(n - ids.len());

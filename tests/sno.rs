@@ -333,7 +333,7 @@ fn mint_across_ticks(
 ) -> Vec<SnoId> {
     (0..n)
         .map(|_| {
-            if rng.next() % 4 == 0 {
+            if rng.next().is_multiple_of(4) {
                 clock.advance(rng.next() % 6);
             }
             generator.mint_with_meta(meta).unwrap()

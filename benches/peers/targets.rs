@@ -384,7 +384,7 @@ fn rotated<const N: usize>(rounds: usize, mut measure: impl FnMut(usize) -> f64)
         .map(|round| {
             let mut figures = [0.0; N];
             for step in 0..N {
-                let step = if (round / N) % 2 == 0 {
+                let step = if (round / N).is_multiple_of(2) {
                     step
                 } else {
                     N - 1 - step
@@ -413,7 +413,7 @@ fn median(figures: impl Iterator<Item = f64>) -> f64 {
     let mut figures: Vec<f64> = figures.collect();
     figures.sort_by(f64::total_cmp);
     let middle = figures.len() / 2;
-    if figures.len() % 2 == 0 {
+    if figures.len().is_multiple_of(2) {
         (figures[middle - 1] + figures[middle]) / 2.0
     } else {
         figures[middle]

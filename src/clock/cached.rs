@@ -825,7 +825,7 @@ impl<C: Clock> Shared<C> {
                 Err(_) => Step::Refreshed,
             };
         }
-        if wake % PROBE_EVERY == 0 {
+        if wake.is_multiple_of(PROBE_EVERY) {
             // Release: orders this probe after the reading it replaces. A failure means a
             // precise reader published: that answers the probe already.
             let probe = sentinel(STALE);

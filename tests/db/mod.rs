@@ -90,7 +90,7 @@ struct Rounds<'a> {
 
 impl Rounds<'_> {
     fn wait(&mut self) {
-        let minted = self.waited % 2 == 0;
+        let minted = self.waited.is_multiple_of(2);
         let round = self.waited / 2;
         self.waited += 1;
         if self.barrier.wait().is_leader() && minted {
