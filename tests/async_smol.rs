@@ -7,32 +7,17 @@ mod common;
 
 use std::cell::Cell;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
 use async_executor::LocalExecutor;
 use async_io::Timer;
 use futures_lite::{FutureExt, StreamExt};
-use snowmint::clock::MonotonicClock;
 use snowmint::smol::MintAsync;
-use snowmint::{Clock, ClockBehind, Generator, Id, Layout};
+use snowmint::{ClockBehind, Generator, Id, Layout};
 
+use common::asyncs::{IDS, MAX_LATE, Random, SteppedBack, TIMED, on_time};
 use common::checks::{assert_increasing, assert_unique_and_increasing};
-
-/// Ten 10 ms ticks' worth of Sonyflake IDs (256 a tick), asked for as fast as the task can:
-/// ten times the layout's capacity, so the task waits at nine tick boundaries at least.
-const IDS: usize = 2_560;
-
-/// The most a 1 ms interval's tick may be late while another task on its thread mints: the
-/// bound of async_tokio.rs, where a control test shows a blocking mint makes it about 10 ms.
-const MAX_LATE: Duration = Duration::from_millis(5);
-
-/// Timed runs: a run on time in any of them passes (see async_tokio.rs).
-const RUNS: usize = 5;
-
-/// Held by each timed run.
-static TIMED: Mutex<()> = Mutex::new(());
 
 /// Runs `work` on a local executor driven by `async_io::block_on`, beside a task whose 1 ms
 /// interval timer measures how late each of its ticks is: `work`'s output, the greatest
@@ -60,22 +45,6 @@ fn beside_a_ticker<F: Future>(work: F) -> (F::Output, Duration, u32) {
         let (late, ticks) = ticker.await;
         (output, late, ticks)
     }))
-}
-
-/// Runs `run` up to [`RUNS`] times until the ticker is on time in one.
-fn on_time(mut run: impl FnMut() -> (Duration, u32)) {
-    let mut runs = Vec::new();
-    for _ in 0..RUNS {
-        let (late, ticks) = run();
-        if late <= MAX_LATE {
-            return;
-        }
-        runs.push((late, ticks));
-    }
-    panic!(
-        "the 1 ms timer was late in every run (greatest lateness, ticks): {runs:?}; expected at \
-         most {MAX_LATE:?} in one"
-    );
 }
 
 #[test]
@@ -130,25 +99,10 @@ fn a_blocking_mint_makes_the_same_timer_late() {
     );
 }
 
-/// The wall clock less an offset the test sets: a clock stepped back and left running.
-struct SteppedBack {
-    clock: MonotonicClock,
-    back_ms: AtomicU64,
-}
-
-impl Clock for SteppedBack {
-    fn unix_ms(&self) -> u64 {
-        self.clock.unix_ms() - self.back_ms.load(Ordering::SeqCst)
-    }
-}
-
 #[test]
 fn a_clock_stepped_back_200ms_is_waited_out_asleep() {
     on_time(|| {
-        let clock = SteppedBack {
-            clock: MonotonicClock::new(),
-            back_ms: AtomicU64::new(0),
-        };
+        let clock = SteppedBack::new();
         let generator = Generator::builder(Layout::SONYFLAKE)
             .node("machine", 1)
             .clock(&clock)
@@ -157,7 +111,7 @@ fn a_clock_stepped_back_200ms_is_waited_out_asleep() {
             .unwrap();
         let ((before, after, took), late, ticks) = beside_a_ticker(async {
             let before = generator.mint_async().await.unwrap();
-            clock.back_ms.store(200, Ordering::SeqCst);
+            clock.step_back(200);
             let start = Instant::now();
             let after = generator.mint_async().await.unwrap();
             (before, after, start.elapsed())
@@ -171,18 +125,6 @@ fn a_clock_stepped_back_200ms_is_waited_out_asleep() {
         assert!(ticks >= 150, "{ticks} ticks of the 1 ms timer in {took:?}");
         (late, ticks)
     });
-}
-
-/// A small xorshift generator: random durations without a dependency.
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 /// `future`'s output, or `None` if `within` passes first (the future is then dropped).

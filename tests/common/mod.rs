@@ -1,11 +1,12 @@
 //! Fixtures shared by the test binaries, one file per topic: layouts, clocks, checks on minted
-//! IDs, threads and bounded waits, a cached clock's refresher, temporary files and child
-//! processes.
+//! IDs, threads and bounded waits, a cached clock's refresher, temporary files, child
+//! processes, and the async tests' workload and timers.
 
 // Each test binary declares `mod common;` and uses part of it: what one leaves unused is
 // not dead code.
 #![allow(dead_code)]
 
+pub mod asyncs;
 pub mod checks;
 pub mod clocks;
 pub mod files;
