@@ -1,5 +1,6 @@
 //! `snowmint mint`: fresh, resumed from a snapshot, or on a node ID leased from etcd.
 
+use std::fmt;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
@@ -12,9 +13,7 @@ use crate::layout::Choice;
 
 use snowmint::persist::FencedGenerator;
 use snowmint::sno::{SnoGenerator, SnoId};
-use snowmint::{
-    ClockBehind, Generator, GeneratorBuilder, Id, Layout, Snapshot, encoding::Encoding,
-};
+use snowmint::{ClockBehind, Generator, GeneratorBuilder, Layout, Snapshot};
 
 pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let layout = match args.layout.choice()? {
@@ -31,6 +30,7 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     }
     let nodes = args.nodes(&layout)?;
     let policy = args.policy();
+    let format = args.format.unwrap_or_default();
     if let (ClockBehind::TickTock { .. }, None) = (policy, layout.tick_tock_field()) {
         return Err(Failure::Input(format!(
             "--on-clock-behind tick-tock needs a layout with a tick-tock bit, and layout {} has \
@@ -47,7 +47,7 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
         return mint_ids(
             |out| generator.mint_batch(out),
             args.count,
-            args.format.unwrap_or_default(),
+            |id| format.encode(id),
         );
     };
 
@@ -74,7 +74,7 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let minted = mint_ids(
         |out| generator.mint_batch(out),
         args.count,
-        args.format.unwrap_or_default(),
+        |id| format.encode(id),
     )
     .map_err(|failure| failure.in_snapshot(path));
     // The exact state, whatever happened: IDs may have been printed before an error or a
@@ -117,22 +117,7 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
         .meta(meta)
         .on_clock_behind(args.policy())
         .build()?;
-    let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    let mut batch = [SnoId::default(); BATCH];
-    let mut left = args.count;
-    while left > 0 {
-        let want = usize::try_from(left).map_or(BATCH, |left| left.min(BATCH));
-        let minted = match generator.mint_batch(&mut batch[..want]) {
-            Ok(minted) => minted,
-            Err(error) => return fail_after_flush(&mut out, error),
-        };
-        for &id in &batch[..minted] {
-            writeln!(out, "{id}")?;
-        }
-        left -= minted as u64;
-    }
-    out.flush()?;
-    Ok(())
+    mint_ids(|out| generator.mint_batch(out), args.count, |id: SnoId| id)
 }
 
 /// `mint --etcd`: leases the layout's first node field for the run, mints, and releases the
@@ -155,10 +140,11 @@ pub(crate) fn mint_leased(
     let lease = EtcdLease::claim(&config)?;
     let builder = with_nodes(lease.resume(layout, field.name()), nodes);
     let generator = LeasedGenerator::new(builder.on_clock_behind(policy).build()?, lease)?;
+    let format = args.format.unwrap_or_default();
     let minted = mint_ids(
         |out| generator.mint_batch(out),
         args.count,
-        args.format.unwrap_or_default(),
+        |id| format.encode(id),
     );
     let released = generator.shutdown().map_err(Failure::from);
     minted.and(released)
@@ -219,15 +205,15 @@ pub(crate) fn with_nodes<C>(
 /// The most IDs reserved by one batch: a whole tick of the twitter layout.
 pub(crate) const BATCH: usize = 4096;
 
-/// Mints `count` IDs onto stdout in `format`, in batches: one compare-and-swap reserves what
-/// is left of the current tick, up to [`BATCH`] IDs.
-pub(crate) fn mint_ids(
-    mut mint_batch: impl FnMut(&mut [Id]) -> snowmint::Result<usize>,
+/// Mints `count` IDs onto stdout, one per line as `text` writes it, in batches: one
+/// compare-and-swap reserves what is left of the current tick, up to [`BATCH`] IDs.
+pub(crate) fn mint_ids<T: Copy + Default, D: fmt::Display>(
+    mut mint_batch: impl FnMut(&mut [T]) -> snowmint::Result<usize>,
     count: u64,
-    format: Encoding,
+    text: impl Fn(T) -> D,
 ) -> Result<(), Failure> {
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    let mut batch = [Id::default(); BATCH];
+    let mut batch = [T::default(); BATCH];
     let mut left = count;
     while left > 0 {
         let want = usize::try_from(left).map_or(BATCH, |left| left.min(BATCH));
@@ -236,7 +222,7 @@ pub(crate) fn mint_ids(
             Err(error) => return fail_after_flush(&mut out, error),
         };
         for &id in &batch[..minted] {
-            writeln!(out, "{}", format.encode(id))?;
+            writeln!(out, "{}", text(id))?;
         }
         left -= minted as u64;
     }
