@@ -10,15 +10,13 @@
 mod common;
 mod db;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use postgres::{Client, NoTls};
 use postgres_types::ToSql;
 use snowmint::Id;
 use sqlx::{Connection, PgConnection, Postgres, QueryBuilder};
 use tokio::runtime::{Builder, Runtime};
 
+use common::files::unique_suffix;
 use db::{BOUNDARIES, Row, assert_negative, assert_too_large, too_large, window_bounds};
 
 /// The server's URL, or `None` (and a message) when the test is skipped.
@@ -38,16 +36,7 @@ fn pg_url(test: &str) -> Option<String> {
 
 /// A table name no other test or run uses: `snowmint_<test>_<pid>_<nanos>_<n>`.
 pub fn table_name(test: &str) -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!(
-        "snowmint_{test}_{}_{nanos}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    format!("snowmint_{test}_{}", unique_suffix())
 }
 
 /// A connection with the `postgres` client; fails the test when the server is unreachable.

@@ -11,9 +11,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 mod common;
 
@@ -24,6 +23,7 @@ use snowmint::{
 };
 
 use common::clocks::wall_ms;
+use common::files::unique_suffix;
 use common::process::KillOnDrop;
 use common::threads::on_threads;
 
@@ -46,16 +46,7 @@ fn endpoints(test: &str) -> Option<String> {
 
 /// A key prefix no other test or run uses.
 fn prefix(test: &str) -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!(
-        "/snowmint-test/{test}-{}-{nanos}-{}/",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    format!("/snowmint-test/{test}-{}/", unique_suffix())
 }
 
 fn config(endpoints: &str, prefix: &str, nodes: std::ops::RangeInclusive<u64>) -> EtcdConfig {

@@ -1,7 +1,23 @@
-//! Temporary files for the tests.
+//! Temporary files for the tests, and names no other test or run uses (for directories, tables
+//! and keys).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A name part no other call, process or run gives: `<pid>_<nanoseconds>_<n>`.
+pub fn unique_suffix() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "{}_{nanos}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
 
 /// A fresh directory under the system's temp dir, named for the test, removed on drop.
 pub struct TempDir(PathBuf);
@@ -9,12 +25,7 @@ pub struct TempDir(PathBuf);
 impl TempDir {
     /// Makes an empty directory, unique to this process and call, with `name` in its name.
     pub fn new(name: &str) -> Self {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "snowmint-test-{name}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
+        let dir = std::env::temp_dir().join(format!("snowmint-test-{name}-{}", unique_suffix()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
