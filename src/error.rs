@@ -390,6 +390,22 @@ pub enum Error {
         first_ms: u64,
     },
 
+    /// A generator built in one process was used in its child after `fork()`: the child
+    /// would mint the IDs its parent mints.
+    #[error(
+        "{generator} was built in process {built_in} and used in its forked child {used_in}, \
+         which would repeat the parent's ids; build a new generator in the child with a node id \
+         of its own (from a lease or a node-id file)"
+    )]
+    Forked {
+        /// The kind of generator: `Generator`, `ShardedGenerator`, `SnoGenerator`, ...
+        generator: &'static str,
+        /// The process ID the generator was built in.
+        built_in: u32,
+        /// The process ID of the child that used it.
+        used_in: u32,
+    },
+
     /// No text form of IDs has this name.
     #[error("unknown encoding {name:?}, expected one of {expected}")]
     UnknownEncoding {

@@ -104,7 +104,7 @@
 //! [`SnoGenerator`]: crate::sno::SnoGenerator
 //! [`SnoId`]: crate::sno::SnoId
 
-// One exception, in `clock/cached.rs`: registering the fork handler (see its `// SAFETY:`).
+// One exception, in `fork.rs`: registering the fork handlers (see its `// SAFETY:`).
 #![deny(unsafe_code)]
 // docs.rs (`--cfg docsrs`, nightly) marks each feature-gated item with its feature.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -119,11 +119,18 @@ pub mod docs;
 pub mod encoding;
 pub mod error;
 mod external;
+mod fork;
 pub mod generator;
 mod id;
 pub mod layout;
 mod mint;
 pub mod node_id;
+// snowmint's own fault-injection tests pause threads at its points; not part of the API.
+#[cfg(feature = "pause-points")]
+#[doc(hidden)]
+pub mod pause;
+#[cfg(not(feature = "pause-points"))]
+mod pause;
 pub mod persist;
 pub mod shard;
 pub mod sno;

@@ -64,12 +64,11 @@
 //!
 //! # After `fork()`
 //!
-//! A child process has no refresher thread, whatever its parent had. A `pthread_atfork`
-//! child handler (registered when the first refresher starts) writes `PARKED` into every
-//! cached clock's word and advances the fork generation: the child's first read takes a
-//! precise reading and starts a refresher of its own, through handles inherited from the
-//! parent and new ones alike. This is snowmint's one `unsafe` block; see
-//! [`register_fork_handler`].
+//! A child process has no refresher thread, whatever its parent had. The child fork handler
+//! ([`crate::fork`]) writes `PARKED` into every cached clock's word and advances the fork
+//! count: the child's first read takes a precise reading and starts a refresher of its own,
+//! through handles inherited from the parent and new ones alike. A refresher is started
+//! inside a fork section, so no fork finds the runner lock taken.
 
 use std::fmt;
 #[cfg(not(loom))]
@@ -317,10 +316,6 @@ static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1
 #[cfg(not(loom))]
 static NO_SLOT: AtomicU64 = AtomicU64::new(UNCACHED);
 
-/// How many times this process's lineage has forked into a child that ran the handler: a
-/// refresher started in an earlier generation does not exist here.
-static FORK_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 /// The process-wide clock's source and refresher.
 #[cfg(not(loom))]
 static GLOBAL: OnceLock<Shared<MonotonicClock>> = OnceLock::new();
@@ -562,7 +557,7 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         runner.thread = Some(crate::sync::current());
-        runner.generation = FORK_GENERATION.load(std::sync::atomic::Ordering::Relaxed);
+        runner.generation = crate::fork::generation();
     }
 
     /// The refresher's `wake`th wake-up, run by the caller of a [`driven`](Self::driven)
@@ -758,6 +753,8 @@ impl<C: Clock> Shared<C> {
         published: u64,
         spawn: impl FnOnce() -> std::io::Result<Thread>,
     ) {
+        // No fork splits the start of a refresher: the child finds the runner lock free.
+        let _section = crate::fork::enter();
         let mut runner = None;
         for _ in 0..WAKE_TRIES {
             match self.runner.try_lock() {
@@ -779,7 +776,7 @@ impl<C: Clock> Shared<C> {
             let _ = word.compare_exchange(published, parked, Ordering::Release, Ordering::Relaxed);
             return;
         };
-        let generation = FORK_GENERATION.load(std::sync::atomic::Ordering::Relaxed);
+        let generation = crate::fork::generation();
         if self.driven {
             if let Some(thread) = &runner.thread {
                 thread.unpark();
@@ -792,8 +789,6 @@ impl<C: Clock> Shared<C> {
                 return;
             }
         }
-        // Before the thread exists: a fork after the spawn must find the handler in place.
-        register_fork_handler();
         match spawn() {
             Ok(thread) => {
                 runner.thread = Some(thread);
@@ -929,43 +924,18 @@ fn refresh_private<C: Clock>(weak: &Weak<Shared<C>>, word: &'static AtomicU64) {
     }
 }
 
-/// Registers, once per process, the `fork()` child handler that marks every cached clock's
-/// word [`PARKED`]: the child has no refresher thread, so its first read must take a precise
-/// reading and start one.
-#[cfg(all(unix, not(loom)))]
-fn register_fork_handler() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-
-    /// Runs in the child, which has one thread: atomic stores and an increment on `static`s,
-    /// no lock, no allocation, nothing that can panic.
-    extern "C" fn child() {
-        use std::sync::atomic::Ordering as Std;
-        FORK_GENERATION.fetch_add(1, Std::Relaxed);
-        for word in &WORDS {
-            if word.load(Ordering::Relaxed) != UNCACHED {
-                word.store(sentinel(PARKED), Ordering::Release);
-            }
+/// Marks every cached clock's reading [`PARKED`]: the child of a `fork()` has no refresher
+/// thread, so its first read must take a precise reading and start one. Called by the child
+/// fork handler ([`crate::fork`]), in a child with one thread: atomic stores on `static`s, no
+/// lock, no allocation, nothing that can panic.
+#[cfg(not(loom))]
+pub(crate) fn after_fork_in_child() {
+    for word in &WORDS {
+        if word.load(Ordering::Relaxed) != UNCACHED {
+            word.store(sentinel(PARKED), Ordering::Release);
         }
     }
-
-    ONCE.call_once(|| {
-        // SAFETY: `pthread_atfork` only records the three function pointers; passing `None`
-        // for the prepare and parent handlers is allowed. `child` is an `extern "C" fn` with
-        // the signature the C library calls, valid for the life of the process (it is a
-        // `static` function), and it is async-signal-safe as POSIX requires of a child
-        // handler in a process that had threads: it performs only lock-free atomic operations
-        // on `static`s, takes no lock, allocates nothing and cannot unwind. Registering twice
-        // would only run it twice; `Once` registers it once.
-        #[allow(unsafe_code)]
-        let status = unsafe { libc::pthread_atfork(None, None, Some(child)) };
-        // Without the handler (ENOMEM) a forked child's clock serves its parent's last
-        // reading until a generator's tick fills: nothing better to do than carry on.
-        let _ = status;
-    });
 }
-
-#[cfg(not(all(unix, not(loom))))]
-fn register_fork_handler() {}
 
 #[cfg(not(loom))]
 impl fmt::Debug for CachedClock {

@@ -25,7 +25,7 @@
 //! | [`MonotonicClock`] anchored once ([`MonotonicClockBuilder::anchor_once`]) | a counter read and five loads | drifts from the wall clock without bound (`ρ` × the uptime, plus every step) | ignored | ignored | as `Report` | as `Report` | no thread |
 //! | [`ManualClock`] | one load | what it was set to | whatever it is set to: a generator's [`ClockBehind`](crate::ClockBehind) policy sees it | none | nothing runs | inherited | no thread |
 
-mod cached;
+pub(crate) mod cached;
 mod manual;
 mod monotonic;
 
