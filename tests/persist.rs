@@ -200,6 +200,7 @@ fn a_missing_file_is_a_fresh_start() {
     let file = HighWaterFile::open(&path, INTERVAL).unwrap();
     assert_eq!(file.mark(), None);
     assert!(!path.exists()); // opening does not create it
+    drop(file); // its hold on the file, for the generator to take
     let clock = ManualClock::new(T0);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     assert_eq!(generator.mark(), 0);
@@ -283,7 +284,7 @@ fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
             std::fs::read_to_string(&path).unwrap(),
             format!("{}\n", generator.mark())
         );
-        // The mark, the lock file and the leftover: no temporary file of this write's.
+        // The mark, the lock files and the leftover: no temporary file of this write's.
         let mut entries: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
@@ -291,7 +292,12 @@ fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
         entries.sort();
         assert_eq!(
             entries,
-            ["high-water", "high-water.lock", "high-water.tmp.1.0"]
+            [
+                "high-water",
+                "high-water.lock",
+                "high-water.owner",
+                "high-water.tmp.1.0"
+            ]
         );
         clock.advance(1_000);
     }
@@ -367,6 +373,7 @@ fn writers_on_clones_of_one_file_never_lower_its_mark() {
 
     // After a crash, a generator restarted from the file on the range of `ahead` mints above
     // everything `ahead` returned, even on a clock behind it.
+    drop((ahead, behind, file));
     let file = HighWaterFile::open(high_water(&dir), INTERVAL).unwrap();
     let (restarted, _) = on_clone(&file, 0..=2047, T0 + 6_001);
     assert!(restarted.mint().unwrap() > returned);

@@ -700,6 +700,7 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
         .unwrap();
     let foreign = SnoSnapshot {
         partition: 0,
+        meta: 0,
         core: other.snapshot(),
     };
     let err = SnoGenerator::resume(&foreign)

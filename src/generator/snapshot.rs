@@ -110,6 +110,68 @@ impl Snapshot {
         }
     }
 
+    /// The state of a generator that may have minted every ID either `self`'s or `other`'s
+    /// generator minted: on each timeline, the later of the two (a tick both reached counts as
+    /// full unless both stopped at the same place in it). The layout, nodes, sequence range and
+    /// current timeline are `self`'s; `other` is read as a state of the same layout.
+    ///
+    /// This is the rule for a state saved ahead of minting (the CLI's `--snapshot` file): each
+    /// write is `resumed.merged(&Snapshot::at_mark(..))`, the state the run resumed from raised
+    /// to the new mark, so no write lowers a timeline below what an earlier run minted on it,
+    /// even when this run mints on the other timeline, below the last run's tick.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, Snapshot, clock::ManualClock};
+    ///
+    /// let layout = Layout::builder("tt", 64).time(41).tick_tock().node("machine", 10).sequence(12)
+    ///     .epoch_ms(1_288_834_974_657).build()?;
+    /// // The last run minted on timeline 0, 5 s ahead of this run's clock.
+    /// let last_run = Generator::builder(layout).node("machine", 9)
+    ///     .clock(ManualClock::new(1_700_000_005_000)).build()?;
+    /// last_run.mint()?;
+    /// let resumed = last_run.snapshot();
+    /// // This run mints on timeline 1 at 1_700_000_000_000 and writes a mark 100 ms ahead.
+    /// let ahead = Snapshot::at_mark(layout, &[("machine", 9)], Some(1_700_000_000_100));
+    /// let written = resumed.merged(&ahead);
+    /// assert_eq!((written.last_tick, written.sequence), (resumed.last_tick, 0)); // not lowered
+    /// assert_eq!(written.other_timeline_tick, ahead.other_timeline_tick); // raised
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    #[must_use]
+    pub fn merged(&self, other: &Snapshot) -> Snapshot {
+        let full = self.layout.max_sequence();
+        // Each side's reach on timeline `t`: (last tick, sequence in it), a tick left on the
+        // other timeline counting as full (a generator toggling back mints only past it).
+        let reach = |s: &Snapshot, t: u64| {
+            if s.timeline == t {
+                (s.last_tick, s.sequence)
+            } else {
+                (s.other_timeline_tick, full)
+            }
+        };
+        let this = self.timeline;
+        let (last_tick, sequence) = match (reach(self, this), reach(other, this)) {
+            (a, b) if a.0 == b.0 => (a.0, a.1.max(b.1)),
+            (a, b) => a.max(b),
+        };
+        let other_timeline_tick = if self.layout.tick_tock_field().is_some() {
+            reach(self, this ^ 1).0.max(reach(other, this ^ 1).0)
+        } else {
+            0
+        };
+        Snapshot {
+            layout: self.layout,
+            nodes: self.nodes.clone(),
+            last_tick,
+            sequence: if last_tick == 0 { 0 } else { sequence },
+            timeline: this,
+            other_timeline_tick,
+            sequence_range: self.sequence_range.clone(),
+        }
+    }
+
     /// The time of the last ID minted, in Unix milliseconds (the start of its tick).
     ///
     /// # Examples

@@ -57,6 +57,14 @@ pub use fenced::{FencedGenerator, MarkStore};
 ///   temporary file of the write's own, `fsync` it, rename it over `PATH`, `fsync` the
 ///   directory. Writers of one file, clones in one process or other processes, so never
 ///   lower its mark.
+/// - Per file: `open` takes an exclusive `flock` of `PATH.owner` before it reads the mark and
+///   holds it while the `HighWaterFile` or a clone of it lives (in a generator, for the
+///   generator's life). A second `open` of the file, in another process or in this one, is
+///   refused with [`Error::Persist`]: two generators resumed from one mark would mint the
+///   same IDs. Clones share the hold: generators on clones of one file must have disjoint
+///   sequence ranges or nodes. (If the lock file cannot be made at `open`, in a directory that
+///   does not exist yet, the hold is taken by the first write, which is refused if the file
+///   was written since `open` read it.)
 /// - After a crash: the restarted generator starts up to one interval ahead of the last ID the
 ///   old one returned. If it restarts sooner than that, its clock reads behind the mark and its
 ///   policy applies: pick `ClockBehind::Wait { max_ms }` with `max_ms` at least the interval to
@@ -96,6 +104,8 @@ pub struct HighWaterFile {
     path: PathBuf,
     interval_ms: u64,
     mark: Option<u64>,
+    /// The exclusive hold on the file, shared by clones.
+    owner: Owner,
 }
 
 impl HighWaterFile {
@@ -114,13 +124,16 @@ impl HighWaterFile {
     /// Reads the mark at `path`, if the file exists, and keeps `interval`: how far ahead of an
     /// ID's time each write puts the mark (at least 1 ms; less counts as 1 ms).
     ///
-    /// A leftover temporary file (`PATH.tmp.*`) from a write cut short is ignored. A file
+    /// First takes the file's exclusive hold (an `flock` of `PATH.owner`, kept while this
+    /// value or a clone of it lives), so no other process or `open` can resume from the same
+    /// mark. A leftover temporary file (`PATH.tmp.*`) from a write cut short is ignored. A file
     /// longer than 64 bytes is corrupt: it is not read further.
     ///
     /// # Errors
     ///
-    /// [`Error::Persist`] when the file exists but cannot be read, or does not hold one
-    /// line with a Unix-millisecond mark.
+    /// [`Error::Persist`] when another process (or another `open` in this process) holds the
+    /// file, when the file exists but cannot be read, or does not hold one line with a
+    /// Unix-millisecond mark.
     ///
     /// # Examples
     ///
@@ -131,6 +144,10 @@ impl HighWaterFile {
     /// std::fs::write(&path, "1700000000000\n")?;
     /// let file = HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?;
     /// assert_eq!(file.mark(), Some(1_700_000_000_000));
+    /// // Held: a second open is refused until `file` (and every clone of it) is dropped.
+    /// assert!(HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL).is_err());
+    /// drop(file);
+    /// assert!(HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL).is_ok());
     /// std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -139,11 +156,13 @@ impl HighWaterFile {
         let interval_ms = u64::try_from(interval.as_millis())
             .unwrap_or(u64::MAX)
             .max(1);
+        let owner = Owner::take(&path)?;
         let mark = read_mark(&path)?;
         Ok(HighWaterFile {
             path,
             interval_ms,
             mark,
+            owner,
         })
     }
 
@@ -230,6 +249,7 @@ impl HighWaterFile {
     /// mark on disk never goes down, whoever writes it.
     fn write(&self, mark: u64) -> Result<u64> {
         let fail = |what: &str, err: io::Error| io_error(&self.path, what, err);
+        self.owner.ensure(&self.path, self.mark)?;
         let _lock =
             FileLock::take(&self.sibling(".lock")).map_err(|e| fail("cannot lock the file", e))?;
         let mark = match read_mark(&self.path)? {
@@ -322,6 +342,119 @@ impl FileLock {
             let _ = path;
             Ok(FileLock {})
         }
+    }
+}
+
+/// The exclusive hold on a high-water file for as long as a generator may mint from it: an
+/// `flock` of `PATH.owner` on a descriptor of its own, shared by the file's clones and let go
+/// when the last one is dropped (or the process ends, even by `kill -9`). A lock file apart
+/// from the writes' `PATH.lock`: `flock` locks belong to an open file description, so a
+/// write's lock on a new descriptor of the held file would wait for this hold forever.
+/// Nothing is held where there is no `flock`.
+#[derive(Clone)]
+struct Owner {
+    /// The locked file; `None` until taken (`open` could not make the lock file).
+    #[cfg(unix)]
+    held: Arc<Mutex<Option<File>>>,
+}
+
+impl Owner {
+    /// Takes the hold on `path`, refusing if another holds it. Failing to make the lock file
+    /// (its directory does not exist yet) leaves the hold to the first write.
+    fn take(path: &Path) -> Result<Owner> {
+        #[cfg(unix)]
+        {
+            let held = match Owner::lock(path) {
+                Ok(file) => Some(file),
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                    return Err(Owner::refused(path));
+                }
+                Err(_) => None,
+            };
+            Ok(Owner {
+                held: Arc::new(Mutex::new(held)),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            Ok(Owner {})
+        }
+    }
+
+    /// Before a write: the hold is taken (now, if `open` could not), and a hold taken now
+    /// finds the file as `open` read it (`opened`), not written by another generator since.
+    fn ensure(&self, path: &Path, opened: Option<u64>) -> Result<()> {
+        #[cfg(unix)]
+        {
+            // Poisoning cannot leave a half-taken hold: the slot is set once, whole.
+            let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+            if held.is_some() {
+                return Ok(());
+            }
+            let file = Owner::lock(path).map_err(|err| match err.kind() {
+                io::ErrorKind::WouldBlock => Owner::refused(path),
+                _ => io_error(path, "cannot lock the file", err),
+            })?;
+            let on_disk = read_mark(path)?;
+            if on_disk != opened {
+                return Err(file_error(
+                    path,
+                    format!(
+                        "holds the mark {on_disk:?}, written by another generator since it was \
+                         opened with {opened:?}; expected to resume from the file as it is"
+                    ),
+                ));
+            }
+            *held = Some(file);
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (path, opened);
+            Ok(())
+        }
+    }
+
+    /// `PATH.owner`, created if need be and locked without waiting.
+    #[cfg(unix)]
+    fn lock(path: &Path) -> io::Result<File> {
+        let mut owner = path.as_os_str().to_owned();
+        owner.push(".owner");
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(PathBuf::from(owner))?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)?;
+        Ok(file)
+    }
+
+    /// Another holds the file at `path`.
+    #[cfg(unix)]
+    fn refused(path: &Path) -> Error {
+        file_error(
+            path,
+            "is held by another process or another HighWaterFile::open in this process (its \
+             .owner lock is taken); expected one generator per high-water file at a time"
+                .to_owned(),
+        )
+    }
+}
+
+/// The hold is not part of the file's value: clones and reopenings compare by path, interval
+/// and mark.
+impl PartialEq for Owner {
+    fn eq(&self, _: &Owner) -> bool {
+        true
+    }
+}
+
+impl Eq for Owner {}
+
+impl std::fmt::Debug for Owner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Owner")
     }
 }
 

@@ -87,7 +87,9 @@ pub struct SnoGeneratorBuilder<C = DefaultClock> {
 }
 
 /// A [`SnoGenerator`]'s state, to save when it stops and resume from after a restart: its
-/// partition and its word's [`Snapshot`].
+/// partition, its metabyte and its word's [`Snapshot`]. With the `serde` feature it
+/// serializes as `{"partition", "meta", "core"}`; a stored form without `meta` reads as
+/// metabyte 0.
 ///
 /// # Examples
 ///
@@ -108,6 +110,9 @@ pub struct SnoGeneratorBuilder<C = DefaultClock> {
 pub struct SnoSnapshot {
     /// The generator's partition.
     pub partition: u16,
+    /// The metabyte of the IDs [`SnoGenerator::mint`] returns: a resumed generator keeps it,
+    /// so its first ID does not sort below the last one before the snapshot.
+    pub meta: u8,
     /// The state of its word: last tick, sequence, timeline, the other timeline's high-water
     /// mark and the sequence range, on [`SnoGenerator::LAYOUT`].
     pub core: Snapshot,
@@ -159,8 +164,8 @@ impl SnoGenerator {
         }
     }
 
-    /// Starts configuring a generator that continues from `snapshot`: its partition, sequence
-    /// range, last minted state and high-water marks. A generator resumed on a clock behind
+    /// Starts configuring a generator that continues from `snapshot`: its partition, metabyte,
+    /// sequence range, last minted state and high-water marks. A generator resumed on a clock behind
     /// the snapshot moves to the other timeline (or waits or fails, by policy) and never
     /// repeats an ID minted before the snapshot. See [`SnoSnapshot`] for an example.
     ///
@@ -169,18 +174,18 @@ impl SnoGenerator {
     /// ```
     /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
     ///
-    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// let generator = SnoGenerator::builder().partition(7).meta(9).clock(ManualClock::new(1_700_000_000_000)).build()?;
     /// let last = generator.mint()?;
     /// let resumed = SnoGenerator::resume(&generator.snapshot()).clock(ManualClock::new(1_700_000_000_000)).build()?;
     /// assert!(resumed.mint()? > last);
-    /// assert_eq!(resumed.partition(), 7);
+    /// assert_eq!((resumed.partition(), resumed.meta()), (7, 9));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn resume(snapshot: &SnoSnapshot) -> SnoGeneratorBuilder {
         SnoGeneratorBuilder {
             inner: Generator::resume(&snapshot.core).on_clock_behind(DEFAULT_POLICY),
             partition: Some(snapshot.partition),
-            meta: 0,
+            meta: snapshot.meta,
         }
     }
 }
@@ -621,6 +626,7 @@ impl<C> SnoGenerator<C> {
     pub fn snapshot(&self) -> SnoSnapshot {
         SnoSnapshot {
             partition: self.partition,
+            meta: self.meta,
             core: self.inner.snapshot(),
         }
     }

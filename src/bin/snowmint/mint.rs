@@ -7,12 +7,12 @@ use std::path::Path;
 use crate::Failure;
 use crate::args::MintArgs;
 use crate::inspect::fail_after_flush;
-use crate::snapshot::{SnapshotStore, load_snapshot, save_snapshot};
+use crate::snapshot::{SnapshotLock, SnapshotStore, fresh_sno, load_snapshot, save_snapshot};
 
 use crate::layout::Choice;
 
 use snowmint::persist::FencedGenerator;
-use snowmint::sno::{SnoGenerator, SnoId};
+use snowmint::sno::{SnoGenerator, SnoId, SnoSnapshot};
 use snowmint::{ClockBehind, Generator, GeneratorBuilder, Layout, Snapshot};
 
 pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
@@ -51,10 +51,13 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
         );
     };
 
-    let builder = match load_snapshot(path)? {
+    // Held until this function returns: past the write of the exact state.
+    let _held = SnapshotLock::take(path)?;
+    let loaded = load_snapshot::<Snapshot>(path)?;
+    let builder = match &loaded {
         Some(snapshot) => {
-            check_fits(path, &snapshot, &layout, &nodes)?;
-            Generator::resume(&snapshot)
+            check_fits(path, snapshot, &layout, &nodes)?;
+            Generator::resume(snapshot)
         }
         None => fresh(layout, &nodes),
     };
@@ -68,8 +71,9 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
             }
             error => error.into(),
         })?;
-    let store = SnapshotStore::new(path, layout, &generator.snapshot().nodes);
-    let generator = FencedGenerator::<_, SnapshotStore>::new(generator, store)?;
+    let resumed = loaded.unwrap_or_else(|| generator.snapshot());
+    let store = SnapshotStore::new(path, resumed);
+    let generator = FencedGenerator::<_, SnapshotStore<Snapshot>>::new(generator, store)?;
     // The file holds a state above every ID before it is printed; a failed write stops minting.
     let minted = mint_ids(
         |out| generator.mint_batch(out),
@@ -77,11 +81,19 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
         |id| format.encode(id),
     )
     .map_err(|failure| failure.in_snapshot(path));
-    // The exact state, whatever happened: IDs may have been printed before an error or a
-    // closed stdout. If this write fails, the state written ahead stays, above every ID.
-    let exact = generator.generator().snapshot();
+    let exact = generator.store().exact(&generator.generator().snapshot());
     drop(generator);
-    match (minted, save_snapshot(path, &exact)) {
+    finish(path, minted, save_snapshot(path, &exact))
+}
+
+/// How a run with a snapshot file ends: `minted`, unless the write of the exact state
+/// (`saved`) failed. If that write failed, the state written ahead stays, above every ID.
+fn finish(
+    path: &Path,
+    minted: Result<(), Failure>,
+    saved: Result<(), String>,
+) -> Result<(), Failure> {
+    match (minted, saved) {
         (minted, Ok(())) => minted,
         (Ok(()), Err(error)) => Err(Failure::snapshot(
             path,
@@ -99,7 +111,6 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
 /// `mint --layout sno`: sno's 16-character IDs, with `--partition` and `--meta`.
 pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
     let refused = [
-        ("--snapshot", args.snapshot.is_some()),
         ("--etcd", args.etcd.is_some()),
         ("--format", args.format.is_some()),
         ("node values (--machine, --node, ...)", args.has_nodes()),
@@ -110,14 +121,86 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
         )));
     }
     // Both checked by their parsers: a partition fits 16 bits, a metabyte 8.
-    let partition = u16::try_from(args.partition.unwrap_or(0)).unwrap_or(u16::MAX);
-    let meta = u8::try_from(args.meta.unwrap_or(0)).unwrap_or(u8::MAX);
-    let generator = SnoGenerator::builder()
-        .partition(partition)
-        .meta(meta)
+    let partition = args.partition.map(|p| u16::try_from(p).unwrap_or(u16::MAX));
+    let meta = args.meta.map(|m| u8::try_from(m).unwrap_or(u8::MAX));
+    let Some(path) = &args.snapshot else {
+        let generator = SnoGenerator::builder()
+            .partition(partition.unwrap_or(0))
+            .meta(meta.unwrap_or(0))
+            .on_clock_behind(args.policy())
+            .build()?;
+        return mint_ids(|out| generator.mint_batch(out), args.count, |id: SnoId| id);
+    };
+    // Held until this function returns: past the write of the exact state.
+    let _held = SnapshotLock::take(path)?;
+    let resumed = match load_snapshot::<SnoSnapshot>(path)? {
+        Some(snapshot) => {
+            check_sno_fits(path, &snapshot, partition, meta)?;
+            snapshot
+        }
+        None => fresh_sno(partition.unwrap_or(0), meta.unwrap_or(0)),
+    };
+    let generator = SnoGenerator::resume(&resumed)
         .on_clock_behind(args.policy())
-        .build()?;
-    mint_ids(|out| generator.mint_batch(out), args.count, |id: SnoId| id)
+        .build()
+        .map_err(|error| match error {
+            snowmint::Error::InvalidSnapshot { .. } => Failure::snapshot(path, error),
+            error => error.into(),
+        })?;
+    let store = SnapshotStore::new(path, resumed);
+    // As the fenced generator does: a batch is printed only once the file holds a state above
+    // its last ID, the latest.
+    let minted = mint_ids(
+        |out: &mut [SnoId]| {
+            let written = generator.mint_batch(out)?;
+            let Some(last) = out[..written].last() else {
+                return Ok(0);
+            };
+            if let Err(error) = store.cover(last.timestamp_ms()) {
+                out[..written].fill(SnoId::default());
+                return Err(error);
+            }
+            Ok(written)
+        },
+        args.count,
+        |id: SnoId| id,
+    )
+    .map_err(|failure| failure.in_snapshot(path));
+    let exact = store.exact(&generator.snapshot());
+    finish(path, minted, save_snapshot(path, &exact))
+}
+
+/// A sno snapshot's partition and metabyte must equal `--partition` and `--meta` where they are
+/// given (an absent flag takes the snapshot's).
+fn check_sno_fits(
+    path: &Path,
+    snapshot: &SnoSnapshot,
+    partition: Option<u16>,
+    meta: Option<u8>,
+) -> Result<(), Failure> {
+    let given = [
+        (
+            "partition",
+            partition.map(u64::from),
+            u64::from(snapshot.partition),
+        ),
+        ("meta", meta.map(u64::from), u64::from(snapshot.meta)),
+    ];
+    for (name, value, saved) in given {
+        match value {
+            Some(value) if value != saved => {
+                return Err(Failure::snapshot(
+                    path,
+                    format_args!(
+                        "--{name} {value} does not match the snapshot's {name} {saved}; omit \
+                         --{name} or give {saved}"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// `mint --etcd`: leases the layout's first node field for the run, mints, and releases the

@@ -1,5 +1,6 @@
-//! The `--snapshot` file: the generator's state, as the library's [`Snapshot`] in JSON, written
-//! ahead of minting and exactly at exit.
+//! The `--snapshot` file: the generator's state, as the library's [`Snapshot`] (or, for
+//! `--layout sno`, [`SnoSnapshot`]) in JSON, written ahead of minting and exactly at exit,
+//! held by one process at a time.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -9,21 +10,30 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::Failure;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use snowmint::clock::Clock;
 use snowmint::persist::MarkStore;
-use snowmint::{Generator, Layout, Snapshot};
+use snowmint::sno::{SnoGenerator, SnoSnapshot};
+use snowmint::{Generator, Snapshot};
 
 /// The snapshot file, for `mint --help`.
 pub(crate) const SNAPSHOT_FORMAT: &str = "\
 Snapshot files (--snapshot FILE) hold the generator's state as JSON: the library's Snapshot \
 as it serializes (feature serde), with the layout in full, the node values, the last tick \
-and sequence minted and the tick-tock timelines.
+and sequence minted and the tick-tock timelines; for --layout sno, its SnoSnapshot: the \
+partition, the metabyte and that state.
 
 FILE is written ahead of minting: before an ID is printed, FILE holds a state above it (the \
-time of the ID plus 100 ms), so a run killed at any point leaves a FILE the next run starts \
-above. At exit, also after an error or a closed stdout, FILE gets the exact state, so the next \
-run continues where this one stopped. Each write goes to a temporary file of its own, is \
-fsynced and renamed over FILE. One FILE serves one process at a time.";
+time of the ID plus 100 ms, on both timelines, and never below the state the run resumed), so \
+a run killed at any point, even by kill -9, leaves a FILE the next run starts above. At exit, \
+also after an error or a closed stdout, FILE gets the exact state, so the next run continues \
+where this one stopped. Each write goes to a temporary file of its own, is fsynced and renamed \
+over FILE.
+
+One FILE serves one process at a time: a run holds an exclusive lock on FILE.lock from before \
+it reads FILE until it exits, and a second run given FILE meanwhile exits at once with an \
+error that names FILE.";
 
 /// The largest snapshot file read; real ones are under a kilobyte.
 pub(crate) const SNAPSHOT_MAX_BYTES: u64 = 64 * 1024;
@@ -31,8 +41,113 @@ pub(crate) const SNAPSHOT_MAX_BYTES: u64 = 64 * 1024;
 /// How far ahead of an ID's time the state written ahead of minting is.
 pub(crate) const AHEAD_MS: u64 = 100;
 
+/// The exclusive hold on a snapshot file for a run: an `flock` of `FILE.lock` (FILE itself is
+/// replaced by every write), taken before FILE is read and let go when the process ends, even
+/// by `kill -9`. Two runs resumed from one FILE would print the same IDs.
+pub(crate) struct SnapshotLock {
+    _file: File,
+}
+
+impl SnapshotLock {
+    /// Takes the hold on the snapshot file at `path`, without waiting: a run that holds it
+    /// already is an error naming the file.
+    pub(crate) fn take(path: &Path) -> Result<SnapshotLock, Failure> {
+        let mut lock_path = path.as_os_str().to_owned();
+        lock_path.push(".lock");
+        let lock_path = PathBuf::from(lock_path);
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|error| {
+                Failure::snapshot(
+                    path,
+                    format_args!("cannot open its lock file {}: {error}", lock_path.display()),
+                )
+            })?;
+        lock(&file).map_err(|error| match error.kind() {
+            io::ErrorKind::WouldBlock => Failure::snapshot(
+                path,
+                format_args!(
+                    "another snowmint process is using it ({} is locked); expected one process \
+                     per snapshot file at a time",
+                    lock_path.display()
+                ),
+            ),
+            _ => Failure::snapshot(
+                path,
+                format_args!("cannot lock {}: {error}", lock_path.display()),
+            ),
+        })?;
+        Ok(SnapshotLock { _file: file })
+    }
+}
+
+/// An exclusive `flock` of `file`, without waiting.
+#[cfg(unix)]
+fn lock(file: &File) -> io::Result<()> {
+    Ok(rustix::fs::flock(
+        file,
+        rustix::fs::FlockOperation::NonBlockingLockExclusive,
+    )?)
+}
+
+/// No `flock` here: one process at a time is the user's to keep.
+#[cfg(not(unix))]
+fn lock(_file: &File) -> io::Result<()> {
+    Ok(())
+}
+
+/// A state a snapshot file holds: a generator's, or a sno generator's.
+pub(crate) trait Saved: Serialize + DeserializeOwned + Clone {
+    /// This state, raised to cover every ID with a time below `mark_ms` on either timeline,
+    /// and never lowered on any: the library's [`Snapshot::merged`] with
+    /// [`Snapshot::at_mark`].
+    fn ahead(&self, mark_ms: u64) -> Self;
+
+    /// `exact`, the state at exit, never below this state (the state resumed) on any
+    /// timeline.
+    fn at_least(&self, exact: &Self) -> Self;
+}
+
+impl Saved for Snapshot {
+    fn ahead(&self, mark_ms: u64) -> Self {
+        self.merged(&Snapshot::at_mark(self.layout, &self.nodes, Some(mark_ms)))
+    }
+
+    fn at_least(&self, exact: &Self) -> Self {
+        exact.merged(self)
+    }
+}
+
+impl Saved for SnoSnapshot {
+    fn ahead(&self, mark_ms: u64) -> Self {
+        SnoSnapshot {
+            core: self.core.ahead(mark_ms),
+            ..self.clone()
+        }
+    }
+
+    fn at_least(&self, exact: &Self) -> Self {
+        SnoSnapshot {
+            core: self.core.at_least(&exact.core),
+            ..exact.clone()
+        }
+    }
+}
+
+/// The state of a sno generator that has minted nothing yet.
+pub(crate) fn fresh_sno(partition: u16, meta: u8) -> SnoSnapshot {
+    SnoSnapshot {
+        partition,
+        meta,
+        core: Snapshot::at_mark(SnoGenerator::LAYOUT, &[], None),
+    }
+}
+
 /// The snapshot in `path`, or `None` if there is no such file.
-pub(crate) fn load_snapshot(path: &Path) -> Result<Option<Snapshot>, Failure> {
+pub(crate) fn load_snapshot<T: Saved>(path: &Path) -> Result<Option<T>, Failure> {
     let file = match File::open(path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -59,7 +174,7 @@ pub(crate) fn load_snapshot(path: &Path) -> Result<Option<Snapshot>, Failure> {
 }
 
 /// A snapshot file's text: the snapshot in JSON, and a newline.
-pub(crate) fn format_snapshot(snapshot: &Snapshot) -> String {
+pub(crate) fn format_snapshot<T: Serialize>(snapshot: &T) -> String {
     let mut text = serde_json::to_string_pretty(snapshot).expect("a snapshot serializes");
     text.push('\n');
     text
@@ -67,7 +182,7 @@ pub(crate) fn format_snapshot(snapshot: &Snapshot) -> String {
 
 /// Parses [`format_snapshot`]'s text; the error says what was wrong, and where in the text
 /// when it is one place.
-pub(crate) fn parse_snapshot(bytes: &[u8]) -> Result<Snapshot, String> {
+pub(crate) fn parse_snapshot<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     serde_json::from_slice(bytes).map_err(|error| {
         let what = match error.classify() {
             serde_json::error::Category::Data => "",
@@ -89,7 +204,7 @@ pub(crate) fn parse_snapshot(bytes: &[u8]) -> Result<Snapshot, String> {
 /// Writes `snapshot` to `path` durably: to a temporary file of this write's own, fsynced,
 /// renamed over `path`, and the directory fsynced. On failure the temporary file is removed
 /// and the error says which step failed.
-pub(crate) fn save_snapshot(path: &Path, snapshot: &Snapshot) -> Result<(), String> {
+pub(crate) fn save_snapshot<T: Serialize>(path: &Path, snapshot: &T) -> Result<(), String> {
     // A name no other write uses: this process's ID and a count of its writes.
     static WRITES: AtomicU64 = AtomicU64::new(0);
     let n = WRITES.fetch_add(1, Ordering::Relaxed);
@@ -123,49 +238,66 @@ pub(crate) fn save_snapshot(path: &Path, snapshot: &Snapshot) -> Result<(), Stri
 }
 
 /// The snapshot file as the mark store of the library's fenced generator: before an ID is
-/// returned, the file holds [`Snapshot::at_mark`] of a mark above the ID's time.
-pub(crate) struct SnapshotStore {
+/// returned, the file holds the state resumed raised to a mark above the ID's time
+/// ([`Saved::ahead`]), so no write lowers a timeline below what an earlier run minted on it.
+pub(crate) struct SnapshotStore<T> {
     path: PathBuf,
-    layout: Layout,
-    nodes: Vec<(&'static str, u64)>,
+    /// The state the run resumed from (or a fresh one's): every write covers it.
+    resumed: T,
     /// The mark written last, in Unix milliseconds: raised only once the file holds it.
     mark: AtomicU64,
     /// Serializes writes (once per [`AHEAD_MS`] of ID time).
     writing: Mutex<()>,
 }
 
-impl SnapshotStore {
-    /// The store for the snapshot file at `path`, of a generator for `layout` and `nodes`.
-    pub(crate) fn new(path: &Path, layout: Layout, nodes: &[(&'static str, u64)]) -> Self {
+impl<T: Saved> SnapshotStore<T> {
+    /// The store for the snapshot file at `path`, of a generator resumed from `resumed`.
+    pub(crate) fn new(path: &Path, resumed: T) -> Self {
         SnapshotStore {
             path: path.to_owned(),
-            layout,
-            nodes: nodes.to_vec(),
+            resumed,
             mark: AtomicU64::new(0),
             writing: Mutex::new(()),
         }
+    }
+
+    /// The state to write at exit: `exact`, never below the state resumed.
+    pub(crate) fn exact(&self, exact: &T) -> T {
+        self.resumed.at_least(exact)
+    }
+
+    /// Admits an ID whose time is `time_ms`: returns once the file holds a state above it.
+    pub(crate) fn cover(&self, time_ms: u64) -> snowmint::Result<()> {
+        // Relaxed: the mark publishes no memory, and each value it holds was stored after the
+        // file held it.
+        if time_ms < self.mark.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        self.raise(time_ms)
     }
 
     /// `time_ms` is at or past the mark: write a new one.
     #[cold]
     fn raise(&self, time_ms: u64) -> snowmint::Result<()> {
         let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
+        // Relaxed: the mutex orders this with the store of the write before it.
         if time_ms < self.mark.load(Ordering::Relaxed) {
             return Ok(());
         }
         let mark = time_ms.saturating_add(AHEAD_MS);
-        let ahead = Snapshot::at_mark(self.layout, &self.nodes, Some(mark));
+        let ahead = self.resumed.ahead(mark);
         save_snapshot(&self.path, &ahead).map_err(|reason| snowmint::Error::Persist {
             path: self.path.display().to_string(),
             reason: format!("{reason}; nothing was minted past it"),
             source: None,
         })?;
+        // Relaxed: stored once the file holds it; a reader needs nothing else from this write.
         self.mark.store(mark, Ordering::Relaxed);
         Ok(())
     }
 }
 
-impl MarkStore for SnapshotStore {
+impl<T: Saved> MarkStore for SnapshotStore<T> {
     /// The generator was resumed from the file (or the file is new): it starts above it.
     fn start<C: Clock + Send + Sync + 'static>(
         &self,
@@ -175,10 +307,7 @@ impl MarkStore for SnapshotStore {
     }
 
     fn admit(&self, time_ms: u64) -> snowmint::Result<()> {
-        if time_ms < self.mark.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        self.raise(time_ms)
+        self.cover(time_ms)
     }
 
     /// The exact state is written by the caller, from the generator's snapshot.
@@ -206,6 +335,7 @@ pub(crate) fn sync_parent(_path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use snowmint::Layout;
     use snowmint::layout::PRESET_NAMES;
 
     #[test]
