@@ -832,11 +832,13 @@ fn path_str(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
 
-/// The files in `dir`, by name.
+/// The files in `dir`, by name, but for the snapshot files' lock files (`FILE.lock`, a run's
+/// hold on FILE, left in place).
 fn file_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| !name.ends_with(".snap.lock"))
         .collect();
     names.sort();
     names

@@ -29,3 +29,17 @@ pub fn wall_ms() -> u64 {
         .unwrap()
         .as_millis() as u64
 }
+
+/// The wall clock shifted by a fixed offset: a child process's clock, stepped back or forth
+/// from one generation to the next.
+#[derive(Debug, Clone, Copy)]
+pub struct OffsetClock {
+    /// Added to the wall clock, in milliseconds.
+    pub offset_ms: i64,
+}
+
+impl snowmint::Clock for OffsetClock {
+    fn unix_ms(&self) -> u64 {
+        wall_ms().saturating_add_signed(self.offset_ms)
+    }
+}

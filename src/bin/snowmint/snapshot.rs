@@ -384,7 +384,7 @@ mod tests {
             ),
         ];
         for (text, message) in cases {
-            let error = parse_snapshot(text.as_bytes()).unwrap_err();
+            let error = parse_snapshot::<Snapshot>(text.as_bytes()).unwrap_err();
             assert!(error.contains(message), "{error:?} for {text:?}");
         }
     }
