@@ -368,7 +368,9 @@ fn a_second_cli_process_on_one_snapshot_file_is_refused() {
     );
 
     first.0.kill().unwrap();
-    printed.extend(read_lines(&mut out, usize::MAX, |line| line.parse::<u64>().ok()));
+    printed.extend(read_lines(&mut out, usize::MAX, |line| {
+        line.parse::<u64>().ok()
+    }));
     let _ = first.0.wait();
     let after = mint("5000").output().unwrap();
     assert!(after.status.success(), "{after:?}");

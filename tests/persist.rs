@@ -425,3 +425,57 @@ fn a_long_corrupt_file_is_judged_on_its_first_bytes() {
         "{message}"
     );
 }
+
+/// Regression (issue 20): two generators resumed from one high-water file (in two processes,
+/// or from two opens in one) started from the same mark and minted the same IDs. An open holds
+/// the file until it and its clones are dropped; a second open is refused, naming the file.
+/// tests/kill9.rs refuses a second process.
+#[test]
+fn a_second_open_of_a_held_file_is_refused_until_the_first_is_dropped() {
+    let dir = TempDir::new("held");
+    let path = high_water(&dir);
+    let clock = ManualClock::new(T0);
+    let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
+    let id = generator.mint().unwrap();
+    let err = HighWaterFile::open(&path, INTERVAL).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "high-water file {}: is held by another process or another HighWaterFile::open in \
+             this process (its .owner lock is taken); expected one generator per high-water \
+             file at a time",
+            path.display()
+        )
+    );
+    assert!(start(&path, Layout::TWITTER, &clock, ClockBehind::Error).is_err());
+    drop(generator);
+    let restarted = start(
+        &path,
+        Layout::TWITTER,
+        &clock,
+        ClockBehind::Wait { max_ms: 2_000 },
+    );
+    clock.set(on_disk(&path) + 1);
+    assert!(restarted.unwrap().mint().unwrap() > id);
+}
+
+/// A file whose directory is missing at `open` is held from its first write, and refused there
+/// if another generator wrote it meanwhile.
+#[test]
+fn a_hold_taken_at_the_first_write_refuses_a_file_written_since_open() {
+    let dir = TempDir::new("late-hold");
+    let path = dir.join("later").join("high-water");
+    let clock = ManualClock::new(T0);
+    let late = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let early = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
+    early.mint().unwrap();
+    let err = late.mint().unwrap_err().to_string();
+    assert!(err.contains("is held by another process"), "{err}");
+    drop(early);
+    let err = late.mint().unwrap_err().to_string();
+    assert!(
+        err.contains("written by another generator since it was opened"),
+        "{err}"
+    );
+}
