@@ -148,9 +148,10 @@ pub(crate) struct MintArgs {
           value_parser = number_in(0, u64::MAX))]
     pub(crate) max_wait_ms: Option<u64>,
 
-    /// Resume from the snapshot in FILE if it exists (node flags then default to its values),
-    /// and save the generator's state there after minting, atomically (FILE is created when
-    /// missing). `--help` describes the format.
+    /// Resume from the snapshot in FILE if it exists (node flags, or --partition and --meta
+    /// for sno, then default to its values), keep FILE ahead of every ID printed, and save the
+    /// generator's state there after minting, atomically (FILE is created when missing). One
+    /// run per FILE at a time: a second fails at once. `--help` describes the format.
     #[arg(long, value_name = "FILE", conflicts_with = "etcd")]
     pub(crate) snapshot: Option<PathBuf>,
 

@@ -39,11 +39,16 @@
 //!
 //! `snowmint mint --snapshot FILE` resumes the generator from FILE when it exists (the node
 //! flags must then be absent or equal the snapshot's, and `--layout`/`--epoch-ms` must give
-//! the snapshot's layout). FILE holds the library's [`snowmint::Snapshot`] in JSON. It is
+//! the snapshot's layout; for `--layout sno`, `--partition` and `--meta`). FILE holds the
+//! library's [`snowmint::Snapshot`] (for sno, [`snowmint::sno::SnoSnapshot`]) in JSON. It is
 //! written ahead of minting, through the library's fenced generator
-//! ([`snowmint::persist::FencedGenerator`] over [`snapshot::SnapshotStore`]): before an ID is
-//! printed, FILE holds a state above it, so a run killed at any point never lets the next one
-//! repeat its IDs. At exit FILE gets the exact state. [`snapshot::SNAPSHOT_FORMAT`] (which
+//! ([`snowmint::persist::FencedGenerator`] over [`snapshot::SnapshotStore`]; sno batches are
+//! covered by the same store): before an ID is printed, FILE holds the state resumed raised
+//! to a mark above it ([`snowmint::Snapshot::merged`], so no timeline goes below what an
+//! earlier run minted on it), and a run killed at any point never lets the next one repeat
+//! its IDs. At exit FILE gets the exact state. A run holds an exclusive lock on `FILE.lock`
+//! ([`snapshot::SnapshotLock`]) from before it reads FILE until it exits; a second run given
+//! FILE meanwhile fails at once naming it. [`snapshot::SNAPSHOT_FORMAT`] (which
 //! `snowmint mint --help` prints) says this for users.
 
 mod args;
