@@ -166,7 +166,12 @@ fn after_a_crash_a_waiting_generator_mints_above_the_mark() {
     let generator = start(&path, layout, &clock, ClockBehind::Wait { max_ms: 5_000 }).unwrap();
     let id = thread::scope(|s| {
         let minter = s.spawn(|| generator.mint().unwrap());
-        // Bring the clock up past the mark while the mint waits.
+        // Until the mint is waiting (a minter scheduled late would otherwise find the clock
+        // past the mark already and never wait), then bring the clock up past the mark.
+        let deadline = std::time::Instant::now() + Duration::from_secs(4);
+        while generator.generator().stats().waits == 0 && std::time::Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(1));
+        }
         while clock.unix_ms() <= mark {
             thread::sleep(Duration::from_millis(1));
             clock.advance(100);
