@@ -6,19 +6,36 @@
 //! lock stays taken. snowmint's protocol has three parts, registered once per process before
 //! anything they guard can exist.
 //!
-//! - **The gate.** Every section that would leave something half done (initialising the
-//!   process-wide clock, which calibrates quanta's counter inside quanta's own once-cell;
-//!   building a [`MonotonicClock`](crate::clock::MonotonicClock), which may do the same;
-//!   holding a monotonic clock's writer lock; starting a cached clock's refresher while
-//!   holding its runner lock) runs inside [`enter`]'s [`Section`]. The `prepare` handler
-//!   closes the gate and waits until no section is in flight; `parent` and `child` open it
-//!   again. So at the instant of the fork no thread is inside a section, and the child finds
-//!   every once-cell either done or never started and every lock free. The sections are short
-//!   (the longest is quanta's calibration, under a millisecond), and a section never waits
-//!   for another inside it, so `prepare` waits at most that long. A thread already inside a
-//!   section may enter again (the process-wide clock's initialisation builds its source); a
-//!   section that can be skipped ([`try_enter`]: a re-anchor, which the next reading retries)
-//!   is skipped while a fork is prepared, so a reader never waits for a fork.
+//! - **The gate.** Every section that would leave something half done runs inside
+//!   [`enter`]'s [`Section`]:
+//!   - the process-wide clock's initialisation (`CachedClock::global`'s once-cell, and
+//!     `set_global_source`), which builds its source;
+//!   - building a [`MonotonicClock`](crate::clock::MonotonicClock), which calibrates quanta's
+//!     counter inside quanta's own once-cell the first time in a process;
+//!   - a monotonic clock's re-anchor, from before it takes the writer lock until after it
+//!     releases it;
+//!   - holding a cached clock's runner lock (starting or waking its refresher);
+//!   - interning a layout's name (the `serde` feature's name table, a mutex).
+//!
+//!   The `prepare` handler closes the gate and waits until no section is in flight; `parent`
+//!   and `child` open it again. So at the instant of the fork no thread is inside a section,
+//!   and the child finds every once-cell either done or never started and every lock free.
+//!
+//!   *Why `prepare` waits briefly and never deadlocks.* The sections are short (the longest
+//!   is quanta's calibration, under a millisecond; a refresher's start spawns a thread). No
+//!   section runs code of the user's (a private clock's source is read outside its section),
+//!   and none waits for the gate inside it: a thread already inside a section enters again at
+//!   once (the process-wide clock's initialisation builds its source), so a section in flight
+//!   always ends. A section may wait for another section's once-cell (two threads reading the
+//!   process-wide clock first), never for a thread that waits at the gate: every thread enters
+//!   the gate *before* it takes any lock or once-cell the sections guard, the gate being the
+//!   outermost of them. A section that can be skipped ([`try_enter`]: a re-anchor, which the
+//!   next reading retries; a refresher's wake-up, which the next reader retries) is skipped
+//!   while a fork is under way, so a reader of a clock already made never waits for a fork;
+//!   the process-wide clock's first reading and a clock's construction wait at the gate until
+//!   the fork returns. Forks from two threads at once may run their `prepare` handlers at the
+//!   same time (the C library releases its handler lock around each handler): the gate
+//!   counts the forks being prepared and opens only when the last of them is done.
 //! - **The fork count.** The `child` handler adds one to [`generation`]. A generator records
 //!   the count when it is built and compares it on every mint: one load of a word that is
 //!   written only at a fork. A generator built in the parent and used in the child fails with
@@ -31,7 +48,30 @@
 //! registration itself cannot be left half done: a compare-and-swap records which process is
 //! registering, and a child forked before its parent finished (the C library orders
 //! registration and fork, so the handler either runs in the child or was never registered)
-//! registers its own instead of waiting for a thread it does not have.
+//! registers its own instead of waiting for a thread it does not have. Registration is no
+//! section (the gate is not there yet): a fork can happen while a thread registers, and
+//! needs nothing of it.
+//!
+//! What else snowmint holds that a fork copies, and why none of it needs the gate:
+//!
+//! - atomics that only count or hand out distinct values (sentinel generations, cached clock
+//!   slots, sharded generators' thread indexes, the high-water file's temporary names, which
+//!   carry the process ID): a child goes on counting from its copy;
+//! - thread-locals (the depth of sections here, a sharded generator's slot, the async
+//!   mints' "no waiting" flag): the child's one thread keeps its own, and the threads whose
+//!   values are gone are gone with them;
+//! - the refresher threads of cached clocks (the child starts its own, see above) and the
+//!   etcd lease's thread (a leased generator is a generator: used in the child it fails with
+//!   `Error::Forked`);
+//! - locks held only by a generator's cold paths (a file store's write lock, the etcd fence's
+//!   reason to stop): reached only through a generator built in the parent, which the child
+//!   cannot mint from;
+//! - the high-water file's `flock`, which belongs to the open file: a child forked during a
+//!   write holds a copy of the descriptor that nothing in the child closes, so the writer
+//!   unlocks explicitly, which releases the lock for both processes.
+//!
+//! Pause points (the `pause-points` feature, for `tests/fork_points.rs`) stop a thread inside
+//! each section so that a test can fork exactly there and see the fork wait.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -48,10 +88,13 @@ static HANDLERS: AtomicU64 = AtomicU64::new(UNREGISTERED);
 const UNREGISTERED: u64 = 0;
 const REGISTERED: u64 = u64::MAX;
 
-/// The gate: [`CLOSED`] while a fork is being prepared, and below it how many sections are in
-/// flight.
+/// The gate: how many forks are being prepared, in units of [`FORK`] (closed while any is),
+/// and below that how many sections are in flight.
 static GATE: AtomicU64 = AtomicU64::new(0);
-const CLOSED: u64 = 1 << 63;
+/// One fork being prepared.
+const FORK: u64 = 1 << 40;
+/// The sections in flight.
+const SECTIONS: u64 = FORK - 1;
 
 thread_local! {
     /// How many sections the current thread is inside: an inner one enters even while the
@@ -116,7 +159,7 @@ pub(crate) fn try_enter() -> Option<Section> {
 fn try_enter_open() -> Option<Section> {
     let mut gate = GATE.load(Ordering::Relaxed);
     loop {
-        if gate & CLOSED != 0 {
+        if gate >= FORK {
             return None;
         }
         // Acquire: pairs with the Release of the gate's opening, so the section sees what
@@ -205,12 +248,12 @@ fn install() {
 #[cfg(not(unix))]
 fn install() {}
 
-/// Closes the gate and waits until no section is in flight.
+/// Closes the gate (one more fork being prepared) and waits until no section is in flight.
 extern "C" fn prepare() {
     // Acquire: pairs with each section's Release at its end.
-    GATE.fetch_or(CLOSED, Ordering::Acquire);
+    GATE.fetch_add(FORK, Ordering::Acquire);
     let mut waited = false;
-    while GATE.load(Ordering::Acquire) != CLOSED {
+    while GATE.load(Ordering::Acquire) & SECTIONS != 0 {
         if !waited {
             waited = true;
             pause::reached(Point::ForkWaits);
@@ -219,18 +262,80 @@ extern "C" fn prepare() {
     }
 }
 
-/// Opens the gate in the parent.
+/// Opens the gate in the parent, unless another fork is being prepared: two threads may fork
+/// at once, and the second fork must not find a section its `prepare` already waited out
+/// begun again.
 extern "C" fn parent() {
     // Release: pairs with the Acquire of the next entry.
-    GATE.store(0, Ordering::Release);
+    GATE.fetch_sub(FORK, Ordering::Release);
 }
 
-/// Runs in the child, which has one thread: counts the fork, opens the gate, marks the
-/// cached clocks stale and the handlers registered (they are: this runs).
+/// Runs in the child, which has one thread: counts the fork, opens the gate (no other fork is
+/// being prepared in a process of one thread, and no section is in flight), marks the cached
+/// clocks stale and the handlers registered (they are: this runs).
 extern "C" fn child() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
     HANDLERS.store(REGISTERED, Ordering::Relaxed);
     #[cfg(not(loom))]
     crate::clock::cached::after_fork_in_child();
     GATE.store(0, Ordering::Release);
+}
+
+#[cfg(all(test, unix, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// Runs `parent` for each `prepare` it counts, also when an assertion fails: a gate left
+    /// closed would stop every other test's sections.
+    struct Prepared(u32);
+
+    impl Prepared {
+        fn one_more(&mut self) {
+            prepare();
+            self.0 += 1;
+        }
+
+        fn one_less(&mut self) {
+            parent();
+            self.0 -= 1;
+        }
+    }
+
+    impl Drop for Prepared {
+        fn drop(&mut self) {
+            for _ in 0..self.0 {
+                parent();
+            }
+        }
+    }
+
+    #[test]
+    fn the_gate_opens_after_the_last_of_two_forks_being_prepared() {
+        register();
+        let mut forks = Prepared(0);
+        // Two threads' forks: the C library may run both `prepare` handlers before either
+        // fork, and the first `parent` handler after the first fork.
+        forks.one_more();
+        forks.one_more();
+        assert!(try_enter().is_none(), "closed while a fork is prepared");
+        forks.one_less();
+        assert!(
+            try_enter().is_none(),
+            "the second fork is still being prepared: the gate stays closed"
+        );
+        forks.one_less();
+        // Other tests may prepare no fork: open now.
+        assert!(try_enter().is_some());
+    }
+
+    #[test]
+    fn a_section_inside_a_section_never_waits() {
+        let outer = enter();
+        let inner = enter();
+        let skippable = try_enter();
+        assert!(skippable.is_some());
+        assert_eq!(DEPTH.get(), 3);
+        drop((skippable, inner, outer));
+        assert_eq!(DEPTH.get(), 0);
+    }
 }

@@ -16,6 +16,7 @@ use std::time::Duration;
 use snowmint::{Clock, Generator, Id, Layout, clock::CachedClock};
 
 use common::clocks::wall_ms;
+use common::forks::{self, Outcome};
 
 /// How far an ID's time may be from the wall clock read around the mint: the default clock
 /// follows the wall clock to well under a millisecond; the rest is a child descheduled
@@ -41,31 +42,20 @@ fn fresh(what: &str, mint: impl FnOnce() -> Id) -> Result<(), String> {
     }
 }
 
+/// How long the child may take before the parent kills it as hung.
+const CHILD_DEADLINE: Duration = Duration::from_secs(30);
+
 /// Forks; the child runs `child` and exits 0 if it returns `Ok`, 1 (after printing the error)
-/// if not. Returns the child's exit status.
+/// if not. Returns the child's exit status; a child that hangs is killed and fails the test.
 fn in_child(child: impl FnOnce() -> Result<(), String>) -> i32 {
-    // SAFETY: the child only runs `child` (allocation and thread spawning included, which
-    // glibc supports after fork) and then `_exit`s without unwinding into the harness.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(child)) {
-            Ok(Ok(())) => 0,
-            Ok(Err(message)) => {
-                eprintln!("child: {message}");
-                1
-            }
-            Err(_) => 2,
-        };
-        // SAFETY: ends the child at once, as a forked child of a threaded process should.
-        unsafe { libc::_exit(code) };
+    let ended = forks::fork(|_| child()).wait(CHILD_DEADLINE);
+    match ended.outcome {
+        Outcome::Exited(code) => code,
+        other => panic!(
+            "the child did not exit: {other:?}; it wrote {:?}",
+            ended.output
+        ),
     }
-    let mut status = 0;
-    // SAFETY: waits for the child just forked; `status` is a valid place for its status.
-    let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
-    assert_eq!(waited, pid, "waitpid failed");
-    assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
-    libc::WEXITSTATUS(status)
 }
 
 /// Regression: after `fork()` the process-wide clock never refreshed in the child (its

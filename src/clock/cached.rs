@@ -66,9 +66,13 @@
 //!
 //! A child process has no refresher thread, whatever its parent had. The child fork handler
 //! ([`crate::fork`]) writes `PARKED` into every cached clock's word and advances the fork
-//! count: the child's first read takes a precise reading and starts a refresher of its own,
-//! through handles inherited from the parent and new ones alike. A refresher is started
-//! inside a fork section, so no fork finds the runner lock taken.
+//! count: the child's first read takes a precise reading and, finding the refresher's
+//! generation behind the fork count, starts a refresher of its own, through handles inherited
+//! from the parent and new ones alike. Two things a fork could split are fork sections, so a
+//! fork waits for them and the child finds them done or never begun: the process-wide
+//! clock's initialisation (its once-cell, and inside it the source's construction, which
+//! calibrates quanta's counter in quanta's once-cell), and every hold of a clock's runner lock
+//! (a refresher's start or wake-up).
 
 use std::fmt;
 #[cfg(not(loom))]
@@ -112,7 +116,8 @@ pub(crate) const UNCACHED: u64 = 2;
 pub const FIRST_READING: u64 = 1 << 40;
 
 /// The next sentinel generation. `std`'s atomic under loom too (a `static`): its values only
-/// need to differ, nothing is published through it.
+/// need to differ, nothing is published through it. Fork: the child counts on from the copy;
+/// its words are its own.
 static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// A sentinel of `kind` never written before (until the generations wrap, after 2^38 of them).
@@ -277,7 +282,8 @@ pub type Global = Private<crate::clock::ManualClock>;
 /// What a cached clock's handles and its refresher share, besides the word.
 struct Shared<C> {
     source: C,
-    /// The refresher, once started.
+    /// The refresher, once started. Fork: held only inside a fork section (`wake`,
+    /// `drive_attach`), so a child finds it free.
     runner: Mutex<Runner>,
     /// The refresher's wake-ups so far.
     wakeups: AtomicU64,
@@ -298,7 +304,8 @@ struct Runner {
 }
 
 /// The words of the process-wide clock (slot 0) and of the private ones (the rest), in one
-/// table so that the fork handler can reach every one without a lock or an allocation.
+/// table so that the fork handler can reach every one without a lock or an allocation: the
+/// child handler marks each [`PARKED`] (see `after_fork_in_child`).
 #[cfg(not(loom))]
 static WORDS: [CachePadded<AtomicU64>; SLOTS] =
     [const { CachePadded::new(AtomicU64::new(PARKED)) }; SLOTS];
@@ -308,7 +315,9 @@ static WORDS: [CachePadded<AtomicU64>; SLOTS] =
 #[cfg(not(loom))]
 const SLOTS: usize = 64;
 
-/// Which slots are taken: bit `i` for slot `i`. Slot 0 is the process-wide clock's.
+/// Which slots are taken: bit `i` for slot `i`. Slot 0 is the process-wide clock's. Fork:
+/// one word, copied with the clocks that hold the slots; a clock dropped in the child frees
+/// its slot there.
 #[cfg(not(loom))]
 static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
@@ -316,9 +325,30 @@ static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1
 #[cfg(not(loom))]
 static NO_SLOT: AtomicU64 = AtomicU64::new(UNCACHED);
 
-/// The process-wide clock's source and refresher.
+/// The process-wide clock's source and refresher. Fork: initialised and set only inside a
+/// fork section ([`init_global`], [`CachedClock::set_global_source`]), so a child finds it
+/// done or never begun.
 #[cfg(not(loom))]
 static GLOBAL: OnceLock<Shared<MonotonicClock>> = OnceLock::new();
+
+/// Makes the process-wide clock's source and refresher, or waits for the thread making them.
+///
+/// A fork section from before the once-cell is entered until it is done: a fork in the middle
+/// would leave the cell running in the child, whose every read of the default clock would
+/// then wait for it forever. Building the source is a section of its own inside this one
+/// (quanta's calibration, in quanta's once-cell), entered at once. A thread that waits here
+/// for another thread's initialisation waits inside its own section, for a section that never
+/// waits for the gate, so the fork waits for both.
+#[cfg(not(loom))]
+#[cold]
+#[inline(never)]
+fn init_global() -> &'static Shared<MonotonicClock> {
+    let _section = crate::fork::enter();
+    GLOBAL.get_or_init(|| {
+        crate::pause::point(crate::pause::Point::GlobalInit);
+        Shared::new(MonotonicClock::new())
+    })
+}
 
 /// Takes a free slot of [`WORDS`], marked [`PARKED`].
 #[cfg(not(loom))]
@@ -385,14 +415,20 @@ impl CachedClock {
     /// assert!(CachedClock::set_global_source(MonotonicClock::new()).is_err());
     /// ```
     pub fn set_global_source(source: MonotonicClock) -> Result<(), Box<MonotonicClock>> {
+        // The gate before the once-cell: no fork copies it half written.
+        let _section = crate::fork::enter();
         GLOBAL
             .set(Shared::new(source))
             .map_err(|refused| Box::new(refused.source.clone()))
     }
 
     /// The process-wide clock's source and refresher, made on first use.
+    #[inline]
     fn shared(&self) -> &'static Shared<MonotonicClock> {
-        GLOBAL.get_or_init(|| Shared::new(MonotonicClock::new()))
+        match GLOBAL.get() {
+            Some(shared) => shared,
+            None => init_global(),
+        }
     }
 
     /// The clock the reading is taken from.
@@ -550,6 +586,8 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     /// that finds the clock parked unparks it.
     #[doc(hidden)]
     pub fn drive_attach(&self) {
+        // Every hold of the runner lock is a fork section, as in `wake`.
+        let _section = crate::fork::enter();
         let mut runner = self
             .home
             .shared
@@ -753,8 +791,15 @@ impl<C: Clock> Shared<C> {
         published: u64,
         spawn: impl FnOnce() -> std::io::Result<Thread>,
     ) {
-        // No fork splits the start of a refresher: the child finds the runner lock free.
-        let _section = crate::fork::enter();
+        // The gate before the runner lock: no fork splits the start of a refresher, and the
+        // child finds the lock free and its generation behind the fork count, and starts its
+        // own. The section spans the spawn, so a fork waits for a thread's creation at most.
+        // While a fork is being prepared the wake-up goes to the next reader, as when another
+        // thread holds the lock: no reader waits for a fork.
+        let Some(_section) = crate::fork::try_enter() else {
+            Self::hand_back(word, published);
+            return;
+        };
         let mut runner = None;
         for _ in 0..WAKE_TRIES {
             match self.runner.try_lock() {
@@ -770,10 +815,8 @@ impl<C: Clock> Shared<C> {
             }
         }
         let Some(mut runner) = runner else {
-            // Another thread holds the lock (or held it when this process forked): hand the
-            // wake-up to the next reader. Relaxed on failure: a refresher published.
-            let parked = sentinel(PARKED);
-            let _ = word.compare_exchange(published, parked, Ordering::Release, Ordering::Relaxed);
+            // Another thread holds the lock: hand the wake-up to the next reader.
+            Self::hand_back(word, published);
             return;
         };
         let generation = crate::fork::generation();
@@ -789,6 +832,7 @@ impl<C: Clock> Shared<C> {
                 return;
             }
         }
+        crate::pause::point(crate::pause::Point::RefresherStart);
         match spawn() {
             Ok(thread) => {
                 runner.thread = Some(thread);
@@ -796,6 +840,28 @@ impl<C: Clock> Shared<C> {
             }
             // No thread: read the source every time from now on.
             Err(_) => word.store(UNCACHED, Ordering::Release),
+        }
+    }
+
+    /// Hands a wake-up this thread could not perform to the next reader: puts a new
+    /// [`PARKED`] in place of `published`, or of a reading published since (a precise
+    /// reader's, which woke nobody: it replaced a reading, not `PARKED`). The next reader
+    /// then reads the source and tries the wake-up again. A sentinel found instead is left:
+    /// `STALE` is an awake refresher's probe, `PARKED` a wake-up already handed on.
+    fn hand_back(word: &AtomicU64, published: u64) {
+        let mut current = published;
+        loop {
+            // Release: as every write of the word; nothing is published through a sentinel.
+            // Relaxed on failure: the value found is only compared.
+            match word.compare_exchange(
+                current,
+                sentinel(PARKED),
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Err(found) if found >= FIRST_READING => current = found,
+                _ => return,
+            }
         }
     }
 
@@ -865,7 +931,8 @@ pub enum Step {
 #[cfg(not(loom))]
 const WAKE_MARGIN_NS: u64 = 10_000;
 
-/// Starts a refresher thread running `body`.
+/// Starts a refresher thread running `body`. Fork: the child has none of these threads; the
+/// child handler marks every word [`PARKED`], and the child's first read starts its own.
 #[cfg(not(loom))]
 fn spawn(body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
     let handle = std::thread::Builder::new()

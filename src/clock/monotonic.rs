@@ -75,7 +75,12 @@
 //!   at `c` up to `s_{k+1}`, and below `L` after it, where segment `k + 1` runs at least at
 //!   half speed;
 //! - overdue, the lock taken before `k` was due: `k` at `c`, which is `L` at `c`, since that
-//!   holder publishes nothing and the next one takes the lock after `c`.
+//!   holder publishes nothing and the next one takes the lock after `c`;
+//! - overdue, the lock free but a fork being prepared (see `# After fork()`): `k` at `c`, which
+//!   is `L` at `c`. A holder that replaced `k` before this reader loaded the free lock
+//!   published a generation the reader sees (its release is the value loaded, and the reader
+//!   checks the generation after it); one that takes the lock after that load reads its
+//!   `elected` after a compare-and-swap the load missed, so after `c`.
 //!
 //! So a reading of `k` is at most `L` at the later of `c` and `s_k`, and readings of one
 //! segment are values of one nondecreasing function of `c`. A reading of `k` that finds `k + 1`
@@ -87,6 +92,18 @@
 //! *Slew.* Monotonic readings rest on the modification order of `last` alone: each
 //! `fetch_max` returns at least every value before it, whatever segment and base the reader
 //! loaded, so a stale pair of the two costs a pause, never a step back. Both are `Relaxed`.
+//!
+//! # After `fork()`
+//!
+//! The child inherits the counter, the segments and the writer lock as they were. The lock
+//! would be the one thing left half done: taken by a thread the child does not have, it would
+//! hold every overdue reading of the child at half speed, for good. So a re-anchor is a fork
+//! section ([`crate::fork`]), entered before the lock is taken and left after it is released:
+//! a fork waits for a re-anchor under way (a wall-clock read, microseconds), and the child
+//! finds the lock free. A reader that finds a fork being prepared does not wait for it: it
+//! reads its overdue segment on (the last case above), and the first reading after the gate
+//! opens, in the parent or the child, re-anchors. Building a clock is a section too: the
+//! first one in a process calibrates quanta's counter inside quanta's once-cell.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -515,12 +532,24 @@ impl MonotonicClock {
         // sees every generation published before the lock was taken.
         let mut holder = lock.load(Ordering::Acquire);
         if holder & FREE != 0 {
+            // The gate before the lock (see `# After fork()`): no fork copies the lock taken.
+            // While a fork is being prepared the re-anchor is left to a later reading, and
+            // this one reads on the segment at full speed, as under a holder that replaces
+            // nothing: no reader waits for a fork.
+            let Some(_section) = crate::fork::try_enter() else {
+                // Relaxed: the Acquire load of the lock orders it.
+                if self.segments.generation.load(Ordering::Relaxed) != generation {
+                    return None;
+                }
+                return Some(segment.at(now, self.interval_ns));
+            };
             // Read after seeing the lock free: later than the counter reading of every reader
             // that saw it taken before.
             let elected = self.counter.ns().min(FREE - 1);
             // AcqRel: Acquire to see the last holder's publish and slot, Release so a reader
             // that loads `elected` sees them too; Acquire on failure, as the load above.
             match lock.compare_exchange(holder, elected, Ordering::AcqRel, Ordering::Acquire) {
+                // The section ends after `reanchor` released the lock.
                 Ok(_) => return self.reanchor(elected, holder),
                 Err(current) => holder = current,
             }
@@ -549,6 +578,7 @@ impl MonotonicClock {
     #[cold]
     #[inline(never)]
     fn reanchor(&self, elected: u64, free: u64) -> Option<u64> {
+        crate::pause::point(crate::pause::Point::Reanchor);
         let segments = &self.segments;
         // Relaxed: taking the lock made the last publish visible, and only a holder publishes.
         let generation = segments.generation.load(Ordering::Relaxed);
@@ -837,6 +867,10 @@ enum Counter {
 impl Counter {
     /// quanta's counter, counting from now.
     fn quanta() -> Self {
+        // The first `quanta::Clock::new` of a process calibrates the counter (about half a
+        // millisecond) inside quanta's once-cell: a section, so that no fork leaves the cell
+        // running in a child, whose every clock would then wait for it forever.
+        let _section = crate::fork::enter();
         let clock = quanta::Clock::new();
         let start = clock.raw();
         Counter::Quanta { clock, start }

@@ -11,8 +11,8 @@
 //! Every generator reads [`CachedClock::global`] unless its builder is given another
 //! [`Clock`]: one load from a `static` that a background thread (`snowmint-clock`) refreshes
 //! from a [`MonotonicClock`] just after each millisecond begins. The thread starts on the first
-//! read, parks soon after the last one, and starts again in the child of a `fork()`; when no
-//! thread can be started, the clock reads its source every time, so building a generator
+//! read, parks soon after the last one, and starts again in the child of a `fork()` (see
+//! [After `fork()`](#after-fork)); when no thread can be started, the clock reads its source every time, so building a generator
 //! never fails for it. A generator reads the source itself ([`Clock::unix_ms_precise`]) when
 //! its tick is full and before it counts a reading behind its last tick as a regression, so a
 //! lagging cached reading costs neither capacity nor correctness.
@@ -51,6 +51,30 @@
 //! assert!(default.mint()? < default.mint()? && own.mint()? < own.mint()?);
 //! # Ok::<(), snowmint::Error>(())
 //! ```
+//!
+//! # After `fork()`
+//!
+//! The child of a `fork()` has only the thread that forked, and a copy of everything else as
+//! it stood at that instant. The clocks are correct in the child whenever the fork comes, also
+//! while another thread of the parent is in the middle of one of their steps:
+//!
+//! - A cached clock's reading is marked stale in the child (by a `pthread_atfork` handler), so
+//!   the child's first read takes its source's time and starts a refresher thread of the
+//!   child's own, through clocks inherited from the parent and new ones alike.
+//! - A [`MonotonicClock`] goes on from its parent's anchor, and re-anchors in the child as it
+//!   would have in the parent.
+//! - A fork never splits the steps that would leave something half done in the child: the
+//!   process-wide clock's first initialisation (which also calibrates quanta's counter, once
+//!   per process), building a [`MonotonicClock`], a re-anchor, and starting a refresher. A
+//!   fork that comes during one of them waits until it ends (under a millisecond; a re-anchor
+//!   takes microseconds). The other way round, a reading of a clock that is already made never
+//!   waits for a fork: a re-anchor or a refresher's wake-up due while a fork is under way is
+//!   left to a later reading. Only the process's first reading of the default clock and the
+//!   building of a [`MonotonicClock`] wait for a fork under way, until it returns.
+//!
+//! So a child's first read never hangs, its clock never runs slow, and its cached readings
+//! never go stale for want of a refresher. A generator is another matter: one built in the
+//! parent would repeat the parent's IDs in the child (see [`Error::Forked`]).
 //!
 //! # Clock faults
 //!
@@ -174,6 +198,7 @@
 //! [`Clock::unix_ms_precise`]: crate::Clock::unix_ms_precise
 //! [`ClockBehind`]: crate::ClockBehind
 //! [`Error::ClockBehind`]: crate::Error::ClockBehind
+//! [`Error::Forked`]: crate::Error::Forked
 //! [`Event`]: crate::generator::Event
 //! [`Event::Overflow`]: crate::generator::Event::Overflow
 //! [`FencedGenerator`]: crate::persist::FencedGenerator

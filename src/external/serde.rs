@@ -237,7 +237,11 @@ const MAX_NAMES: usize = 4096;
 /// `name`, allocated once per process; refused when longer than [`MAX_NAME_CHARS`], or new
 /// once [`MAX_NAMES`] are held.
 fn intern(name: &str) -> Result<&'static str, LayoutProblem> {
+    /// Fork: held only inside a fork section (see `crate::fork`), so a child never finds it
+    /// taken by a thread it does not have.
     static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    // The gate before the lock: a fork waits for the insert, which allocates at most.
+    let _section = crate::fork::enter();
     let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
     intern_into(names.get_or_insert_with(HashSet::new), name, MAX_NAMES)
 }

@@ -320,9 +320,22 @@ fn read_mark(path: &Path) -> Result<Option<u64>> {
 /// An exclusive advisory lock on a lock file, held until dropped (`flock`, which also keeps
 /// two writers of one process apart: each opens the file anew). Where there is no `flock`,
 /// writers in one process are kept apart by the generator's own lock and nothing more.
+///
+/// Fork: a child forked while a thread holds the lock gets a copy of the descriptor, which no
+/// code of the child ever closes (the thread that held it is not there), and a `flock` lasts
+/// while any descriptor of the open file does. So the lock is released by an explicit unlock
+/// on drop, which releases it for the parent and the child alike, not by the close.
 struct FileLock {
     #[cfg(unix)]
-    _file: File,
+    file: File,
+}
+
+#[cfg(unix)]
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // An error leaves the lock to the close, as before: nothing better to do in a drop.
+        let _ = rustix::fs::flock(&self.file, rustix::fs::FlockOperation::Unlock);
+    }
 }
 
 impl FileLock {
@@ -335,7 +348,7 @@ impl FileLock {
                 .write(true)
                 .open(path)?;
             rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
-            Ok(FileLock { _file: file })
+            Ok(FileLock { file })
         }
         #[cfg(not(unix))]
         {
@@ -551,7 +564,10 @@ pub struct FileStore {
     file: HighWaterFile,
     /// The mark on disk, in Unix milliseconds: raised only after the write is durable.
     mark: AtomicU64,
-    /// Serializes writes (cold path only) and counts them.
+    /// Serializes writes (cold path only) and counts them. Fork: a child forked during a
+    /// write finds it taken for good, but reaches it only by minting from the generator this
+    /// store fences, which was built in the parent and refuses to mint in the child
+    /// (`Error::Forked`).
     writes: Mutex<u64>,
 }
 

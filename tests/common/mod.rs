@@ -1,6 +1,6 @@
 //! Fixtures shared by the test binaries, one file per topic: layouts, clocks, checks on minted
 //! IDs, threads and bounded waits, a cached clock's refresher, temporary files, child
-//! processes, and the async tests' workload and timers.
+//! processes, forked children, and the async tests' workload and timers.
 
 // Each test binary declares `mod common;` and uses part of it: what one leaves unused is
 // not dead code.
@@ -10,6 +10,7 @@ pub mod asyncs;
 pub mod checks;
 pub mod clocks;
 pub mod files;
+pub mod forks;
 pub mod layouts;
 pub mod process;
 pub mod refresher;

@@ -26,7 +26,9 @@ pub(crate) struct Fence {
     /// The high-water mark confirmed in etcd, in Unix milliseconds: no ID at or above it may
     /// be returned.
     mark_ms: AtomicU64,
-    /// Why minting stopped for good, once it has.
+    /// Why minting stopped for good, once it has. Fork: a child forked while a thread holds it
+    /// finds it taken for good, but reaches it only through the leased generator, which was
+    /// built in the parent and refuses to mint in the child (`Error::Forked`).
     stopped: Mutex<Option<String>>,
     /// Asks the renewal task to renew now, instead of at its next interval.
     pub(crate) nudge: Notify,

@@ -75,6 +75,9 @@ impl Keeper {
         let (claimed, claim) = std_mpsc::channel();
         let task = Task::new(config, ttl_secs);
         let endpoints = config.endpoint_list();
+        // Fork: the child of a `fork()` has no copy of this thread; the leased generator it
+        // serves refuses to mint there (`Error::Forked`), and a request from the child gets
+        // no answer within its timeout and fails.
         thread::Builder::new()
             .name("snowmint-etcd".into())
             .spawn(move || task.run(inbox, claimed))
