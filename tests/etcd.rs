@@ -1,5 +1,6 @@
 //! Node IDs leased from a real etcd: distinct claims, a full range, a killed holder, a frozen
-//! server, a restart behind the mark, a lost key and a clean release.
+//! server, a restart behind the mark, a lost key, a clean release, a late mark write and a
+//! paused server (through a proxy the test steers), and extreme durations.
 //!
 //! The tests talk to the etcd at `ETCD_ENDPOINTS` (`.ci/check` starts one and sets it), each
 //! under a prefix of its own; without it they print that they are skipped and pass. The
@@ -25,6 +26,7 @@ use snowmint::{
 use common::clocks::wall_ms;
 use common::files::unique_suffix;
 use common::process::KillOnDrop;
+use common::proxy::Proxy;
 use common::threads::on_threads;
 
 const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
@@ -600,4 +602,111 @@ fn lease_id(endpoints: &str, prefix: &str) -> i64 {
         .find_map(|line| line.strip_prefix("\"Lease\" : "))
         .and_then(|id| id.trim().parse().ok())
         .unwrap_or_else(|| panic!("no lease in {out:?}"))
+}
+
+/// The mark key's value in etcd, read directly.
+fn stored_mark(endpoints: &str, key: &str) -> u64 {
+    let value = etcdctl(endpoints, &["get", key, "--print-value-only"]);
+    value
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{key} holds {value:?}"))
+}
+
+/// Regression: a renewal's mark write that timed out on the client but reached etcd after a
+/// newer one lowered the mark below IDs already returned, and the next holder repeated them.
+///
+/// The proxy holds the bytes of renewal k's mark write while later renewals confirm a higher
+/// mark and the holder mints above k's; then it cuts the holder off and delivers k's write to
+/// etcd. The mark in etcd must not go down, and a next holder whose clock reads the first
+/// holder's minting time must repeat none of its IDs.
+#[test]
+fn a_late_mark_write_never_lowers_the_mark_and_the_next_holder_repeats_no_id() {
+    let Some(endpoints) = endpoints("a_late_mark_write") else {
+        return;
+    };
+    let proxy = Proxy::start(endpoints.split(',').next().unwrap());
+    let prefix = prefix("late-write");
+    let mark_key = format!("{prefix}mark/0");
+    // TTL 3 s, deadline 2 s after each renewal sent, renewals every 500 ms (attempts 250 ms).
+    let config = |endpoint: &str| {
+        EtcdConfig::new(endpoint.split(','), &prefix, 0..=0)
+            .ttl(Duration::from_secs(3))
+            .margin(Duration::from_secs(1))
+            .renew_every(Duration::from_millis(500))
+            .request_timeout(Duration::from_secs(3))
+    };
+    let clock = ManualClock::new(wall_ms());
+    let lease = EtcdLease::claim(&config(&proxy.endpoint)).unwrap();
+    let ttl_ms = lease.ttl().as_millis() as u64;
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let first = LeasedGenerator::new(generator, lease).unwrap();
+
+    // Renewal k writes clock + ttl: its bytes are held.
+    clock.advance(1_000);
+    let late_mark = clock.unix_ms() + ttl_ms;
+    proxy.hold_next(mark_key.as_bytes(), 1);
+    assert!(
+        proxy.wait_held(1, Duration::from_secs(3)),
+        "no renewal sent"
+    );
+    assert!(proxy.held_contains(0, late_mark.to_string().as_bytes()));
+
+    // Later renewals (k timed out on the client) confirm a higher mark.
+    clock.advance(1_000);
+    let newer_mark = clock.unix_ms() + ttl_ms;
+    within(Duration::from_secs(3), || {
+        (first.lease().confirmed_mark() >= newer_mark).then_some(())
+    })
+    .expect("a renewal after the held one is confirmed");
+    // The holder mints above the late write's mark, below the confirmed one.
+    clock.set(late_mark + 100);
+    let minted: HashSet<Id> = (0..100).map(|_| first.mint().unwrap()).collect();
+
+    // Cut off; then etcd receives renewal k's write, and answers it.
+    proxy.sever();
+    let confirmed = first.lease().confirmed_mark();
+    assert!(confirmed > late_mark + 100, "{confirmed}");
+    proxy.release_held();
+    assert!(
+        proxy.wait_answered(Duration::from_secs(3)),
+        "etcd never answered the late write"
+    );
+    let stored = stored_mark(&endpoints, &mark_key);
+    assert!(
+        stored >= confirmed,
+        "the late write lowered the mark in etcd to {stored}, below the confirmed {confirmed} \
+         (the late write's value is {late_mark})"
+    );
+
+    // The next holder, once the cut-off holder's lease expired, on a clock that reads the time
+    // the first holder minted at (behind its confirmed mark).
+    let direct = config(&endpoints);
+    let (lease, _) = within(Duration::from_secs(8), || EtcdLease::claim(&direct).ok())
+        .expect("the node id is free once the cut-off holder's lease expired");
+    assert!(lease.mark().unwrap() >= confirmed);
+    let behind = ManualClock::new(late_mark + 100);
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(behind.clone())
+        .on_clock_behind(ClockBehind::Error)
+        .build()
+        .unwrap();
+    let second = LeasedGenerator::new(generator, lease).unwrap();
+    let mut next = Vec::new();
+    for _ in 0..100 {
+        match second.mint() {
+            Ok(id) => next.push(id),
+            Err(err) => assert!(matches!(err, Error::ClockBehind { .. }), "{err:?}"),
+        }
+    }
+    behind.set(stored + 1); // the tick after the mark's: the mark's own tick may have IDs
+    next.extend((0..100).map(|_| second.mint().unwrap()));
+    let repeated = next.iter().filter(|id| minted.contains(id)).count();
+    assert_eq!(repeated, 0, "the next holder repeated {repeated} ids");
+    drop(proxy); // the cut-off holder's release fails at once
 }
