@@ -710,3 +710,123 @@ fn a_late_mark_write_never_lowers_the_mark_and_the_next_holder_repeats_no_id() {
     assert_eq!(repeated, 0, "the next holder repeated {repeated} ids");
     drop(proxy); // the cut-off holder's release fails at once
 }
+
+/// Regression: a renewal was sent `renew_every` after the previous attempt ended, and each
+/// attempt could take `renew_every`: one stuck renewal already let the deadline pass.
+///
+/// The proxy pauses all traffic the moment a renewal's mark write arrives (the worst moment:
+/// the last confirmed send is a full interval old), for less than `ttl - margin - renew_every`,
+/// the outage the configuration promises to ride out. Minting must not stall, and the deadline
+/// must stay clear of it.
+#[test]
+fn a_paused_etcd_within_the_promised_outage_stalls_no_mint() {
+    let Some(endpoints) = endpoints("a_paused_etcd") else {
+        return;
+    };
+    let proxy = Proxy::start(endpoints.split(',').next().unwrap());
+    let prefix = prefix("paused");
+    // TTL 4 s, deadline 3 s after each renewal sent, renewals every second: an outage of less
+    // than 2 s is promised to stall nothing.
+    let (ttl, margin, every) = (
+        Duration::from_secs(4),
+        Duration::from_secs(1),
+        Duration::from_secs(1),
+    );
+    let pause = ttl - margin - every - Duration::from_millis(400);
+    let config = EtcdConfig::new([proxy.endpoint.as_str()], &prefix, 0..=0)
+        .ttl(ttl)
+        .margin(margin)
+        .renew_every(every)
+        .request_timeout(Duration::from_secs(3));
+    let lease = EtcdLease::claim(&config).unwrap();
+    assert_eq!(lease.ttl(), ttl, "the server granted another ttl");
+    let generator = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+
+    proxy.pause_on_next(format!("{prefix}mark/0").as_bytes());
+    let (minted, errors, least_live) = thread::scope(|s| {
+        s.spawn(|| {
+            assert!(proxy.wait_paused(Duration::from_secs(3)), "no renewal sent");
+            thread::sleep(pause);
+            proxy.resume();
+        });
+        // Mint through the pause and an interval past it.
+        let started = Instant::now();
+        let (mut minted, mut errors, mut least_live) = (0u64, Vec::new(), Duration::MAX);
+        while started.elapsed() < Duration::from_secs(1) + pause + every {
+            match generator.mint() {
+                Ok(_) => minted += 1,
+                Err(err) => errors.push(err),
+            }
+            least_live = least_live.min(generator.lease().live_for());
+            thread::sleep(Duration::from_micros(200));
+        }
+        (minted, errors, least_live)
+    });
+    assert!(
+        errors.is_empty(),
+        "{} mints failed through a pause of {pause:?}, the first: {:?}",
+        errors.len(),
+        errors.first()
+    );
+    assert!(minted > 1_000, "{minted}");
+    // The renewal held by the pause, or its retry, was answered on resume: the deadline
+    // never came within 100 ms (without the retries it ran out).
+    assert!(
+        least_live >= Duration::from_millis(100),
+        "the deadline came within {least_live:?}"
+    );
+    generator.shutdown().unwrap();
+}
+
+/// Regression: `request_timeout(Duration::MAX)` passed the configuration check, then
+/// overflowed the lease thread's arithmetic: a panic, another in `Drop`, an abort. Every
+/// extreme duration is an `InvalidLeaseConfig` error naming the field and its bound, and the
+/// largest accepted ones lease, mint and release.
+#[test]
+fn extreme_durations_are_errors_or_work_and_never_panic() {
+    let base = || EtcdConfig::new(["http://127.0.0.1:1"], "/extreme/", 0..=0);
+    let cases = [
+        (
+            base().request_timeout(Duration::MAX),
+            "request timeout 18446744073709551615.999999999s: expected more than zero and at \
+             most 3600s",
+        ),
+        (
+            base().ttl(Duration::from_secs(u64::MAX)),
+            "ttl 18446744073709551615s: expected a whole number of seconds, from 1 to \
+             9000000000 (etcd's longest lease)",
+        ),
+        (
+            base().ttl(Duration::MAX),
+            "ttl 18446744073709551615.999999999s",
+        ),
+        (base().margin(Duration::MAX), "margin"),
+        (base().renew_every(Duration::MAX), "renewal interval"),
+        (
+            base().renew_every(Duration::from_nanos(1)),
+            "renewal interval 1ns: expected at least 10ms",
+        ),
+    ];
+    for (config, expected) in cases {
+        let err = EtcdLease::claim(&config).unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidLeaseConfig { .. }) && err.to_string().contains(expected),
+            "{err}"
+        );
+    }
+
+    let Some(endpoints) = endpoints("extreme_durations") else {
+        return;
+    };
+    // The largest TTL and request timeout accepted: a lease of 285 years, released at once.
+    let config = EtcdConfig::new(endpoints.split(','), prefix("extreme"), 0..=0)
+        .ttl(EtcdConfig::MAX_TTL)
+        .request_timeout(EtcdConfig::MAX_REQUEST_TIMEOUT);
+    let lease = EtcdLease::claim(&config).unwrap();
+    let generator = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+    assert!(generator.mint().is_ok());
+    assert!(generator.lease().live_for() > Duration::from_secs(86_400 * 365));
+    generator.shutdown().unwrap();
+}
