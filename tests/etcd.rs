@@ -830,3 +830,49 @@ fn extreme_durations_are_errors_or_work_and_never_panic() {
     assert!(generator.lease().live_for() > Duration::from_secs(86_400 * 365));
     generator.shutdown().unwrap();
 }
+
+/// The configuration's promise: with the default interval, two renewal attempts in a row may
+/// hang until their timeout, and the third renews before the deadline. The proxy holds the
+/// mark writes of two attempts in a row (never answered while minting goes on), then delivers
+/// them late: they change nothing.
+#[test]
+fn two_hung_renewals_in_a_row_stall_no_mint_and_land_late_harmlessly() {
+    let Some(endpoints) = endpoints("two_hung_renewals") else {
+        return;
+    };
+    let proxy = Proxy::start(endpoints.split(',').next().unwrap());
+    let prefix = prefix("two-hung");
+    let mark_key = format!("{prefix}mark/0");
+    // TTL 4 s, margin 1 s: the default interval is (4 s - 1 s) / 3 = 1 s, attempts 0.5 s.
+    let config = EtcdConfig::new([proxy.endpoint.as_str()], &prefix, 0..=0)
+        .ttl(Duration::from_secs(4))
+        .margin(Duration::from_secs(1))
+        .request_timeout(Duration::from_secs(3));
+    assert_eq!(config.renewal_interval(), Duration::from_secs(1));
+    let lease = EtcdLease::claim(&config).unwrap();
+    let generator = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+
+    proxy.hold_next(mark_key.as_bytes(), 2);
+    let started = Instant::now();
+    let mut least_live = Duration::MAX;
+    // Until both are held and an interval past the second: its retry renewed meanwhile.
+    while !proxy.wait_held(2, Duration::ZERO) || started.elapsed() < Duration::from_secs(3) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "two renewals not sent"
+        );
+        generator.mint().unwrap();
+        least_live = least_live.min(generator.lease().live_for());
+        thread::sleep(Duration::from_micros(200));
+    }
+    assert!(
+        least_live >= Duration::from_millis(500),
+        "the deadline came within {least_live:?}"
+    );
+    let confirmed = generator.lease().confirmed_mark();
+    proxy.release_held();
+    assert!(proxy.wait_answered(Duration::from_secs(3)));
+    assert!(stored_mark(&endpoints, &mark_key) >= confirmed);
+    generator.shutdown().unwrap();
+}

@@ -22,11 +22,11 @@ use crate::error::{Error, Result};
 /// - `renew_every` (default `(ttl - margin) / 3`): how often the lease is renewed and the
 ///   high-water mark raised. A renewal is sent `renew_every` after the send of the last
 ///   confirmed one; each attempt waits at most half of `renew_every` for etcd, and one that
-///   times out is retried at once (one that fails quickly, after a backoff doubling from 5 ms
-///   up to a quarter of `renew_every`). So minting goes on while etcd holds its answers for
-///   less than `ttl - margin - renew_every` (two intervals by default: 5.3 s for the default
-///   TTL), and with the default interval two attempts in a row may hang until their timeout:
-///   the third still renews before the deadline.
+///   times out or fails is retried at once (quick failures in a row back off, doubling from
+///   5 ms up to a quarter of `renew_every`). So minting goes on while etcd is frozen (its requests
+///   wait, then are answered) for less than `ttl - margin - renew_every` (two intervals by
+///   default: 5.3 s for the default TTL), and with the default interval two attempts in a row
+///   may hang until their timeout: the third still renews before the deadline.
 /// - `request_timeout` (default 5 s, at most [`MAX_REQUEST_TIMEOUT`](Self::MAX_REQUEST_TIMEOUT)):
 ///   the longest the claim and the release wait for etcd.
 ///

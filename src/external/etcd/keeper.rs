@@ -821,6 +821,34 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_renewal_is_retried_at_once_then_backs_off_within_a_quarter_interval() {
+        let config = EtcdConfig::new(["e"], "/p/", 0..=0).renew_every(Duration::from_millis(400));
+        let task = Task::new(&config, 10);
+        let failed = || Missed::Failed(task.error("renewal", "refused"));
+        let timed_out = Missed::TimedOut(task.error("renewal", "no answer"));
+        assert_eq!(task.attempt_limit(), Duration::from_millis(200));
+        assert_eq!(task.retry_after(&timed_out, 9), Duration::ZERO);
+        let waits: Vec<u128> = (1..=8)
+            .map(|n| task.retry_after(&failed(), n).as_millis())
+            .collect();
+        assert_eq!(waits, [0, 5, 10, 20, 40, 80, 100, 100]);
+        assert_eq!(
+            task.retry_after(&failed(), u32::MAX),
+            Duration::from_millis(100)
+        );
+    }
+
+    #[test]
+    fn later_never_overflows() {
+        let now = Instant::now();
+        assert!(later(now, Duration::MAX) > now);
+        assert_eq!(
+            later(now, Duration::from_secs(1)),
+            now + Duration::from_secs(1)
+        );
+    }
+
+    #[test]
     fn an_unreadable_mark_is_echoed_bounded() {
         let reason = parse_mark("9".repeat(10_000).as_bytes()).unwrap_err();
         assert!(reason.len() < 200, "{reason}");
