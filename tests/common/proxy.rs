@@ -28,6 +28,9 @@ pub struct Proxy {
     shared: Arc<Shared>,
 }
 
+/// A stream of one connection: (connection, stream ID).
+type StreamKey = (usize, u32);
+
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
@@ -47,10 +50,10 @@ struct State {
     hold_marker: Vec<u8>,
     hold_count: usize,
     /// The held streams (connection, stream) and their frames, in arrival order.
-    held: Vec<((usize, u32), Vec<Vec<u8>>)>,
+    held: Vec<(StreamKey, Vec<Vec<u8>>)>,
     /// Held streams released to the server, and those it answered (an END_STREAM frame).
-    released: HashSet<(usize, u32)>,
-    answered: HashSet<(usize, u32)>,
+    released: HashSet<StreamKey>,
+    answered: HashSet<StreamKey>,
     /// The server-bound half of each connection, for releasing held frames.
     upstreams: Vec<Arc<Mutex<TcpStream>>>,
     /// Every socket, shut down when the proxy stops.
