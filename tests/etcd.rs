@@ -1,5 +1,6 @@
 //! Node IDs leased from a real etcd: distinct claims, a full range, a killed holder, a frozen
-//! server, a restart behind the mark, a lost key and a clean release.
+//! server, a restart behind the mark, a lost key, a clean release, a late mark write and a
+//! paused server (through a proxy the test steers), and extreme durations.
 //!
 //! The tests talk to the etcd at `ETCD_ENDPOINTS` (`.ci/check` starts one and sets it), each
 //! under a prefix of its own; without it they print that they are skipped and pass. The
@@ -25,6 +26,7 @@ use snowmint::{
 use common::clocks::wall_ms;
 use common::files::unique_suffix;
 use common::process::KillOnDrop;
+use common::proxy::Proxy;
 use common::threads::on_threads;
 
 const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
@@ -600,4 +602,281 @@ fn lease_id(endpoints: &str, prefix: &str) -> i64 {
         .find_map(|line| line.strip_prefix("\"Lease\" : "))
         .and_then(|id| id.trim().parse().ok())
         .unwrap_or_else(|| panic!("no lease in {out:?}"))
+}
+
+/// The mark key's value in etcd, read directly.
+fn stored_mark(endpoints: &str, key: &str) -> u64 {
+    let value = etcdctl(endpoints, &["get", key, "--print-value-only"]);
+    value
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{key} holds {value:?}"))
+}
+
+/// Regression: a renewal's mark write that timed out on the client but reached etcd after a
+/// newer one lowered the mark below IDs already returned, and the next holder repeated them.
+///
+/// The proxy holds the bytes of renewal k's mark write while later renewals confirm a higher
+/// mark and the holder mints above k's; then it cuts the holder off and delivers k's write to
+/// etcd. The mark in etcd must not go down, and a next holder whose clock reads the first
+/// holder's minting time must repeat none of its IDs.
+#[test]
+fn a_late_mark_write_never_lowers_the_mark_and_the_next_holder_repeats_no_id() {
+    let Some(endpoints) = endpoints("a_late_mark_write") else {
+        return;
+    };
+    let proxy = Proxy::start(endpoints.split(',').next().unwrap());
+    let prefix = prefix("late-write");
+    let mark_key = format!("{prefix}mark/0");
+    // TTL 3 s, deadline 2 s after each renewal sent, renewals every 500 ms (attempts 250 ms).
+    let config = |endpoint: &str| {
+        EtcdConfig::new(endpoint.split(','), &prefix, 0..=0)
+            .ttl(Duration::from_secs(3))
+            .margin(Duration::from_secs(1))
+            .renew_every(Duration::from_millis(500))
+            .request_timeout(Duration::from_secs(3))
+    };
+    let clock = ManualClock::new(wall_ms());
+    let lease = EtcdLease::claim(&config(&proxy.endpoint)).unwrap();
+    let ttl_ms = lease.ttl().as_millis() as u64;
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let first = LeasedGenerator::new(generator, lease).unwrap();
+
+    // Renewal k writes clock + ttl: its bytes are held. (A renewal that read the clock just
+    // before it moved writes the mark already confirmed: as late, and as low.)
+    let attached_mark = first.lease().confirmed_mark();
+    clock.advance(1_000);
+    proxy.hold_next(mark_key.as_bytes(), 1);
+    assert!(
+        proxy.wait_held(1, Duration::from_secs(3)),
+        "no renewal sent"
+    );
+    let late_mark = [clock.unix_ms() + ttl_ms, attached_mark]
+        .into_iter()
+        .find(|mark| proxy.held_contains(0, mark.to_string().as_bytes()))
+        .expect("the held write carries the renewal's mark");
+
+    // Later renewals (k timed out on the client) confirm a higher mark.
+    clock.advance(1_000);
+    let newer_mark = clock.unix_ms() + ttl_ms;
+    within(Duration::from_secs(3), || {
+        (first.lease().confirmed_mark() >= newer_mark).then_some(())
+    })
+    .expect("a renewal after the held one is confirmed");
+    // The holder mints above the late write's mark, below the confirmed one.
+    clock.set(late_mark + 100);
+    let minted: HashSet<Id> = (0..100).map(|_| first.mint().unwrap()).collect();
+
+    // Cut off; then etcd receives renewal k's write, and answers it.
+    proxy.sever();
+    let confirmed = first.lease().confirmed_mark();
+    assert!(confirmed > late_mark + 100, "{confirmed}");
+    proxy.release_held();
+    assert!(
+        proxy.wait_answered(Duration::from_secs(3)),
+        "etcd never answered the late write"
+    );
+    let stored = stored_mark(&endpoints, &mark_key);
+    assert!(
+        stored >= confirmed,
+        "the late write lowered the mark in etcd to {stored}, below the confirmed {confirmed} \
+         (the late write's value is {late_mark})"
+    );
+
+    // The next holder, once the cut-off holder's lease expired, on a clock that reads the time
+    // the first holder minted at (behind its confirmed mark).
+    let direct = config(&endpoints);
+    let (lease, _) = within(Duration::from_secs(8), || EtcdLease::claim(&direct).ok())
+        .expect("the node id is free once the cut-off holder's lease expired");
+    assert!(lease.mark().unwrap() >= confirmed);
+    let behind = ManualClock::new(late_mark + 100);
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(behind.clone())
+        .on_clock_behind(ClockBehind::Error)
+        .build()
+        .unwrap();
+    let second = LeasedGenerator::new(generator, lease).unwrap();
+    let mut next = Vec::new();
+    for _ in 0..100 {
+        match second.mint() {
+            Ok(id) => next.push(id),
+            Err(err) => assert!(matches!(err, Error::ClockBehind { .. }), "{err:?}"),
+        }
+    }
+    behind.set(stored + 1); // the tick after the mark's: the mark's own tick may have IDs
+    next.extend((0..100).map(|_| second.mint().unwrap()));
+    let repeated = next.iter().filter(|id| minted.contains(id)).count();
+    assert_eq!(repeated, 0, "the next holder repeated {repeated} ids");
+    drop(proxy); // the cut-off holder's release fails at once
+}
+
+/// Regression: a renewal was sent `renew_every` after the previous attempt ended, and each
+/// attempt could take `renew_every`: one stuck renewal already let the deadline pass.
+///
+/// The proxy pauses all traffic the moment a renewal's mark write arrives (the worst moment:
+/// the last confirmed send is a full interval old), for less than `ttl - margin - renew_every`,
+/// the outage the configuration promises to ride out. Minting must not stall, and the deadline
+/// must stay clear of it.
+#[test]
+fn a_paused_etcd_within_the_promised_outage_stalls_no_mint() {
+    let Some(endpoints) = endpoints("a_paused_etcd") else {
+        return;
+    };
+    let proxy = Proxy::start(endpoints.split(',').next().unwrap());
+    let prefix = prefix("paused");
+    // TTL 4 s, deadline 3 s after each renewal sent, renewals every second: an outage of less
+    // than 2 s is promised to stall nothing.
+    let (ttl, margin, every) = (
+        Duration::from_secs(4),
+        Duration::from_secs(1),
+        Duration::from_secs(1),
+    );
+    let pause = ttl - margin - every - Duration::from_millis(400);
+    let config = EtcdConfig::new([proxy.endpoint.as_str()], &prefix, 0..=0)
+        .ttl(ttl)
+        .margin(margin)
+        .renew_every(every)
+        .request_timeout(Duration::from_secs(3));
+    let lease = EtcdLease::claim(&config).unwrap();
+    assert_eq!(lease.ttl(), ttl, "the server granted another ttl");
+    let generator = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+
+    proxy.pause_on_next(format!("{prefix}mark/0").as_bytes());
+    let (minted, errors, least_live) = thread::scope(|s| {
+        s.spawn(|| {
+            assert!(proxy.wait_paused(Duration::from_secs(3)), "no renewal sent");
+            thread::sleep(pause);
+            proxy.resume();
+        });
+        // Mint through the pause and an interval past it.
+        let started = Instant::now();
+        let (mut minted, mut errors, mut least_live) = (0u64, Vec::new(), Duration::MAX);
+        while started.elapsed() < Duration::from_secs(1) + pause + every {
+            match generator.mint() {
+                Ok(_) => minted += 1,
+                Err(err) => errors.push(err),
+            }
+            least_live = least_live.min(generator.lease().live_for());
+            thread::sleep(Duration::from_micros(200));
+        }
+        (minted, errors, least_live)
+    });
+    assert!(
+        errors.is_empty(),
+        "{} mints failed through a pause of {pause:?}, the first: {:?}",
+        errors.len(),
+        errors.first()
+    );
+    assert!(minted > 1_000, "{minted}");
+    // The renewal held by the pause, or its retry, was answered on resume: the deadline
+    // never came within 100 ms (without the retries it ran out).
+    assert!(
+        least_live >= Duration::from_millis(100),
+        "the deadline came within {least_live:?}"
+    );
+    generator.shutdown().unwrap();
+}
+
+/// Regression: `request_timeout(Duration::MAX)` passed the configuration check, then
+/// overflowed the lease thread's arithmetic: a panic, another in `Drop`, an abort. Every
+/// extreme duration is an `InvalidLeaseConfig` error naming the field and its bound, and the
+/// largest accepted ones lease, mint and release.
+#[test]
+fn extreme_durations_are_errors_or_work_and_never_panic() {
+    let base = || EtcdConfig::new(["http://127.0.0.1:1"], "/extreme/", 0..=0);
+    let cases = [
+        (
+            base().request_timeout(Duration::MAX),
+            "request timeout 18446744073709551615.999999999s: expected more than zero and at \
+             most 3600s",
+        ),
+        (
+            base().ttl(Duration::from_secs(u64::MAX)),
+            "ttl 18446744073709551615s: expected a whole number of seconds, from 1 to \
+             9000000000 (etcd's longest lease)",
+        ),
+        (
+            base().ttl(Duration::MAX),
+            "ttl 18446744073709551615.999999999s",
+        ),
+        (base().margin(Duration::MAX), "margin"),
+        (base().renew_every(Duration::MAX), "renewal interval"),
+        (
+            base().renew_every(Duration::from_nanos(1)),
+            "renewal interval 1ns: expected at least 10ms",
+        ),
+    ];
+    for (config, expected) in cases {
+        let err = EtcdLease::claim(&config).unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidLeaseConfig { .. }) && err.to_string().contains(expected),
+            "{err}"
+        );
+    }
+
+    let Some(endpoints) = endpoints("extreme_durations") else {
+        return;
+    };
+    // The largest TTL and request timeout accepted: a lease of 285 years, released at once.
+    let config = EtcdConfig::new(endpoints.split(','), prefix("extreme"), 0..=0)
+        .ttl(EtcdConfig::MAX_TTL)
+        .request_timeout(EtcdConfig::MAX_REQUEST_TIMEOUT);
+    let lease = EtcdLease::claim(&config).unwrap();
+    let generator = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+    assert!(generator.mint().is_ok());
+    assert!(generator.lease().live_for() > Duration::from_secs(86_400 * 365));
+    generator.shutdown().unwrap();
+}
+
+/// The configuration's promise: with the default interval, two renewal attempts in a row may
+/// hang until their timeout, and the third renews before the deadline. The proxy holds the
+/// mark writes of two attempts in a row (never answered while minting goes on), then delivers
+/// them late: they change nothing.
+#[test]
+fn two_hung_renewals_in_a_row_stall_no_mint_and_land_late_harmlessly() {
+    let Some(endpoints) = endpoints("two_hung_renewals") else {
+        return;
+    };
+    let proxy = Proxy::start(endpoints.split(',').next().unwrap());
+    let prefix = prefix("two-hung");
+    let mark_key = format!("{prefix}mark/0");
+    // TTL 4 s, margin 1 s: the default interval is (4 s - 1 s) / 3 = 1 s, attempts 0.5 s.
+    let config = EtcdConfig::new([proxy.endpoint.as_str()], &prefix, 0..=0)
+        .ttl(Duration::from_secs(4))
+        .margin(Duration::from_secs(1))
+        .request_timeout(Duration::from_secs(3));
+    assert_eq!(config.renewal_interval(), Duration::from_secs(1));
+    let lease = EtcdLease::claim(&config).unwrap();
+    let generator = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+
+    proxy.hold_next(mark_key.as_bytes(), 2);
+    let started = Instant::now();
+    let mut least_live = Duration::MAX;
+    // Until both are held and an interval past the second: its retry renewed meanwhile.
+    while !proxy.wait_held(2, Duration::ZERO) || started.elapsed() < Duration::from_secs(3) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "two renewals not sent"
+        );
+        generator.mint().unwrap();
+        least_live = least_live.min(generator.lease().live_for());
+        thread::sleep(Duration::from_micros(200));
+    }
+    assert!(
+        least_live >= Duration::from_millis(500),
+        "the deadline came within {least_live:?}"
+    );
+    let confirmed = generator.lease().confirmed_mark();
+    proxy.release_held();
+    assert!(proxy.wait_answered(Duration::from_secs(3)));
+    assert!(stored_mark(&endpoints, &mark_key) >= confirmed);
+    generator.shutdown().unwrap();
 }

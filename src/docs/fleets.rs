@@ -52,8 +52,9 @@
 //!
 //! **Choosing the TTL.** Shorter frees a dead holder's node ID sooner and bounds how long a
 //! restart waits for the mark; longer rides out longer etcd hiccups without a stall. The
-//! default, 10 s with a 2 s margin, renews every 2.7 s, so two renewals in a row may fail
-//! without a stall. Give the generator a `ClockBehind::Wait { max_ms }` of at least the TTL,
+//! default, 10 s with a 2 s margin, renews every 2.7 s after the last confirmed renewal was
+//! sent, gives each attempt 1.3 s and retries a failed one at once: etcd may freeze for up to
+//! 5.3 s, or two attempts in a row hang, without a stall (see [`EtcdConfig`]'s timing). Give the generator a `ClockBehind::Wait { max_ms }` of at least the TTL,
 //! so that a start on a clock behind the last holder's mark waits instead of failing.
 //!
 //! The CLI's `snowmint mint --etcd ENDPOINTS --prefix P` leases the layout's first node field

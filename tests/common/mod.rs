@@ -1,6 +1,7 @@
 //! Fixtures shared by the test binaries, one file per topic: layouts, clocks, checks on minted
 //! IDs, threads and bounded waits, a cached clock's refresher, temporary files, child
-//! processes, forked children, and the async tests' workload and timers.
+//! processes, forked children, a steerable HTTP/2 proxy, and the async tests' workload and
+//! timers.
 
 // Each test binary declares `mod common;` and uses part of it: what one leaves unused is
 // not dead code.
@@ -13,5 +14,6 @@ pub mod files;
 pub mod forks;
 pub mod layouts;
 pub mod process;
+pub mod proxy;
 pub mod refresher;
 pub mod threads;

@@ -20,9 +20,19 @@ use crate::error::{Error, Result};
 ///   the difference between the two machines' clock rates and the time the last ID takes to
 ///   reach its user.
 /// - `renew_every` (default `(ttl - margin) / 3`): how often the lease is renewed and the
-///   high-water mark raised; also how long one renewal may take before the next is sent.
-///   Renewing three times per deadline lets two renewals in a row fail without a stall.
-/// - `request_timeout` (default 5 s): the longest the claim and the release wait for etcd.
+///   high-water mark raised. A renewal is sent `renew_every` after the send of the last
+///   confirmed one; each attempt waits at most half of `renew_every` for etcd, and one that
+///   times out or fails is retried at once (quick failures in a row back off, doubling from
+///   5 ms up to a quarter of `renew_every`). So minting goes on while etcd is frozen (its requests
+///   wait, then are answered) for less than `ttl - margin - renew_every` (two intervals by
+///   default: 5.3 s for the default TTL), and with the default interval two attempts in a row
+///   may hang until their timeout: the third still renews before the deadline.
+/// - `request_timeout` (default 5 s, at most [`MAX_REQUEST_TIMEOUT`](Self::MAX_REQUEST_TIMEOUT)):
+///   the longest the claim and the release wait for etcd.
+///
+/// Every duration is checked by `claim`: a TTL of at most [`MAX_TTL`](Self::MAX_TTL), a
+/// renewal interval of at least [`MIN_RENEWAL_INTERVAL`](Self::MIN_RENEWAL_INTERVAL); no value
+/// makes the lease's arithmetic overflow.
 ///
 /// # Keys
 ///
@@ -78,6 +88,39 @@ impl EtcdConfig {
     /// assert_eq!(config.request_timeout_duration(), EtcdConfig::DEFAULT_REQUEST_TIMEOUT);
     /// ```
     pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+    /// The longest TTL a claim accepts: etcd's own limit (it refuses a longer lease).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(EtcdConfig::MAX_TTL, Duration::from_secs(9_000_000_000));
+    /// ```
+    pub const MAX_TTL: Duration = Duration::from_secs(9_000_000_000);
+    /// The longest request timeout a claim accepts.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(EtcdConfig::MAX_REQUEST_TIMEOUT, Duration::from_secs(3_600));
+    /// ```
+    pub const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(3_600);
+    /// The shortest renewal interval a claim accepts: each renewal is two requests to etcd.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(EtcdConfig::MIN_RENEWAL_INTERVAL, Duration::from_millis(10));
+    /// ```
+    pub const MIN_RENEWAL_INTERVAL: Duration = Duration::from_millis(10);
 
     /// Leases a node ID in `nodes` under `prefix`, from the etcd cluster at `endpoints`
     /// (`http://host:port`, or `host:port`).
@@ -106,8 +149,8 @@ impl EtcdConfig {
         }
     }
 
-    /// Sets the lease's time to live: a whole number of seconds, at least 1 (etcd may grant
-    /// more, never less).
+    /// Sets the lease's time to live: a whole number of seconds, from 1 to
+    /// [`MAX_TTL`](Self::MAX_TTL) (etcd may grant more, never less).
     ///
     /// # Examples
     ///
@@ -142,7 +185,8 @@ impl EtcdConfig {
         self
     }
 
-    /// Sets how often the lease is renewed: more than zero and less than `ttl - margin`.
+    /// Sets how often the lease is renewed: at least
+    /// [`MIN_RENEWAL_INTERVAL`](Self::MIN_RENEWAL_INTERVAL) and less than `ttl - margin`.
     ///
     /// # Examples
     ///
@@ -158,7 +202,8 @@ impl EtcdConfig {
         self
     }
 
-    /// Sets the longest the claim and the release wait for etcd.
+    /// Sets the longest the claim and the release wait for etcd: more than zero and at most
+    /// [`MAX_REQUEST_TIMEOUT`](Self::MAX_REQUEST_TIMEOUT).
     ///
     /// # Examples
     ///
@@ -316,10 +361,12 @@ impl EtcdConfig {
             ));
         }
         let ttl_secs = self.ttl.as_secs();
-        if self.ttl.subsec_nanos() != 0 || ttl_secs == 0 || i64::try_from(ttl_secs).is_err() {
+        if self.ttl.subsec_nanos() != 0 || ttl_secs == 0 || self.ttl > Self::MAX_TTL {
             return invalid(format!(
-                "ttl {:?}: expected a whole number of seconds, at least 1",
-                self.ttl
+                "ttl {:?}: expected a whole number of seconds, from 1 to {} (etcd's longest \
+                 lease)",
+                self.ttl,
+                Self::MAX_TTL.as_secs()
             ));
         }
         let margin = self.margin_duration();
@@ -331,15 +378,21 @@ impl EtcdConfig {
         }
         let window = self.ttl - margin;
         let every = self.renewal_interval();
-        if every.is_zero() || every >= window {
+        if every < Self::MIN_RENEWAL_INTERVAL || every >= window {
             return invalid(format!(
-                "renewal interval {every:?}: expected more than zero and less than ttl - margin \
-                 ({window:?})"
+                "renewal interval {every:?}: expected at least {:?} and less than ttl - margin \
+                 ({window:?})",
+                Self::MIN_RENEWAL_INTERVAL
             ));
         }
-        if self.request_timeout.is_zero() {
-            return invalid("request timeout is zero; expected a positive duration".into());
+        if self.request_timeout.is_zero() || self.request_timeout > Self::MAX_REQUEST_TIMEOUT {
+            return invalid(format!(
+                "request timeout {:?}: expected more than zero and at most {:?}",
+                self.request_timeout,
+                Self::MAX_REQUEST_TIMEOUT
+            ));
         }
+        // At most MAX_TTL, so at most 9e9 s: an i64, and 9e18 ns, a u64.
         Ok(ttl_secs as i64)
     }
 }
@@ -366,13 +419,37 @@ mod tests {
         assert_eq!(
             err(config().ttl(Duration::from_millis(2_500))),
             "invalid etcd lease configuration: ttl 2.5s: expected a whole number of seconds, \
-             at least 1"
+             from 1 to 9000000000 (etcd's longest lease)"
         );
-        assert!(err(config().ttl(Duration::ZERO)).contains("at least 1"));
+        assert!(err(config().ttl(Duration::ZERO)).contains("from 1 to"));
         assert!(err(config().margin(Duration::from_secs(10))).contains("not less than the ttl"));
         assert!(err(config().renew_every(Duration::from_secs(8))).contains("less than ttl"));
-        assert!(err(config().renew_every(Duration::ZERO)).contains("more than zero"));
+        assert!(err(config().renew_every(Duration::ZERO)).contains("at least 10ms"));
         assert!(err(config().request_timeout(Duration::ZERO)).contains("timeout"));
+    }
+
+    /// Regression: `request_timeout(Duration::MAX)` passed the check, then overflowed the
+    /// lease thread's arithmetic. Every duration is bounded at the check.
+    #[test]
+    fn extreme_durations_are_errors_naming_the_field_and_the_bound() {
+        let err = |c: EtcdConfig| c.check().unwrap_err().to_string();
+        assert_eq!(
+            err(config().request_timeout(Duration::MAX)),
+            "invalid etcd lease configuration: request timeout 18446744073709551615.999999999s: \
+             expected more than zero and at most 3600s"
+        );
+        assert!(err(config().ttl(Duration::MAX)).contains("ttl 18446744073709551615.999999999s"));
+        let too_long = Duration::from_secs(u64::MAX);
+        assert!(err(config().ttl(too_long)).contains("from 1 to 9000000000"));
+        assert!(err(config().ttl(EtcdConfig::MAX_TTL + Duration::from_secs(1))).contains("ttl"));
+        assert!(err(config().margin(Duration::MAX)).contains("margin"));
+        assert!(err(config().renew_every(Duration::MAX)).contains("renewal interval"));
+        assert!(err(config().renew_every(Duration::from_nanos(1))).contains("at least 10ms"));
+        // The largest values accepted.
+        let largest = config()
+            .ttl(EtcdConfig::MAX_TTL)
+            .request_timeout(EtcdConfig::MAX_REQUEST_TIMEOUT);
+        assert_eq!(largest.check(), Ok(9_000_000_000));
     }
 
     #[test]

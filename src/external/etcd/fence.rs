@@ -50,7 +50,9 @@ impl Fence {
         mark_ms: u64,
     ) -> Self {
         Fence {
-            valid_until_ns: AtomicU64::new(sent_ns + ttl_ns - margin_ns),
+            valid_until_ns: AtomicU64::new(
+                sent_ns.saturating_add(ttl_ns).saturating_sub(margin_ns),
+            ),
             mark_ms: AtomicU64::new(mark_ms),
             stopped: Mutex::new(None),
             nudge: Notify::new(),
@@ -112,7 +114,9 @@ impl Fence {
     /// A claim or renewal sent at `sent_ns` was confirmed: the lease lives at least until
     /// `sent_ns + ttl` on the server, so until `sent_ns + ttl - margin` here.
     pub(crate) fn renewed(&self, sent_ns: u64) {
-        let until = sent_ns + self.ttl_ns - self.margin_ns;
+        let until = sent_ns
+            .saturating_add(self.ttl_ns)
+            .saturating_sub(self.margin_ns);
         // Raise only, and never after a stop: answers may arrive out of order.
         let _ = self
             .valid_until_ns

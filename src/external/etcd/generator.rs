@@ -28,7 +28,9 @@ use crate::persist::{FencedGenerator, MarkStore, starts_above};
 ///   good ([`Error::LeaseLost`]).
 /// - **High-water mark.** With every renewal the holder writes `mark = now + TTL` to the node
 ///   ID's mark key, in a transaction that succeeds only while its key is the one it created
-///   and nobody modified since,
+///   and nobody modified since, and the mark key is as the holder last wrote or read it (a
+///   renewal that reaches etcd late, after a newer one, changes nothing: the mark only goes
+///   up),
 ///   and it never returns an ID whose time is at or above the last mark etcd confirmed
 ///   ([`Error::HighWaterReached`], which also triggers a renewal). A new holder of the node ID
 ///   (or this process after a restart) reads the mark in its claim, and starts above it

@@ -4,6 +4,29 @@
 //! The thread runs its own single-threaded tokio runtime, so callers need none, and the
 //! library's API stays blocking. Every request is bounded by a timeout: a frozen server stalls
 //! a renewal, never the thread.
+//!
+//! # Renewals
+//!
+//! A renewal is due `renew_every` after the send of the last confirmed one (the deadline runs
+//! from that send, so this keeps the whole window `ttl - margin - renew_every` for retries),
+//! not after the previous attempt ended. Each attempt waits at most half the interval; one that
+//! timed out is retried at once, one that failed quickly after a backoff doubling from
+//! `FIRST_BACKOFF` up to a quarter of the interval. An attempt is in flight at every moment
+//! etcd could answer, but for those backoffs.
+//!
+//! # The mark only goes up
+//!
+//! A timed-out request may still reach etcd later, after a newer one: a late write must not
+//! replace a newer mark. Every mark write is a compare-and-swap on the mark key's own mod
+//! revision, the one this holder last wrote or read, in the same transaction as the node key's
+//! guard. A late write compares against a revision that a later write moved, and changes
+//! nothing; a write that loses the compare re-reads the mark and its revision and counts as a
+//! failed attempt (retried at once), never as confirmed. The fence's mark moves only by a
+//! write etcd acknowledged, and a raise writes at least the value it read. The stored format
+//! is unchanged (decimal Unix milliseconds), so marks written by earlier versions are read and
+//! guarded as they are. A value compare (`value < new` on zero-padded digits) would have
+//! needed a new format and would refuse the release's deliberate lowering; the revision compare
+//! needs neither, and also catches any write by anyone else.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -13,7 +36,7 @@ use std::time::Duration;
 
 use etcd_client::{Client, Compare, CompareOp, ConnectOptions, GetOptions, PutOptions, Txn, TxnOp};
 use tokio::sync::mpsc;
-use tokio::time::{Instant, sleep_until, timeout};
+use tokio::time::{Instant, sleep, sleep_until, timeout, timeout_at};
 
 use super::config::EtcdConfig;
 use super::fence::{Fence, boottime_ns};
@@ -121,8 +144,12 @@ impl Keeper {
 
     /// Waits for the thread's answer: at most two requests' time (the thread bounds each).
     fn wait(&self, answer: &std_mpsc::Receiver<Result<()>>, operation: &'static str) -> Result<()> {
+        let limit = self
+            .request_timeout
+            .saturating_mul(2)
+            .saturating_add(Duration::from_secs(1));
         answer
-            .recv_timeout(self.request_timeout * 2 + Duration::from_secs(1))
+            .recv_timeout(limit)
             .map_err(|_| thread_gone(operation, &self.endpoints))?
     }
 }
@@ -151,6 +178,12 @@ struct Held {
     /// The revision that created the node key: the key is still ours while its last
     /// modification is that one (any later put or delete, by anyone, moves it).
     revision: i64,
+    /// The mark key's mod revision as this holder last wrote or read it (0: no mark key):
+    /// every mark write is guarded by it, so a late write never replaces a newer one.
+    mark_revision: i64,
+    /// The mark's value at `mark_revision` (0 when there is none): a raise writes at least
+    /// this.
+    mark_seen: u64,
     fence: Arc<Fence>,
     /// The granted time to live, in milliseconds: how far past the next time a mark reaches.
     ttl_ms: u64,
@@ -161,8 +194,47 @@ struct Held {
 enum Failure {
     /// The key or the lease is gone: stop for good.
     Lost(String),
-    /// A timeout or a transport error: try again.
+    /// A transport error, or a mark write that lost its compare (the mark was re-read): try
+    /// again.
     Retry(Error),
+}
+
+/// How a renewal attempt went wrong.
+enum Missed {
+    /// The key or the lease is gone; minting has stopped for good.
+    Lost(Error),
+    /// No answer within the attempt's limit: retry at once.
+    TimedOut(Error),
+    /// A quick failure: retry after a backoff.
+    Failed(Error),
+}
+
+impl Missed {
+    fn into_error(self) -> Error {
+        match self {
+            Missed::Lost(err) | Missed::TimedOut(err) | Missed::Failed(err) => err,
+        }
+    }
+}
+
+/// What a mark write asks for.
+#[derive(Clone, Copy)]
+enum MarkWrite {
+    /// A renewal's raise: at least the mark last seen in etcd.
+    Raise(u64),
+    /// The release's final mark, which may lower it (nothing is minted after it).
+    Final(u64),
+}
+
+/// The first backoff after a quick failure.
+const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+
+/// `instant + by`, or a day past `instant` if that overflows: no timer needs more.
+fn later(instant: Instant, by: Duration) -> Instant {
+    instant
+        .checked_add(by)
+        .or_else(|| instant.checked_add(Duration::from_secs(86_400)))
+        .unwrap_or(instant)
 }
 
 impl Task {
@@ -268,11 +340,11 @@ impl Task {
             }
         };
         match self.take_lowest_free(&mut client, lease).await {
-            Ok(Some((node, revision, mark))) => {
+            Ok(Some((node, revision, mark, mark_revision))) => {
                 let fence = Arc::new(Fence::new(
                     self.config.node_key(node),
                     self.config.mark_key(node),
-                    ttl_ms * 1_000_000,
+                    ttl_ms.saturating_mul(1_000_000),
                     margin_ns,
                     sent_ns,
                     mark.unwrap_or(0),
@@ -281,6 +353,8 @@ impl Task {
                     client,
                     lease,
                     revision,
+                    mark_revision,
+                    mark_seen: mark.unwrap_or(0),
                     fence,
                     ttl_ms,
                     next_time: None,
@@ -303,7 +377,8 @@ impl Task {
 
     /// Puts the key of the lowest node ID not held, in a transaction that succeeds only if the
     /// key does not exist, and reads its mark in the same transaction: the node ID, the key's
-    /// creating revision and the mark, or `None` when every node ID is held.
+    /// creating revision, the mark and the mark key's mod revision (0 without one), or `None`
+    /// when every node ID is held.
     ///
     /// A node ID whose mark does not parse is skipped: nothing says how far its IDs went, so
     /// it is not safe to mint on, and its key is given back. When no other node ID is free,
@@ -312,7 +387,7 @@ impl Task {
         &self,
         client: &mut Client,
         lease: i64,
-    ) -> Result<Option<(u64, i64, Option<u64>)>> {
+    ) -> Result<Option<(u64, i64, Option<u64>, i64)>> {
         let limit = self.request_timeout;
         let prefix = self.config.node_prefix();
         let listed = self
@@ -355,10 +430,10 @@ impl Task {
                 continue; // taken meanwhile: try the next one
             }
             let revision = answer.header().map_or(0, |header| header.revision());
-            let mark = match answer.op_responses().get(1) {
+            let (mark, mark_revision) = match answer.op_responses().get(1) {
                 Some(etcd_client::TxnOpResponse::Get(get)) => match get.kvs().first() {
                     Some(kv) => match parse_mark(kv.value()) {
-                        Ok(mark) => Some(mark),
+                        Ok(mark) => (Some(mark), kv.mod_revision()),
                         Err(reason) => {
                             self.give_back(client, &key, revision).await;
                             unreadable.get_or_insert_with(|| {
@@ -367,11 +442,11 @@ impl Task {
                             continue;
                         }
                     },
-                    None => None,
+                    None => (None, 0),
                 },
                 _ => return Err(self.error("claim", "the transaction's read is missing")),
             };
-            return Ok(Some((node, revision, mark)));
+            return Ok(Some((node, revision, mark, mark_revision)));
         }
         match unreadable {
             Some(mark) => Err(self.error(
@@ -395,9 +470,11 @@ impl Task {
         let _ = timeout(self.request_timeout, client.txn(txn)).await;
     }
 
-    /// Renews at every interval (sooner when the fence asks) until released.
+    /// Renews `renew_every` after the send of the last confirmed renewal (sooner when the fence
+    /// asks), retries a failed attempt at once, until released.
     async fn keep(&self, mut held: Held, mut inbox: mpsc::UnboundedReceiver<Request>) {
-        let mut next = Instant::now() + self.renew_every;
+        let mut next = later(Instant::now(), self.renew_every);
+        let mut failures = 0u32;
         loop {
             tokio::select! {
                 () = sleep_until(next) => {}
@@ -405,8 +482,11 @@ impl Task {
                 request = inbox.recv() => match request {
                     Some(Request::Attach { next_time, reply }) => {
                         held.next_time = Some(next_time);
-                        let _ = reply.send(self.renew(&mut held).await);
-                        next = Instant::now() + self.renew_every;
+                        let renewed = self.renew_within(&mut held).await;
+                        if let Ok(sent) = renewed {
+                            (next, failures) = (later(sent, self.renew_every), 0);
+                        }
+                        let _ = reply.send(renewed.map(drop));
                         continue;
                     }
                     Some(Request::Release { final_mark, reply }) => {
@@ -419,35 +499,93 @@ impl Task {
                     }
                 },
             }
-            if held.fence.stop_reason().is_none() {
-                let _ = self.renew(&mut held).await;
+            if held.fence.stop_reason().is_some() {
+                next = later(Instant::now(), self.renew_every);
+                continue;
             }
-            next = Instant::now() + self.renew_every;
+            next = match self.renew(&mut held).await {
+                Ok(sent) => {
+                    failures = 0;
+                    later(sent, self.renew_every)
+                }
+                Err(missed) => {
+                    failures = failures.saturating_add(1);
+                    later(Instant::now(), self.retry_after(&missed, failures))
+                }
+            };
         }
     }
 
-    /// One renewal: keep the lease alive, then, in a transaction guarded by the key's mod
-    /// revision, raise the mark. The fence moves only once both are confirmed.
-    async fn renew(&self, held: &mut Held) -> Result<()> {
+    /// How long one renewal attempt waits for etcd: half the interval, so that two attempts
+    /// in a row may hang and the third still lands within the interval after.
+    fn attempt_limit(&self) -> Duration {
+        self.renew_every / 2
+    }
+
+    /// How long to wait before retrying after the `failures`-th failed attempt in a row: at
+    /// once after a timeout (the attempt already waited) and after a first quick failure;
+    /// then a backoff doubling from `FIRST_BACKOFF`, at most a quarter of the interval.
+    fn retry_after(&self, missed: &Missed, failures: u32) -> Duration {
+        match missed {
+            Missed::TimedOut(_) => Duration::ZERO,
+            _ if failures <= 1 => Duration::ZERO,
+            _ => FIRST_BACKOFF
+                .saturating_mul(1 << (failures - 2).min(16))
+                .min(self.renew_every / 4),
+        }
+    }
+
+    /// Renews until an attempt is confirmed, for at most the request timeout: the first
+    /// renewal after an attach. Returns the confirmed attempt's send time.
+    async fn renew_within(&self, held: &mut Held) -> Result<Instant> {
+        let limit = self.request_timeout;
+        let give_up = later(Instant::now(), limit);
+        let mut failures = 0u32;
+        loop {
+            let missed = match timeout_at(give_up, self.renew(held)).await {
+                Ok(Ok(sent)) => return Ok(sent),
+                Ok(Err(Missed::Lost(err))) => return Err(err),
+                Ok(Err(missed)) => missed,
+                Err(_) => {
+                    return Err(self.error("renewal", format_args!("no answer within {limit:?}")));
+                }
+            };
+            failures = failures.saturating_add(1);
+            let wait = self.retry_after(&missed, failures);
+            if later(Instant::now(), wait) >= give_up {
+                return Err(missed.into_error());
+            }
+            sleep(wait).await;
+        }
+    }
+
+    /// One renewal attempt: keep the lease alive, then, in a transaction guarded by the node
+    /// key's and the mark key's mod revisions, raise the mark. The fence moves only once both
+    /// are confirmed. Returns the attempt's send time.
+    async fn renew(&self, held: &mut Held) -> Result<Instant, Missed> {
         if let Some(reason) = held.fence.stop_reason() {
-            return Err(Error::LeaseLost {
+            return Err(Missed::Lost(Error::LeaseLost {
                 key: held.fence.key.clone(),
                 reason,
-            });
+            }));
         }
+        let sent = Instant::now();
         let sent_ns = boottime_ns();
         let mark = held.next_time.as_ref().map(|next_time| {
-            next_time()
-                .saturating_add(held.ttl_ms)
-                .max(held.fence.mark())
+            MarkWrite::Raise(
+                next_time()
+                    .saturating_add(held.ttl_ms)
+                    .max(held.fence.mark()),
+            )
         });
-        match timeout(self.renew_every, self.renew_once(held, mark)).await {
-            Ok(Ok(())) => {
-                if let Some(mark) = mark {
-                    held.fence.raise(mark);
+        let limit = self.attempt_limit();
+        match timeout(limit, self.renew_once(held, mark)).await {
+            Ok(Ok(written)) => {
+                if let Some(written) = written {
+                    held.fence.raise(written);
                 }
                 held.fence.renewed(sent_ns);
-                Ok(())
+                Ok(sent)
             }
             Ok(Err(Failure::Lost(reason))) => {
                 crate::trace::event!(
@@ -457,20 +595,23 @@ impl Task {
                     "lost a node id's lease: minting under it stops"
                 );
                 held.fence.stop(reason.clone());
-                Err(Error::LeaseLost {
+                Err(Missed::Lost(Error::LeaseLost {
                     key: held.fence.key.clone(),
                     reason,
-                })
+                }))
             }
-            Ok(Err(Failure::Retry(err))) => Err(err),
-            Err(_) => Err(self.error(
-                "renewal",
-                format_args!("no answer within {:?}", self.renew_every),
+            Ok(Err(Failure::Retry(err))) => Err(Missed::Failed(err)),
+            Err(_) => Err(Missed::TimedOut(
+                self.error("renewal", format_args!("no answer within {limit:?}")),
             )),
         }
     }
 
-    async fn renew_once(&self, held: &mut Held, mark: Option<u64>) -> Result<(), Failure> {
+    async fn renew_once(
+        &self,
+        held: &mut Held,
+        mark: Option<MarkWrite>,
+    ) -> Result<Option<u64>, Failure> {
         // A fresh keep-alive stream per renewal: its first answer is for this request, never a
         // late one for an earlier request that timed out.
         match held.client.lease_keep_alive(held.lease).await {
@@ -485,46 +626,100 @@ impl Task {
             }
             Err(err) => return Err(Failure::Retry(self.error("renewal", err))),
         }
-        let writes = mark
-            .map(|mark| TxnOp::put(held.fence.mark_key.as_str(), mark.to_string(), None))
-            .into_iter()
-            .collect::<Vec<_>>();
-        self.guarded(held, writes).await
+        self.guarded(held, mark).await
     }
 
-    /// Runs `writes` in a transaction that succeeds only while the node key is the one this
-    /// lease created, unmodified since: its mod revision is the claim's revision.
-    async fn guarded(&self, held: &mut Held, writes: Vec<TxnOp>) -> Result<(), Failure> {
+    /// Writes `mark` (if any) in a transaction that succeeds only while the node key is the
+    /// one this lease created, unmodified since (its mod revision is the claim's), and the
+    /// mark key is as this holder last wrote or read it (its mod revision). Returns the mark
+    /// written, which etcd acknowledged.
+    ///
+    /// A write that finds the node key changed is [`Failure::Lost`]; one that finds only the
+    /// mark key changed (a late write of this holder's, applied after a newer one was sent)
+    /// re-reads the mark and its revision and is [`Failure::Retry`]: nothing was written.
+    async fn guarded(
+        &self,
+        held: &mut Held,
+        mark: Option<MarkWrite>,
+    ) -> Result<Option<u64>, Failure> {
         let key = held.fence.key.clone();
-        let txn = Txn::new()
-            .when([Compare::mod_revision(
-                key.as_str(),
+        let mark_key = held.fence.mark_key.clone();
+        let value = mark.map(|mark| match mark {
+            MarkWrite::Raise(mark) => mark.max(held.mark_seen),
+            MarkWrite::Final(mark) => mark,
+        });
+        let mut guards = vec![Compare::mod_revision(
+            key.as_str(),
+            CompareOp::Equal,
+            held.revision,
+        )];
+        let mut writes = Vec::new();
+        if let Some(value) = value {
+            guards.push(Compare::mod_revision(
+                mark_key.as_str(),
                 CompareOp::Equal,
-                held.revision,
-            )])
-            .and_then(writes)
-            .or_else([TxnOp::get(key.as_str(), None)]);
+                held.mark_revision,
+            ));
+            writes.push(TxnOp::put(mark_key.as_str(), value.to_string(), None));
+        }
+        let txn = Txn::new().when(guards).and_then(writes).or_else([
+            TxnOp::get(key.as_str(), None),
+            TxnOp::get(mark_key.as_str(), None),
+        ]);
         let answer = held
             .client
             .txn(txn)
             .await
             .map_err(|err| Failure::Retry(self.error("renewal", err)))?;
         if answer.succeeded() {
-            return Ok(());
+            if let Some(value) = value {
+                let revision = answer.header().map(|header| header.revision());
+                let Some(revision) = revision.filter(|&revision| revision > 0) else {
+                    // Unknown revision: the next write loses its compare and re-reads.
+                    held.mark_revision = -1;
+                    return Err(Failure::Retry(
+                        self.error("renewal", "no revision in the answer"),
+                    ));
+                };
+                (held.mark_revision, held.mark_seen) = (revision, value);
+            }
+            return Ok(value);
         }
-        let found = match answer.op_responses().first() {
-            Some(etcd_client::TxnOpResponse::Get(get)) => get.kvs().first().map(|kv| {
-                format!(
-                    "it is held by lease {:x}, written at revision {} (this lease is {:x}, \
-                     which created it at revision {})",
-                    kv.lease(),
-                    kv.mod_revision(),
-                    held.lease,
-                    held.revision
-                )
-            }),
+        let read = |index: usize| match answer.op_responses().get(index) {
+            Some(etcd_client::TxnOpResponse::Get(get)) => Some(get.kvs().first().cloned()),
             _ => None,
         };
+        let node = read(0);
+        let held_still = matches!(&node, Some(Some(kv)) if kv.mod_revision() == held.revision);
+        if held_still {
+            let Some(found) = read(1) else {
+                return Err(Failure::Retry(
+                    self.error("renewal", "the transaction's read is missing"),
+                ));
+            };
+            let (revision, seen) = found.map_or((0, 0), |kv| {
+                (kv.mod_revision(), parse_mark(kv.value()).unwrap_or(0))
+            });
+            let stale = held.mark_revision;
+            (held.mark_revision, held.mark_seen) = (revision, seen);
+            return Err(Failure::Retry(self.error(
+                "renewal",
+                format_args!(
+                    "{mark_key} moved from revision {stale} to {revision} (a late write of this \
+                     holder's): nothing written, the mark re-read"
+                ),
+            )));
+        }
+        let found = node.flatten().map(|kv| {
+            format!(
+                "it is held by lease {:x}, written at revision {} (this lease is {:x}, which \
+                 created it at revision {})",
+                kv.lease(),
+                kv.mod_revision(),
+                held.lease,
+                held.revision
+            )
+        });
         Err(Failure::Lost(found.unwrap_or_else(|| {
             format!(
                 "it is gone (its lease {:x} expired or was revoked)",
@@ -533,20 +728,27 @@ impl Task {
         })))
     }
 
-    /// Writes `final_mark` (guarded, as a renewal's), revokes the lease, and stops the fence.
+    /// Writes `final_mark` (guarded, as a renewal's; retried when a late write of this
+    /// holder's moved the mark), revokes the lease, and stops the fence.
     async fn release(&self, held: &mut Held, final_mark: Option<u64>) -> Result<()> {
         let limit = self.request_timeout;
         let mut result = Ok(());
         let lost = held.fence.stop_reason().is_some();
         if !lost {
             if let Some(mark) = final_mark {
-                let write = vec![TxnOp::put(
-                    held.fence.mark_key.as_str(),
-                    mark.to_string(),
-                    None,
-                )];
-                result = match timeout(limit, self.guarded(held, write)).await {
-                    Ok(Ok(())) => Ok(()),
+                let write = async {
+                    // Each late write moves the mark once; three tries outlast any in flight.
+                    let mut written = self.guarded(held, Some(MarkWrite::Final(mark))).await;
+                    for _ in 0..2 {
+                        if !matches!(written, Err(Failure::Retry(_))) {
+                            break;
+                        }
+                        written = self.guarded(held, Some(MarkWrite::Final(mark))).await;
+                    }
+                    written
+                };
+                result = match timeout(limit, write).await {
+                    Ok(Ok(_)) => Ok(()),
                     Ok(Err(Failure::Lost(reason))) => Err(Error::LeaseLost {
                         key: held.fence.key.clone(),
                         reason,
@@ -619,6 +821,34 @@ mod tests {
         assert!(granted_ttl_ms(0, 3, 0).is_err());
         assert!(granted_ttl_ms(-1, 3, 0).is_err());
         assert!(granted_ttl_ms(i64::MAX, 3, 0).is_err());
+    }
+
+    #[test]
+    fn a_failed_renewal_is_retried_at_once_then_backs_off_within_a_quarter_interval() {
+        let config = EtcdConfig::new(["e"], "/p/", 0..=0).renew_every(Duration::from_millis(400));
+        let task = Task::new(&config, 10);
+        let failed = || Missed::Failed(task.error("renewal", "refused"));
+        let timed_out = Missed::TimedOut(task.error("renewal", "no answer"));
+        assert_eq!(task.attempt_limit(), Duration::from_millis(200));
+        assert_eq!(task.retry_after(&timed_out, 9), Duration::ZERO);
+        let waits: Vec<u128> = (1..=8)
+            .map(|n| task.retry_after(&failed(), n).as_millis())
+            .collect();
+        assert_eq!(waits, [0, 5, 10, 20, 40, 80, 100, 100]);
+        assert_eq!(
+            task.retry_after(&failed(), u32::MAX),
+            Duration::from_millis(100)
+        );
+    }
+
+    #[test]
+    fn later_never_overflows() {
+        let now = Instant::now();
+        assert!(later(now, Duration::MAX) > now);
+        assert_eq!(
+            later(now, Duration::from_secs(1)),
+            now + Duration::from_secs(1)
+        );
     }
 
     #[test]

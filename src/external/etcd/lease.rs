@@ -19,9 +19,12 @@ use crate::persist::resume_above;
 /// the lowest free node ID of the range, attached to the lease; the same transaction reads the
 /// node ID's high-water mark. A thread of the lease's own (`snowmint-etcd`, with its own
 /// single-threaded tokio runtime: callers need none) then renews the lease every
-/// [`EtcdConfig::renewal_interval`], and with each renewal raises the mark, in a transaction
-/// that succeeds only while the key's last modification is this claim's (its mod revision),
-/// so only the key's holder writes it, and a key deleted or overwritten by anyone is noticed.
+/// [`EtcdConfig::renewal_interval`] (retrying a failed renewal at once), and with each renewal
+/// raises the mark, in a transaction that succeeds only while the key's last modification is
+/// this claim's (its mod revision), so only the key's holder writes it, and a key deleted or
+/// overwritten by anyone is noticed; and only while the mark key's last modification is the
+/// one this holder last wrote or read, so a renewal that reaches etcd late, after a newer one,
+/// changes nothing: the mark in etcd only goes up.
 ///
 /// Start a generator above the mark with [`resume`](Self::resume) and mint through a
 /// [`LeasedGenerator`](crate::etcd::LeasedGenerator), which checks the lease's deadline and the
