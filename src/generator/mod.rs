@@ -95,9 +95,11 @@ use crossbeam_utils::CachePadded;
 
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
+use crate::fork;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::Parts;
+use crate::pause::{self, Point};
 use crate::sync::{AtomicU64, Backoff, Ordering};
 use crate::trace;
 
@@ -141,6 +143,9 @@ struct Plan {
     max_ticks: u64,
     /// How many ticks ahead of the clock a full tick may push the state (0: never).
     borrow_ticks: u64,
+    /// The process's fork count when the generator was built ([`fork::watch`]): a mint in
+    /// a process whose count differs is in a forked child, and fails.
+    forks: u64,
 }
 
 /// How many times a slow-path mint starts over (see `Generator::reserve_slow`) before a clock
@@ -200,6 +205,10 @@ struct Cold {
     overflow_event_tick: AtomicU64,
     regression_event_tick: AtomicU64,
     events_dropped: AtomicU64,
+    /// What [`Error::Forked`] calls the generator (`Generator`, or the type that wraps it),
+    /// and the ID of the process that built it.
+    kind: &'static str,
+    built_in: u32,
 }
 
 /// Mints unique IDs of one layout and node, from any number of threads.
@@ -316,7 +325,9 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// [`ClockBehind`] policy does not wait that long; [`Error::TimeOverflow`],
     /// [`Error::BeforeEpoch`] or [`Error::EpochTick`] when the clock reads outside the ticks a
     /// generator mints in (after the epoch's tick, up to the layout's last tick);
-    /// [`Error::LayoutExhausted`] when the layout's last tick is full.
+    /// [`Error::LayoutExhausted`] when the layout's last tick is full; [`Error::Forked`] in
+    /// the child of a `fork()` of the process that built the generator, where minting would
+    /// repeat the parent's IDs (build a new generator there, with a node ID of its own).
     #[inline]
     pub fn mint(&self) -> Result<Id> {
         self.next_id(OnFull::Wait)
@@ -514,11 +525,15 @@ impl<C: Clock, S: State> Generator<C, S> {
         // when borrowing, time already borrowed); that is for the slow path to decide.
         let current = self.state.load();
         let now = self.ticks_fast(self.clock.unix_ms_or_stale())?;
-        if now < current >> self.plan.time_shift {
+        // In the same branch, a process forked since the build: the fork count is a word
+        // written only at a fork, so this is one load of a line every core keeps cached, and
+        // one compare with the plan's copy.
+        if (now < current >> self.plan.time_shift) | (fork::generation() != self.plan.forks) {
             return None;
         }
         let first = self.first_after(current, now)?;
         let (run, next) = self.plan.run(first, want);
+        pause::point(Point::Mint);
         // Orderings as in `advance`.
         self.state.swap_if(current, next).ok().map(|_| run)
     }
@@ -533,9 +548,11 @@ impl<C: Clock, S: State> Generator<C, S> {
     #[cold]
     #[inline(never)]
     fn reserve_slow(&self, want: u64, on_full: OnFull) -> Result<Run> {
+        self.built_here()?;
         let mut restarts = 0;
         loop {
             let current = self.state.load();
+            pause::point(Point::Mint);
             let reading = if restarts == 0 {
                 self.clock.unix_ms()
             } else {
@@ -1008,7 +1025,36 @@ impl<C, S: State> Generator<C, S> {
                 overflow_event_tick: AtomicU64::new(0),
                 regression_event_tick: AtomicU64::new(0),
                 events_dropped: AtomicU64::new(0),
+                kind: S::GENERATOR,
+                built_in: std::process::id(),
             }),
+        }
+    }
+
+    /// The generator, named `kind` in [`Error::Forked`]: for the types that wrap one.
+    pub(crate) fn named(mut self, kind: &'static str) -> Self {
+        self.cold.kind = kind;
+        self
+    }
+
+    /// `Ok` in the process that built the generator, [`Error::Forked`] in a forked child of
+    /// it: for what a wrapper must not do in the child either (stop its parent's store).
+    pub(crate) fn built_here(&self) -> Result<()> {
+        if fork::generation() == self.plan.forks {
+            return Ok(());
+        }
+        Err(self.forked())
+    }
+
+    /// The error of a mint in a forked child of the process that built the generator: the
+    /// child holds a copy of the state word, and would mint the IDs its parent mints.
+    #[cold]
+    #[inline(never)]
+    fn forked(&self) -> Error {
+        Error::Forked {
+            generator: self.cold.kind,
+            built_in: self.cold.built_in,
+            used_in: std::process::id(),
         }
     }
 
