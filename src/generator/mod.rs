@@ -42,9 +42,16 @@
 //!
 //! The hot path is the first CAS succeeding on a new or same tick: one clock read, one load,
 //! one CAS, a few shifts and compares. The state word and the read-only plan it is minted with
-//! (masks, shifts, the epoch) share one 128-byte block of their own, so a mint touches that
-//! block and its clock and nothing else. Waiting, clock-behind handling, counters and errors
-//! live in `#[cold]` functions and in a block of their own.
+//! (masks, shifts, the epoch, the fork count at the build) share one 128-byte block of their
+//! own, so a mint touches that block, its clock, and the process's fork count (a line written
+//! only at a fork, compared in the branch that also catches a reading behind the state), and
+//! nothing else. Waiting, clock-behind handling, counters and errors live in `#[cold]`
+//! functions and in a block of their own.
+//!
+//! A generator built before a `fork()` fails in the child with [`Error::Forked`]: the child
+//! has a copy of the state word and the node bits, and would mint the IDs its parent mints.
+//! The check needs no ordering of its own: the child's one thread is the one that forked, so
+//! no mint of the child is in flight across the fork.
 //!
 //! # Orderings
 //!
@@ -243,7 +250,9 @@ struct Cold {
 // block (two cache lines, which x86's adjacent-line prefetcher pairs, the unit crossbeam pads
 // to), so a mint's data is one block; the clock last before the counters, which start a block
 // of their own, so that a clock that writes to itself (`MonotonicClock` re-anchoring) stays
-// out of the state's block. A test checks the offsets.
+// out of the state's block. The fork count a generator was built at is in the plan, not with
+// the cold data: every mint compares it, and beside the plan it costs no second line. A test
+// checks the offsets.
 #[repr(C, align(128))]
 pub struct Generator<C = DefaultClock, S: State = SharedState> {
     state: S,
