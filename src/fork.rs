@@ -76,11 +76,14 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crossbeam_utils::CachePadded;
+
 use crate::pause::{self, Point};
 
 /// How many times this process's lineage has forked into a child with the handlers
-/// registered: written only by the `child` handler.
-static GENERATION: AtomicU64 = AtomicU64::new(0);
+/// registered: written only by the `child` handler. On a cache line of its own, which every
+/// mint reads: the gate beside it is written by every section.
+static GENERATION: CachePadded<AtomicU64> = CachePadded::new(AtomicU64::new(0));
 
 /// The handlers' registration: [`UNREGISTERED`], [`REGISTERED`], or the process ID (plus one)
 /// of the process whose thread is registering them.

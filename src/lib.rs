@@ -36,6 +36,11 @@
 //!   Kubernetes StatefulSet ordinal; with the `etcd` feature, `EtcdLease` leases the lowest
 //!   free node ID of a range and `LeasedGenerator` mints only while the lease is known live
 //!   (a local deadline on the boot clock) and below a high-water mark kept in etcd.
+//! - Across `fork()`: the child holds a copy of every generator's state and node ID, so a
+//!   generator built before the fork fails in the child with [`Error::Forked`] (naming both
+//!   process IDs) instead of minting its parent's IDs; the parent's generators mint on. Build
+//!   a new generator in the child, with a node ID of its own ([`docs::fleets`] says where
+//!   from). The check costs a mint one load and compare, in a branch it already takes.
 //! - An [`Id`] is a `u64` newtype; [`Layout::decode`] gives its [`Parts`].
 //! - A [`SnoId`] is sno's 10-byte ID (time, tick-tock bit, metabyte, partition, sequence) with
 //!   its 16-character text form (also its serde form); a [`SnoGenerator`] mints it on the same

@@ -62,8 +62,8 @@ pub trait Mint {
     /// # Errors
     ///
     /// As the generator's own `mint`: the clock behind beyond the policy's bounds, a clock
-    /// outside the layout's time range, a full last tick, and the fence's errors for a fenced
-    /// generator.
+    /// outside the layout's time range, a full last tick, a generator used in the child of a
+    /// `fork()` ([`Error::Forked`]), and the fence's errors for a fenced generator.
     ///
     /// # Examples
     ///

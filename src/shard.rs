@@ -381,7 +381,10 @@ impl<C: Clock> GeneratorBuilder<C> {
         let clock = Arc::new(clock);
         let shards = builders
             .into_iter()
-            .map(|builder| builder.clock(Arc::clone(&clock)).build())
+            .map(|builder| {
+                let shard = builder.clock(Arc::clone(&clock)).build()?;
+                Ok(shard.named("ShardedGenerator"))
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(ShardedGenerator {
             wrap: SlotWrap::new(shards.len()),

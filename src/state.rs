@@ -35,6 +35,9 @@ pub trait State: sealed::Word {}
 pub(crate) mod sealed {
     /// The operations a generator performs on its state word.
     pub trait Word {
+        /// What [`Error::Forked`](crate::Error::Forked) calls a generator on this word.
+        const GENERATOR: &'static str;
+
         /// A word holding `state`.
         fn new(state: u64) -> Self;
 
@@ -72,6 +75,8 @@ pub struct SharedState(AtomicU64);
 impl State for SharedState {}
 
 impl sealed::Word for SharedState {
+    const GENERATOR: &'static str = "Generator";
+
     fn new(state: u64) -> Self {
         SharedState(AtomicU64::new(state))
     }
@@ -124,6 +129,8 @@ pub struct LocalState(Cell<u64>);
 impl State for LocalState {}
 
 impl sealed::Word for LocalState {
+    const GENERATOR: &'static str = "LocalGenerator";
+
     fn new(state: u64) -> Self {
         LocalState(Cell::new(state))
     }

@@ -18,6 +18,9 @@ use snowmint::{ClockBehind, Generator, Id, Layout};
 
 use common::asyncs::{IDS, MAX_LATE, Random, SteppedBack, TIMED, on_time};
 use common::checks::{assert_increasing, assert_unique_and_increasing};
+#[cfg(unix)]
+#[cfg(unix)]
+use common::forks::is_forked;
 
 /// Runs `work` on a local executor driven by `async_io::block_on`, beside a task whose 1 ms
 /// interval timer measures how late each of its ticks is: `work`'s output, the greatest
@@ -174,4 +177,37 @@ fn futures_dropped_mid_wait_lose_nothing() {
     assert!(dropped > 0, "no future was dropped (seed {seed})");
     assert_unique_and_increasing([ids.iter().copied()]);
     assert!(generator.mint().unwrap() > *ids.last().unwrap());
+}
+
+/// A generator inherited across `fork()` fails in the child through the async methods, in
+/// their first poll: `Error::Forked` is not an error the retry loop sleeps on. (Polled without
+/// a timer: the child has none of its parent's reactor thread.)
+#[cfg(unix)]
+#[test]
+fn an_inherited_generator_fails_in_the_first_poll_in_a_forked_child() {
+    let parent = std::process::id();
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .build()
+        .unwrap();
+    let before = generator.mint().unwrap();
+    let status = common::forks::in_child(std::time::Duration::from_secs(30), || {
+        let first_poll = |what: &str| format!("{what} was pending after its first poll");
+        let minted =
+            futures_lite::future::block_on(futures_lite::future::poll_once(generator.mint_async()));
+        is_forked(
+            "mint_async",
+            minted.ok_or_else(|| first_poll("mint_async"))?,
+            "Generator",
+            parent,
+        )?;
+        let mut out = [Id::default(); 4];
+        let minted = futures_lite::future::block_on(futures_lite::future::poll_once(
+            generator.mint_batch_async(&mut out),
+        ));
+        let minted = minted.ok_or_else(|| first_poll("mint_batch_async"))?;
+        is_forked("mint_batch_async", minted, "Generator", parent)
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    assert!(generator.mint().unwrap() > before);
 }

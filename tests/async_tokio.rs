@@ -24,6 +24,9 @@ use common::asyncs::{IDS, MAX_LATE, Random, SteppedBack, TIMED, on_time};
 use common::checks::{assert_increasing, assert_unique_and_increasing};
 use common::clocks::T0;
 use common::files::TempDir;
+#[cfg(unix)]
+#[cfg(unix)]
+use common::forks::is_forked;
 
 /// Runs `work` on a current-thread runtime, beside a task whose 1 ms interval timer measures
 /// how late each of its ticks is: `work`'s output, the greatest lateness, and the tick count.
@@ -334,4 +337,40 @@ fn a_shared_generators_futures_are_send() {
         all
     });
     assert_unique_and_increasing(ids.iter().map(|ids| ids.iter().copied()));
+}
+
+/// A generator inherited across `fork()` fails in the child through the async methods too, at
+/// once: `Error::Forked` is not an error the retry loop sleeps on.
+#[cfg(unix)]
+#[test]
+fn an_inherited_generator_fails_at_once_in_a_forked_child() {
+    let parent = std::process::id();
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .build()
+        .unwrap();
+    let sno = SnoGenerator::builder().partition(1).build().unwrap();
+    let before = generator.mint().unwrap();
+    let status = common::forks::in_child(std::time::Duration::from_secs(30), || {
+        let at_once = Duration::from_secs(1);
+        current_thread().block_on(async {
+            let late = |what: &str| format!("{what} was still pending after {at_once:?}");
+            let mut out = [Id::default(); 4];
+            let minted = timeout(at_once, generator.mint_async()).await;
+            is_forked(
+                "mint_async",
+                minted.map_err(|_| late("mint_async"))?,
+                "Generator",
+                parent,
+            )?;
+            let minted = timeout(at_once, generator.mint_batch_async(&mut out)).await;
+            let minted = minted.map_err(|_| late("mint_batch_async"))?;
+            is_forked("mint_batch_async", minted, "Generator", parent)?;
+            let minted = timeout(at_once, sno.mint_async()).await;
+            let minted = minted.map_err(|_| late("sno mint_async"))?;
+            is_forked("sno mint_async", minted, "SnoGenerator", parent)
+        })
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    assert!(generator.mint().unwrap() > before);
 }

@@ -1,22 +1,32 @@
-//! A generator on the default clock in the child of a real `fork()`.
+//! Generators across a real `fork()`.
 //!
-//! The child has none of its parent's threads, so the cached clock's refresher is gone there:
-//! the clock's fork handler marks the reading stale, and the child's first read takes a
-//! precise reading and starts a refresher of its own. Each test forks once; the child checks
-//! what it minted and reports through its exit status (`_exit`, so it runs no destructor or
-//! test harness code of the parent's).
+//! A child holds a copy of every generator its parent built, state word and node ID included:
+//! minting from that copy would repeat the IDs the parent mints, so every minting method of
+//! every kind of generator fails there with `Error::Forked`, naming both processes and the
+//! remedy. A generator built in the child, with a node of its own, mints at the child's time
+//! (the cached clock's fork handler marks the reading stale: the child's first read is precise
+//! and starts a refresher of its own). The parent's generators mint on. Each test forks once;
+//! the child reports through its exit status.
 
 #![cfg(unix)]
 
 mod common;
 
+use std::collections::HashSet;
+use std::fmt::Debug;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use snowmint::{Clock, Generator, Id, Layout, clock::CachedClock};
+use snowmint::persist::{FencedGenerator, HighWaterFile, MarkStore, PersistentGenerator};
+use snowmint::shard::Shards;
+use snowmint::sno::SnoGenerator;
+use snowmint::{Clock, Generator, Id, Layout, Mint, clock::CachedClock};
 
 use common::clocks::wall_ms;
-use common::forks::{self, Outcome};
+use common::files::TempDir;
+use common::forks::{self, is_forked};
 
 /// How far an ID's time may be from the wall clock read around the mint: the default clock
 /// follows the wall clock to well under a millisecond; the rest is a child descheduled
@@ -45,25 +55,75 @@ fn fresh(what: &str, mint: impl FnOnce() -> Id) -> Result<(), String> {
 /// How long the child may take before the parent kills it as hung.
 const CHILD_DEADLINE: Duration = Duration::from_secs(30);
 
-/// Forks; the child runs `child` and exits 0 if it returns `Ok`, 1 (after printing the error)
-/// if not. Returns the child's exit status; a child that hangs is killed and fails the test.
+/// Forks and runs `child` there: its exit status (see [`forks::in_child`]).
 fn in_child(child: impl FnOnce() -> Result<(), String>) -> i32 {
-    let ended = forks::fork(|_| child()).wait(CHILD_DEADLINE);
-    match ended.outcome {
-        Outcome::Exited(code) => code,
-        other => panic!(
-            "the child did not exit: {other:?}; it wrote {:?}",
-            ended.output
-        ),
-    }
+    forks::in_child(CHILD_DEADLINE, child)
 }
 
-/// Regression: after `fork()` the process-wide clock never refreshed in the child (its
-/// refresher thread was gone and the running flag still set), so after 300 ms idle a child's
-/// IDs carried a time 300 ms old. Through a generator built in the parent and one built in
-/// the child, IDs minted in the child carry the child's time, after idling, every time.
+/// In a forked child: every minting method of `generator` fails with `Error::Forked`, naming
+/// the generator as `kind`, built in `parent`.
+fn every_method_fails<G: Mint>(generator: &G, kind: &str, parent: u32) -> Result<(), String>
+where
+    G::Id: Debug,
+{
+    let mut out = [G::Id::default(); 8];
+    is_forked("mint", generator.mint(), kind, parent)?;
+    is_forked("try_mint", generator.try_mint(), kind, parent)?;
+    is_forked("mint_batch", generator.mint_batch(&mut out), kind, parent)?;
+    is_forked(
+        "try_mint_batch",
+        generator.try_mint_batch(&mut out),
+        kind,
+        parent,
+    )?;
+    is_forked("mint_many", generator.mint_many(10_000), kind, parent)?;
+    if out != [G::Id::default(); 8] {
+        return Err(format!("a failed batch wrote {out:?}"));
+    }
+    Ok(())
+}
+
+/// Mints 1,000 IDs with `mint`: `Ok` if they are new to `seen` (which keeps them).
+fn all_new(seen: &mut HashSet<u64>, mut mint: impl FnMut() -> u64) -> Result<(), String> {
+    for _ in 0..1_000 {
+        let id = mint();
+        if !seen.insert(id) {
+            return Err(format!("{id} was minted twice"));
+        }
+    }
+    Ok(())
+}
+
+/// Regression: a generator inherited across `fork()` minted the same IDs in parent and child
+/// (1,000 of the child's 1,000). Now it fails in the child through every minting method, and
+/// the parent's copy mints on, IDs none of which it minted before.
 #[test]
-fn a_forked_child_mints_at_its_own_time_through_inherited_and_new_generators() {
+fn a_generator_inherited_across_fork_fails_in_the_child_and_mints_on_in_the_parent() {
+    let parent = std::process::id();
+    let inherited = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .build()
+        .unwrap();
+    let mut seen = HashSet::new();
+    all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
+    let status = in_child(|| {
+        every_method_fails(&inherited, "Generator", parent)?;
+        // The inherent `mint_many` too, and a failure does not turn into a success later.
+        is_forked("mint_many", inherited.mint_many(3), "Generator", parent)?;
+        is_forked("mint again", inherited.mint(), "Generator", parent)
+    });
+    assert_eq!(
+        status, 0,
+        "the inherited generator minted (see the child's stderr)"
+    );
+    all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
+    fresh("the parent after the fork", || inherited.mint().unwrap()).unwrap();
+}
+
+/// A generator built in the child, with another node, mints at the child's time, after
+/// idling and on: the clock the child inherited restarts.
+#[test]
+fn a_generator_built_in_a_forked_child_mints_at_the_childs_time() {
     let inherited = Generator::builder(Layout::TWITTER)
         .node("machine", 1)
         .build()
@@ -74,18 +134,15 @@ fn a_forked_child_mints_at_its_own_time_through_inherited_and_new_generators() {
     }
     let status = in_child(|| {
         thread::sleep(IDLE);
-        fresh("an inherited generator after idling", || {
-            inherited.mint().unwrap()
-        })?;
         let new = Generator::builder(Layout::TWITTER)
             .node("machine", 2)
             .build()
             .unwrap();
-        fresh("a new generator", || new.mint().unwrap())?;
+        fresh("a new generator after idling", || new.mint().unwrap())?;
         // The child's own refresher now runs: readings stay fresh while it mints.
         for _ in 0..20 {
             thread::sleep(Duration::from_millis(2));
-            fresh("minting on", || inherited.mint().unwrap())?;
+            fresh("minting on", || new.mint().unwrap())?;
         }
         thread::sleep(IDLE);
         fresh("after idling again", || new.mint().unwrap())?;
@@ -102,4 +159,177 @@ fn a_forked_child_mints_at_its_own_time_through_inherited_and_new_generators() {
     assert_eq!(status, 0, "the child's IDs were not fresh (see its stderr)");
     // The parent's clock is unaffected.
     fresh("the parent after the fork", || inherited.mint().unwrap()).unwrap();
+}
+
+#[test]
+fn a_local_generator_inherited_across_fork_fails_in_the_child() {
+    let parent = std::process::id();
+    let inherited = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .build_local()
+        .unwrap();
+    let mut seen = HashSet::new();
+    all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
+    let status = in_child(|| {
+        every_method_fails(&inherited, "LocalGenerator", parent)?;
+        let new = Generator::builder(Layout::TWITTER)
+            .node("machine", 2)
+            .build_local()
+            .unwrap();
+        fresh("a new local generator", || new.mint().unwrap())
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
+}
+
+#[test]
+fn a_sharded_generator_and_its_shards_inherited_across_fork_fail_in_the_child() {
+    let parent = std::process::id();
+    let inherited = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .build_sharded(Shards::SplitSequence(2))
+        .unwrap();
+    let mut seen = HashSet::new();
+    all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
+    let status = in_child(|| {
+        every_method_fails(&inherited, "ShardedGenerator", parent)?;
+        every_method_fails(inherited.local(), "ShardedGenerator", parent)?;
+        for shard in inherited.shards() {
+            every_method_fails(shard, "ShardedGenerator", parent)?;
+        }
+        let new = Generator::builder(Layout::TWITTER)
+            .node("machine", 2)
+            .build_sharded(Shards::SplitSequence(2))
+            .unwrap();
+        fresh("a new sharded generator", || new.mint().unwrap())
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
+    all_new(&mut seen, || {
+        inherited.shard(1).unwrap().mint().unwrap().to_u64()
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_persistent_generator_inherited_across_fork_fails_in_the_child() {
+    let parent = std::process::id();
+    let dir = TempDir::new("fork-persistent");
+    let open = |name: &str| HighWaterFile::open(dir.join(name), Duration::from_secs(1)).unwrap();
+    let file = open("machine-1");
+    let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).build();
+    let inherited = PersistentGenerator::new(generator.unwrap(), file).unwrap();
+    let mut seen = HashSet::new();
+    all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
+    let status = in_child(|| {
+        every_method_fails(&inherited, "FencedGenerator", parent)?;
+        // The remedy: a generator of its own, on a node with a high-water file of its own.
+        let file = open("machine-2");
+        let generator = file.resume(Layout::TWITTER, &[("machine", 2)]).build();
+        let new = PersistentGenerator::new(generator.unwrap(), file).unwrap();
+        fresh("a new persistent generator", || new.mint().unwrap())
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
+}
+
+/// A store that records its `stop` in a file.
+struct StopRecorder(PathBuf);
+
+impl MarkStore for StopRecorder {
+    fn start<C: Clock + Send + Sync + 'static>(
+        &self,
+        _: &Arc<Generator<C>>,
+    ) -> snowmint::Result<()> {
+        Ok(())
+    }
+
+    fn admit(&self, _time_ms: u64) -> snowmint::Result<()> {
+        Ok(())
+    }
+
+    fn stop(&mut self, end_ms: u64) -> snowmint::Result<()> {
+        std::fs::write(&self.0, format!("{} {end_ms}\n", std::process::id())).unwrap();
+        Ok(())
+    }
+}
+
+/// A fenced generator's store (an etcd lease, a file) is its parent's in a forked child: the
+/// child's copy neither stops it on `shutdown` (which fails) nor on drop. The parent's does.
+#[test]
+fn a_fenced_generator_in_a_forked_child_leaves_its_parents_store_alone() {
+    let parent = std::process::id();
+    let dir = TempDir::new("fork-fenced-stop");
+    let stopped = dir.join("stopped");
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .build()
+        .unwrap();
+    let mut inherited = Some(
+        FencedGenerator::<_, StopRecorder>::new(generator, StopRecorder(stopped.clone())).unwrap(),
+    );
+    inherited.as_ref().unwrap().mint().unwrap();
+    let status = in_child(|| {
+        let copy = inherited.take().unwrap();
+        is_forked("shutdown", copy.shutdown(), "FencedGenerator", parent)?;
+        drop(inherited.take());
+        match stopped.exists() {
+            true => Err("the child stopped its parent's store".to_owned()),
+            false => Ok(()),
+        }
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    assert!(!stopped.exists(), "the child stopped its parent's store");
+    let generator = inherited.take().unwrap();
+    generator.mint().unwrap();
+    generator.shutdown().unwrap();
+    let record = std::fs::read_to_string(&stopped).unwrap();
+    assert!(
+        record.starts_with(&format!("{parent} ")),
+        "the store was stopped by {record:?}; expected the parent {parent}"
+    );
+}
+
+#[test]
+fn a_sno_generator_inherited_across_fork_fails_in_the_child() {
+    let parent = std::process::id();
+    let inherited = SnoGenerator::builder().partition(1).build().unwrap();
+    let mut seen = HashSet::new();
+    for _ in 0..1_000 {
+        assert!(seen.insert(inherited.mint().unwrap()));
+    }
+    let status = in_child(|| {
+        every_method_fails(&inherited, "SnoGenerator", parent)?;
+        let mut out = [Default::default(); 4];
+        is_forked(
+            "mint_with_meta",
+            inherited.mint_with_meta(7),
+            "SnoGenerator",
+            parent,
+        )?;
+        is_forked(
+            "mint_batch_with_meta",
+            inherited.mint_batch_with_meta(7, &mut out),
+            "SnoGenerator",
+            parent,
+        )?;
+        let new = SnoGenerator::builder().partition(2).build().unwrap();
+        let before = wall_ms();
+        let id = new.mint().map_err(|err| err.to_string())?;
+        let ms = id
+            .time()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        if ms.abs_diff(before) > SLACK_MS || id.partition() != 2 {
+            return Err(format!(
+                "a new sno generator minted {id:?} at wall {before}"
+            ));
+        }
+        Ok(())
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    for _ in 0..1_000 {
+        assert!(seen.insert(inherited.mint().unwrap()));
+    }
 }

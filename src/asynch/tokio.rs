@@ -106,7 +106,9 @@ pub trait MintAsync: Mint {
     /// # Errors
     ///
     /// As for [`mint`](Mint::mint): [`Error::ClockBehind`](crate::Error::ClockBehind) when the
-    /// clock reads behind by more than the policy's `max_ms`, or still after `max_ms` of sleep.
+    /// clock reads behind by more than the policy's `max_ms`, or still after `max_ms` of sleep;
+    /// [`Error::Forked`](crate::Error::Forked) at once, never retried, in the child of a
+    /// `fork()` of the process that built the generator.
     ///
     /// # Panics
     ///

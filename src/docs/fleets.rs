@@ -27,6 +27,27 @@
 //! # Ok::<(), snowmint::Error>(())
 //! ```
 //!
+//! # Forked processes
+//!
+//! A child of `fork()` starts with a copy of its parent's memory: every generator, its state
+//! word and its node ID. Minting from that copy would repeat the IDs the parent mints, so a
+//! generator built before the fork fails in the child with [`Error::Forked`], naming the
+//! process that built it and the child; every generator (shared, local, sharded, fenced, sno,
+//! leased, and their async methods) checks, on every mint. The parent's generators go on
+//! minting. The child builds a generator of its own, with a node ID no other live generator
+//! holds: claimed in the child from an etcd lease (below), or assigned to each child by its
+//! parent (a value, an environment variable, a node ID's own high-water file).
+//!
+//! ```
+//! use snowmint::{Generator, Layout, node_id::NodeIdSource};
+//!
+//! // In the child: machine 18 was set aside for it before the fork.
+//! let node = NodeIdSource::Explicit(18).resolve(&Layout::TWITTER, "machine")?;
+//! let generator = Generator::builder(Layout::TWITTER).node("machine", node).build()?;
+//! assert_eq!(generator.decode(generator.mint()?)?.node("machine"), Some(18));
+//! # Ok::<(), snowmint::Error>(())
+//! ```
+//!
 //! # Leases from etcd (feature `etcd`)
 //!
 //! [`EtcdLease::claim`] claims the lowest free node ID of a range under a key prefix
@@ -84,6 +105,7 @@
 //! ```
 //!
 //! [`NodeIdSource`]: crate::node_id::NodeIdSource
+//! [`Error::Forked`]: crate::Error::Forked
 #![cfg_attr(
     feature = "etcd",
     doc = "[`EtcdConfig`]: crate::etcd::EtcdConfig

@@ -8,6 +8,7 @@ use std::sync::mpsc::SyncSender;
 use super::{ClockBehind, Event, Generator, LocalGenerator, Plan, Snapshot, State};
 use crate::clock::{Clock, DefaultClock, FIRST_READING};
 use crate::error::{Error, Result};
+use crate::fork;
 use crate::layout::Layout;
 
 /// Configures a [`Generator`]: node fields, clock and clock-behind policy.
@@ -382,6 +383,7 @@ impl<C> GeneratorBuilder<C> {
             tick_ms: NonZeroU64::new(layout.tick_ms()).unwrap_or(NonZeroU64::MIN),
             max_ticks: layout.max_ticks(),
             borrow_ticks: self.borrow_ticks,
+            forks: fork::watch(),
         })
     }
 

@@ -42,9 +42,16 @@
 //!
 //! The hot path is the first CAS succeeding on a new or same tick: one clock read, one load,
 //! one CAS, a few shifts and compares. The state word and the read-only plan it is minted with
-//! (masks, shifts, the epoch) share one 128-byte block of their own, so a mint touches that
-//! block and its clock and nothing else. Waiting, clock-behind handling, counters and errors
-//! live in `#[cold]` functions and in a block of their own.
+//! (masks, shifts, the epoch, the fork count at the build) share one 128-byte block of their
+//! own, so a mint touches that block, its clock, and the process's fork count (a line written
+//! only at a fork, compared in the branch that also catches a reading behind the state), and
+//! nothing else. Waiting, clock-behind handling, counters and errors live in `#[cold]`
+//! functions and in a block of their own.
+//!
+//! A generator built before a `fork()` fails in the child with [`Error::Forked`]: the child
+//! has a copy of the state word and the node bits, and would mint the IDs its parent mints.
+//! The check needs no ordering of its own: the child's one thread is the one that forked, so
+//! no mint of the child is in flight across the fork.
 //!
 //! # Orderings
 //!
@@ -95,9 +102,11 @@ use crossbeam_utils::CachePadded;
 
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
+use crate::fork;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::Parts;
+use crate::pause::{self, Point};
 use crate::sync::{AtomicU64, Backoff, Ordering};
 use crate::trace;
 
@@ -141,6 +150,9 @@ struct Plan {
     max_ticks: u64,
     /// How many ticks ahead of the clock a full tick may push the state (0: never).
     borrow_ticks: u64,
+    /// The process's fork count when the generator was built ([`fork::watch`]): a mint in
+    /// a process whose count differs is in a forked child, and fails.
+    forks: u64,
 }
 
 /// How many times a slow-path mint starts over (see `Generator::reserve_slow`) before a clock
@@ -200,6 +212,10 @@ struct Cold {
     overflow_event_tick: AtomicU64,
     regression_event_tick: AtomicU64,
     events_dropped: AtomicU64,
+    /// What [`Error::Forked`] calls the generator (`Generator`, or the type that wraps it),
+    /// and the ID of the process that built it.
+    kind: &'static str,
+    built_in: u32,
 }
 
 /// Mints unique IDs of one layout and node, from any number of threads.
@@ -234,7 +250,9 @@ struct Cold {
 // block (two cache lines, which x86's adjacent-line prefetcher pairs, the unit crossbeam pads
 // to), so a mint's data is one block; the clock last before the counters, which start a block
 // of their own, so that a clock that writes to itself (`MonotonicClock` re-anchoring) stays
-// out of the state's block. A test checks the offsets.
+// out of the state's block. The fork count a generator was built at is in the plan, not with
+// the cold data: every mint compares it, and beside the plan it costs no second line. A test
+// checks the offsets.
 #[repr(C, align(128))]
 pub struct Generator<C = DefaultClock, S: State = SharedState> {
     state: S,
@@ -316,7 +334,9 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// [`ClockBehind`] policy does not wait that long; [`Error::TimeOverflow`],
     /// [`Error::BeforeEpoch`] or [`Error::EpochTick`] when the clock reads outside the ticks a
     /// generator mints in (after the epoch's tick, up to the layout's last tick);
-    /// [`Error::LayoutExhausted`] when the layout's last tick is full.
+    /// [`Error::LayoutExhausted`] when the layout's last tick is full; [`Error::Forked`] in
+    /// the child of a `fork()` of the process that built the generator, where minting would
+    /// repeat the parent's IDs (build a new generator there, with a node ID of its own).
     #[inline]
     pub fn mint(&self) -> Result<Id> {
         self.next_id(OnFull::Wait)
@@ -514,11 +534,15 @@ impl<C: Clock, S: State> Generator<C, S> {
         // when borrowing, time already borrowed); that is for the slow path to decide.
         let current = self.state.load();
         let now = self.ticks_fast(self.clock.unix_ms_or_stale())?;
-        if now < current >> self.plan.time_shift {
+        // In the same branch, a process forked since the build: the fork count is a word
+        // written only at a fork, so this is one load of a line every core keeps cached, and
+        // one compare with the plan's copy.
+        if (now < current >> self.plan.time_shift) | (fork::generation() != self.plan.forks) {
             return None;
         }
         let first = self.first_after(current, now)?;
         let (run, next) = self.plan.run(first, want);
+        pause::point(Point::Mint);
         // Orderings as in `advance`.
         self.state.swap_if(current, next).ok().map(|_| run)
     }
@@ -533,9 +557,11 @@ impl<C: Clock, S: State> Generator<C, S> {
     #[cold]
     #[inline(never)]
     fn reserve_slow(&self, want: u64, on_full: OnFull) -> Result<Run> {
+        self.built_here()?;
         let mut restarts = 0;
         loop {
             let current = self.state.load();
+            pause::point(Point::Mint);
             let reading = if restarts == 0 {
                 self.clock.unix_ms()
             } else {
@@ -1008,7 +1034,36 @@ impl<C, S: State> Generator<C, S> {
                 overflow_event_tick: AtomicU64::new(0),
                 regression_event_tick: AtomicU64::new(0),
                 events_dropped: AtomicU64::new(0),
+                kind: S::GENERATOR,
+                built_in: std::process::id(),
             }),
+        }
+    }
+
+    /// The generator, named `kind` in [`Error::Forked`]: for the types that wrap one.
+    pub(crate) fn named(mut self, kind: &'static str) -> Self {
+        self.cold.kind = kind;
+        self
+    }
+
+    /// `Ok` in the process that built the generator, [`Error::Forked`] in a forked child of
+    /// it: for what a wrapper must not do in the child either (stop its parent's store).
+    pub(crate) fn built_here(&self) -> Result<()> {
+        if fork::generation() == self.plan.forks {
+            return Ok(());
+        }
+        Err(self.forked())
+    }
+
+    /// The error of a mint in a forked child of the process that built the generator: the
+    /// child holds a copy of the state word, and would mint the IDs its parent mints.
+    #[cold]
+    #[inline(never)]
+    fn forked(&self) -> Error {
+        Error::Forked {
+            generator: self.cold.kind,
+            built_in: self.cold.built_in,
+            used_in: std::process::id(),
         }
     }
 

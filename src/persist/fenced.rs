@@ -187,7 +187,7 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
     /// ```
     pub fn new(generator: Generator<C>, store: impl Into<S>) -> Result<Self> {
         let store = store.into();
-        let generator = Arc::new(generator);
+        let generator = Arc::new(generator.named("FencedGenerator"));
         store.start(&generator)?;
         Ok(FencedGenerator { generator, store })
     }
@@ -364,7 +364,9 @@ impl<C, S: MarkStore> FencedGenerator<C, S> {
     ///
     /// # Errors
     ///
-    /// The store's [`stop`](MarkStore::stop) errors.
+    /// The store's [`stop`](MarkStore::stop) errors; [`Error::Forked`](crate::Error::Forked)
+    /// in the child of a `fork()` of the process that built the generator, where the store
+    /// (its lease, its file) is the parent's and is left to the parent.
     ///
     /// # Examples
     ///
@@ -407,6 +409,9 @@ impl<C, S: MarkStore> FencedGenerator<C, S> {
 
     /// Called with `&mut self` (from `shutdown` or drop): no thread mints meanwhile.
     fn stop(&mut self) -> Result<()> {
+        // In a forked child the store is the parent's: a child that released it would end the
+        // lease the parent mints under.
+        self.generator.built_here()?;
         self.store.stop(minted_end(&self.generator))
     }
 }

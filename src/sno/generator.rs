@@ -368,7 +368,7 @@ impl<C: Clock> SnoGeneratorBuilder<C> {
             fields: vec![("partition", u64::from(u16::MAX))],
         })?;
         Ok(SnoGenerator {
-            inner: self.inner.build()?,
+            inner: self.inner.build()?.named("SnoGenerator"),
             partition,
             meta: self.meta,
         })
@@ -385,7 +385,9 @@ impl<C: Clock> SnoGenerator<C> {
     /// does not toggle or wait that long (with tick-tock: a second regression into time the
     /// other timeline has used, more than `max_ms` behind); [`Error::TimeOverflow`],
     /// [`Error::BeforeEpoch`] or [`Error::EpochTick`] for a clock outside 2010-01-01T00:00:00.004Z
-    /// to 2079-09-07T15:47:35.551Z; [`Error::LayoutExhausted`] when the last 4 ms unit is full.
+    /// to 2079-09-07T15:47:35.551Z; [`Error::LayoutExhausted`] when the last 4 ms unit is full;
+    /// [`Error::Forked`] in the child of a `fork()` of the process that built the generator
+    /// (see [`Generator::mint`](crate::Generator::mint)).
     ///
     /// # Examples
     ///

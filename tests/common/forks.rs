@@ -156,3 +156,55 @@ impl Forked {
         }
     }
 }
+
+/// Forks, runs `child` in the child and waits for it for at most `deadline`: its exit status.
+/// Panics, with what the child wrote, if it hung (it is killed) or a signal ended it.
+pub fn in_child(deadline: Duration, child: impl FnOnce() -> Result<(), String>) -> i32 {
+    let ended = fork(|_| child()).wait(deadline);
+    match ended.outcome {
+        Outcome::Exited(code) => code,
+        other => panic!(
+            "the child did not exit: {other:?}; it wrote {:?}",
+            ended.output
+        ),
+    }
+}
+
+/// `Ok` if `result` is the [`Error::Forked`](snowmint::Error::Forked) of a generator of kind
+/// `kind` built in process `parent` and used in this one, with a message that names both
+/// processes and the remedy; else what it was instead.
+pub fn is_forked<T: std::fmt::Debug>(
+    what: &str,
+    result: snowmint::Result<T>,
+    kind: &str,
+    parent: u32,
+) -> Result<(), String> {
+    let child = std::process::id();
+    let (generator, built_in, used_in, message) = match &result {
+        Err(
+            err @ snowmint::Error::Forked {
+                generator,
+                built_in,
+                used_in,
+            },
+        ) => (*generator, *built_in, *used_in, err.to_string()),
+        other => return Err(format!("{what}: {other:?}; expected Error::Forked")),
+    };
+    if (generator, built_in, used_in) != (kind, parent, child) {
+        return Err(format!(
+            "{what}: Forked {{ {generator}, {built_in}, {used_in} }}; expected {kind} built in \
+             {parent} and used in {child}"
+        ));
+    }
+    let expected = format!(
+        "{kind} was built in process {parent} and used in its forked child {child}, which \
+         would repeat the parent's ids; build a new generator in the child with a node id of \
+         its own (from a lease or a node-id file)"
+    );
+    if message != expected {
+        return Err(format!(
+            "{what}: the message is {message:?}; expected {expected:?}"
+        ));
+    }
+    Ok(())
+}

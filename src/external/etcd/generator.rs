@@ -40,6 +40,9 @@ use crate::persist::{FencedGenerator, MarkStore, starts_above};
 ///   tick minted (nothing is minted after it) and revokes the lease: the next holder starts at
 ///   once. A holder that dies without releasing frees its node ID when its lease expires,
 ///   about one TTL later, and by then its mark, one TTL past its last renewal, has passed.
+/// - **Fork.** A child of `fork()` holds a copy of the generator and the lease but not the
+///   thread that renews it: the copy fails with [`Error::Forked`], and dropping it leaves the
+///   lease to the parent. A child claims a lease of its own.
 ///
 /// If the clock reads behind the mark at the start (a restart on a host whose clock is behind
 /// the last holder's), the generator's [`ClockBehind`](crate::ClockBehind) policy waits or
