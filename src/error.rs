@@ -395,7 +395,7 @@ pub enum Error {
     #[error(
         "{generator} was built in process {built_in} and used in its forked child {used_in}, \
          which would repeat the parent's ids; build a new generator in the child with a node id \
-         of its own (from a lease or a node-id file)"
+         of its own (an etcd lease, or a node value no other process uses)"
     )]
     Forked {
         /// The kind of generator: `Generator`, `ShardedGenerator`, `SnoGenerator`, ...

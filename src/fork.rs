@@ -70,8 +70,9 @@
 //!   write holds a copy of the descriptor that nothing in the child closes, so the writer
 //!   unlocks explicitly, which releases the lock for both processes.
 //!
-//! Pause points (the `pause-points` feature, for `tests/fork_points.rs`) stop a thread inside
-//! each section so that a test can fork exactly there and see the fork wait.
+//! Pause points (the `pause-points` feature, for `tests/fork_points.rs` and
+//! `tests/fork_mint.rs`) stop a thread inside each section, or mid-mint, so that a test can
+//! fork exactly there.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};

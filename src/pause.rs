@@ -2,9 +2,9 @@
 //! kill or race another process against it at exactly that point.
 //!
 //! Compiled in only with the `pause-points` feature, which exists for snowmint's own
-//! fault-injection tests (`tests/fork_points.rs`); without it every point is an empty inline
-//! function. A point pauses only in the process that armed it, so a forked child passes
-//! through the points its parent armed.
+//! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`); without it every
+//! point is an empty inline function. A point pauses only in the process that armed it, so a
+//! forked child passes through the points its parent armed.
 
 /// A place where a test can pause a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -44,7 +44,7 @@ const TT_ARGS: [&str; 6] = [
 const CHILD: &str = "KILL9_CHILD";
 
 /// The generations of each loop, per policy.
-const GENERATIONS: usize = 35;
+const GENERATIONS: usize = 60;
 
 /// The clock-behind policies of the loops: name on the command line, and the library's.
 const POLICIES: [(&str, ClockBehind); 3] = [
@@ -53,12 +53,12 @@ const POLICIES: [(&str, ClockBehind); 3] = [
     ("tick-tock", ClockBehind::TickTock { max_ms: 200 }),
 ];
 
-/// Generation `k`'s clock offset in milliseconds: a drift forward of 400 ms a generation with
+/// Generation `k`'s clock offset in milliseconds: a drift forward of 900 ms a generation with
 /// steps back of up to 2.5 s and forth of up to 1.5 s on top, so that the clock reads behind
-/// the last generation's time in about half of them.
+/// the last generation's time in some of them and ahead of it in the rest.
 fn offset_ms(k: usize) -> i64 {
     const STEPS: [i64; 7] = [0, -2_500, 1_500, -1_000, 500, -2_000, 1_000];
-    k as i64 * 400 + STEPS[k % STEPS.len()]
+    k as i64 * 900 + STEPS[k % STEPS.len()]
 }
 
 /// How many IDs the parent reads before it kills generation `k`: 1 to a few thousand.

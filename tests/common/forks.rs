@@ -199,7 +199,7 @@ pub fn is_forked<T: std::fmt::Debug>(
     let expected = format!(
         "{kind} was built in process {parent} and used in its forked child {child}, which \
          would repeat the parent's ids; build a new generator in the child with a node id of \
-         its own (from a lease or a node-id file)"
+         its own (an etcd lease, or a node value no other process uses)"
     );
     if message != expected {
         return Err(format!(
