@@ -880,3 +880,49 @@ fn two_hung_renewals_in_a_row_stall_no_mint_and_land_late_harmlessly() {
     assert!(stored_mark(&endpoints, &mark_key) >= confirmed);
     generator.shutdown().unwrap();
 }
+
+/// Regression: a leased generator inherited across `fork()` failed to mint in the child, but
+/// dropping it there released the lease through the lease thread, which the child does not
+/// have: the child waited two request timeouts and more for an answer. The child's copy now
+/// fails with `Error::Forked` and lets go of nothing, at once; the parent's lease lives on.
+#[cfg(unix)]
+#[test]
+fn a_leased_generator_dropped_in_a_forked_child_leaves_the_parents_lease_alone_at_once() {
+    let Some(endpoints) = endpoints("a_leased_generator_dropped_in_a_forked_child") else {
+        return;
+    };
+    let prefix = prefix("forked");
+    let config = config(&endpoints, &prefix, 0..=0);
+    let lease = EtcdLease::claim(&config).unwrap();
+    let generator = LeasedGenerator::new(
+        lease.resume(Layout::TWITTER, "machine").build().unwrap(),
+        lease,
+    )
+    .unwrap();
+    let before = generator.mint().unwrap();
+    // The child takes its copy out to shut it down; the parent's stays.
+    let held = std::cell::RefCell::new(Some(generator));
+    let parent = std::process::id();
+    let status = common::forks::in_child(Duration::from_secs(30), || {
+        let started = Instant::now();
+        let generator = held.borrow_mut().take().unwrap();
+        common::forks::is_forked("mint", generator.mint(), "FencedGenerator", parent)?;
+        let shutdown = generator.shutdown();
+        if !matches!(shutdown, Err(Error::Forked { .. })) {
+            return Err(format!("shutdown in the child: {shutdown:?}"));
+        }
+        if started.elapsed() > Duration::from_secs(1) {
+            return Err(format!("the child took {:?}", started.elapsed()));
+        }
+        Ok(())
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    let generator = held.into_inner().unwrap();
+    // The parent still holds node 0: it mints, and a second claimant finds the range full.
+    assert!(generator.mint().unwrap() > before);
+    assert!(matches!(
+        EtcdLease::claim(&config),
+        Err(Error::NodeRangeFull { .. })
+    ));
+    generator.shutdown().unwrap();
+}

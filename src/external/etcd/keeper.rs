@@ -76,6 +76,10 @@ pub(crate) struct Claim {
 #[derive(Debug)]
 pub(crate) struct Keeper {
     requests: mpsc::UnboundedSender<Request>,
+    /// The process's fork count when the thread started, and the process's ID: a request from
+    /// a forked child, which has no copy of the thread, fails at once ([`Error::Forked`]).
+    forks: u64,
+    built_in: u32,
     /// How long a release may take: the thread bounds each request by this.
     request_timeout: Duration,
     endpoints: String,
@@ -99,8 +103,9 @@ impl Keeper {
         let task = Task::new(config, ttl_secs);
         let endpoints = config.endpoint_list();
         // Fork: the child of a `fork()` has no copy of this thread; the leased generator it
-        // serves refuses to mint there (`Error::Forked`), and a request from the child gets
-        // no answer within its timeout and fails.
+        // serves refuses to mint there, and every request from the child fails at once with
+        // `Error::Forked` (see `send`), so dropping the child's copy releases nothing.
+        let forks = crate::fork::watch();
         thread::Builder::new()
             .name("snowmint-etcd".into())
             .spawn(move || task.run(inbox, claimed))
@@ -115,6 +120,8 @@ impl Keeper {
         Ok((
             Keeper {
                 requests,
+                forks,
+                built_in: std::process::id(),
                 request_timeout: config.request_timeout_duration(),
                 endpoints,
             },
@@ -137,6 +144,14 @@ impl Keeper {
     }
 
     fn send(&self, request: Request, operation: &'static str) -> Result<()> {
+        if crate::fork::generation() != self.forks {
+            // The lease is the parent's, and its thread is not in this process.
+            return Err(Error::Forked {
+                generator: "EtcdLease",
+                built_in: self.built_in,
+                used_in: std::process::id(),
+            });
+        }
         self.requests
             .send(request)
             .map_err(|_| thread_gone(operation, &self.endpoints))

@@ -276,7 +276,9 @@ impl EtcdLease {
     /// # Errors
     ///
     /// [`Error::Etcd`](crate::Error::Etcd) when etcd does not confirm the revocation; the
-    /// lease then expires on its own within its TTL.
+    /// lease then expires on its own within its TTL. [`Error::Forked`](crate::Error::Forked)
+    /// in the child of a `fork()` of the process that claimed the lease: the lease is the
+    /// parent's, and is left to it (dropping the child's copy releases nothing either).
     ///
     /// # Examples
     ///
