@@ -12,10 +12,11 @@
 //! [`Clock`]: one load from a `static` that a background thread (`snowmint-clock`) refreshes
 //! from a [`MonotonicClock`] just after each millisecond begins. The thread starts on the first
 //! read, parks soon after the last one, and starts again in the child of a `fork()` (see
-//! [After `fork()`](#after-fork)); when no thread can be started, the clock reads its source every time, so building a generator
-//! never fails for it. A generator reads the source itself ([`Clock::unix_ms_precise`]) when
-//! its tick is full and before it counts a reading behind its last tick as a regression, so a
-//! lagging cached reading costs neither capacity nor correctness.
+//! [After `fork()`](#after-fork)); when no thread can be started, the clock reads its source
+//! every time, so building a generator never fails for it. A generator reads the source itself
+//! ([`Clock::unix_ms_precise`]) when its tick is full and before it counts a reading behind its
+//! last tick as a regression, so a lagging cached reading costs neither capacity nor
+//! correctness.
 //!
 //! [`MonotonicClock`] is quanta's counter anchored to the wall clock and re-checked once a
 //! second: drift is slewed (never a step back), steps forward are followed at once, and a step
