@@ -76,8 +76,8 @@ impl Pairing {
         let full = full_ticks() - full_before;
         if full > 0 {
             notes.push(format!(
-                "snowmint's sequence filled {full} times while timed (its clock's tick \
-                 outlasted the tick's sequence)"
+                "{full} full ticks of snowmint while timed (its clock's tick outlasted the \
+                 sequence)"
             ));
         }
         notes.extend(rounds.note());
