@@ -1,4 +1,4 @@
-//! Six scenarios, snowmint against every peer in BENCHMARKS.md, in one run.
+//! Six scenarios and a scaling run, snowmint against every peer in BENCHMARKS.md, in one run.
 //!
 //! | group or table | scenario | what it measures |
 //! |---|---|---|
@@ -8,6 +8,7 @@
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer: snowmint's `mint_batch` and snowflake_me's `next_ids_into`, every other contender one ID at a time; ns/ID |
 //! | table "s5" | 5 | one mint every 500 ns on one thread, on the Twitter layout: p50, p99, p99.9 and max of each call |
 //! | table "s6" | 6 | the largest gap, in ticks, between an ID's time and the wall clock read right after it, in scenario 1's check pass and in scenario 5 |
+//! | tables "Scaling" | — | 1, 2, 4, 8 and 16 threads on 41/0/22 (counts beyond `available_parallelism()` marked oversubscribed), three pairings, all default-built: a `LocalGenerator` per thread against ferroid's `BasicSnowflakeGenerator` per thread (log2(threads) machine bits, so each thread's sequence is as wide as a snowmint shard's), a `ShardedGenerator` handle (a shard per thread, looked up per mint) against `LocalGenerator`s, and the shared `Generator` against ferroid's shared `AtomicSnowflakeGenerator`; aggregate IDs/s of each and the median of the per-round ratios over 8 paired rounds ([`scaling::scaling`]) |
 //! | table "Targets" | 1, 2, 3, 5 | the issue's targets, each with a verdict ([`targets::targets`]): scenario 2 with 1 and 2 threads, default-built `LocalGenerator`s on 2 threads, and scenario 5's p99.9, as medians of ratios to ferroid's shared `AtomicSnowflakeGenerator` over 24 rounds that each measure the contenders back to back; scenario 1's % of the ceiling with 1, 2 and 8 threads, and with 2 threads while another process spins on every core; the default clock's wake-ups per second while its generators sit idle |
 //!
 //! # Contenders, and how each is set up
@@ -99,7 +100,18 @@
 //! figure, not the code's own cost. `mint_batch` of 4096 can get there on a fast core.
 //!
 //! `SNOWMINT_PAIRED_ONLY=1 cargo bench --bench peers` runs only the targets' table (about 30 s
-//! on two cores); one group with e.g. `cargo bench --bench peers -- s3-sharded`.
+//! on two cores), `SNOWMINT_SCALING_ONLY=1 cargo bench --bench peers` only the scaling tables
+//! (about 30 s); one group with e.g. `cargo bench --bench peers -- s3-sharded`.
+//!
+//! # Paired rounds, and a busy machine
+//!
+//! The targets and the scaling tables time the contenders of a row back to back, in rounds
+//! that alternate which goes first ([`rounds::rotated`], after one round of warm-up), and give
+//! the median of the ratios taken within each round, with the lowest and the highest. A
+//! figure the machine kept the bench from taking (a saturation run in which some thread sat
+//! descheduled so long that the run spanned no whole tick) makes its round inconclusive: the
+//! round is left out, the row says so ("inconclusive: 1 of 4 rounds"), and the bench goes on;
+//! a row with no conclusive round shows "inconclusive". Only a check fails a run.
 //!
 //! # Saturation
 //!
@@ -115,12 +127,13 @@
 //!
 //! Before each scenario is timed, every contender mints through the same code, on the same
 //! thread counts ([`check`]: 200,000 IDs per thread, sonyflake 2,560; batches 300,000), and
-//! the run panics unless the IDs are unique, strictly increasing per thread, and carry a time
+//! the run panics (`CHECK FAILED`) unless the IDs are unique, strictly increasing per thread, and carry a time
 //! within 2 s of the wall clock read right after each (every contender here promises order,
 //! except `rs-snowflake-bucket`, checked for uniqueness only); a contender minting constant or
 //! time-less IDs, or on another layout than the bench assumes, fails. Scenario 5 checks the
 //! IDs it minted the same way; scenario 3 also checks that the sharded generator's threads
-//! mint from distinct shards.
+//! mint from distinct shards (the scaling run notes it in the row instead, since its handles
+//! are the library's assignment under test, not a wrong contender).
 //!
 //! Run with `cargo bench --bench peers` (about six minutes on two cores). The summary tables
 //! at the end are markdown, medians of criterion's estimates read back from
@@ -130,6 +143,10 @@
 mod contenders;
 #[path = "peers/measure.rs"]
 mod measure;
+#[path = "peers/rounds.rs"]
+mod rounds;
+#[path = "peers/scaling.rs"]
+mod scaling;
 #[path = "peers/summary.rs"]
 mod summary;
 #[allow(
@@ -203,23 +220,28 @@ fn saturation(c: &mut Criterion, summary: &mut Summary, gaps: &RefCell<BTreeMap<
     }
     for threads in S1_THREADS {
         each_shared!(&set, |x| {
-            let rate = saturation_rate(x, threads, SATURATION_RUN);
-            let percent = percent_of(x.spec(), rate);
-            println!(
-                "s1 saturation: {:<16} {threads} threads: {:>14.0} IDs/s = {percent} of the \
-                 layout's ceiling ({} IDs in {} s)",
-                x.spec().name,
-                rate,
-                x.spec()
-                    .ceiling
-                    .map_or_else(|| "none".to_owned(), |c| c.to_string()),
-                SATURATION_RUN.as_secs_f64()
-            );
+            let cell = match saturation_rate(x, threads, SATURATION_RUN) {
+                Some(rate) => {
+                    let percent = percent_of(x.spec(), rate);
+                    println!(
+                        "s1 saturation: {:<16} {threads} threads: {:>14.0} IDs/s = {percent} \
+                         of the layout's ceiling ({} IDs in {} s)",
+                        x.spec().name,
+                        rate,
+                        x.spec()
+                            .ceiling
+                            .map_or_else(|| "none".to_owned(), |c| c.to_string()),
+                        SATURATION_RUN.as_secs_f64()
+                    );
+                    format!("{} ({percent})", millions(rate))
+                }
+                None => "inconclusive (no whole tick)".to_owned(),
+            };
             summary.set(
                 table,
                 x.spec().name,
                 &format!("{threads} thr, 0.5 s run, % of ceiling"),
-                Cell::Text(format!("{} ({percent})", millions(rate))),
+                Cell::Text(cell),
             );
         });
     }
@@ -676,12 +698,22 @@ fn main() {
         );
         return;
     }
+    if std::env::var(scaling::SCALING_ONLY_ENV).is_ok_and(|only| only == "1") {
+        scaling::scaling(&mut summary);
+        summary.print();
+        println!(
+            "scaling ran in {:.0} s on {cores} cores",
+            started.elapsed().as_secs_f64()
+        );
+        return;
+    }
     saturation(&mut criterion, &mut summary, &gaps);
     hot_path(&mut criterion, &mut summary);
     sharded(&mut criterion, &mut summary);
     batch(&mut criterion, &mut summary);
     paced(&mut summary, &gaps);
     accuracy(&mut summary, &gaps.borrow());
+    scaling::scaling(&mut summary);
     targets::targets(&mut summary);
     criterion.final_summary();
     summary.print();

@@ -7,7 +7,7 @@ use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
-use ferroid::id::SnowflakeTwitterId;
+use ferroid::id::{SnowflakeId, SnowflakeTwitterId};
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowmint::generator::Stats;
 use snowmint::{
@@ -41,6 +41,36 @@ ferroid::define_snowflake_id!(
     timestamp: 41,
     machine_id: 4,
     sequence: 18
+);
+
+// The scaling scenario's per-thread IDs on k threads: log2(k) machine bits, so each thread's
+// sequence is as wide as that of one of k snowmint shards of 41/0/22 (`FerroidHot` for one
+// thread, `FerroidShard` for 16).
+ferroid::define_snowflake_id!(
+    /// ferroid's per-thread ID for 2 threads: 41 time bits, 1 machine bit, 21 sequence bits.
+    FerroidShard1, u64,
+    reserved: 1,
+    timestamp: 41,
+    machine_id: 1,
+    sequence: 21
+);
+
+ferroid::define_snowflake_id!(
+    /// ferroid's per-thread ID for 4 threads: 41 time bits, 2 machine bits, 20 sequence bits.
+    FerroidShard2, u64,
+    reserved: 1,
+    timestamp: 41,
+    machine_id: 2,
+    sequence: 20
+);
+
+ferroid::define_snowflake_id!(
+    /// ferroid's per-thread ID for 8 threads: 41 time bits, 3 machine bits, 19 sequence bits.
+    FerroidShard3, u64,
+    reserved: 1,
+    timestamp: 41,
+    machine_id: 3,
+    sequence: 19
 );
 
 /// ferroid's shared generator of `T` IDs on its ticker clock.
@@ -454,15 +484,32 @@ pub fn ferroid_own(
     BasicSnowflakeGenerator<FerroidShard, FerroidClock>,
     impl Fn(&mut BasicSnowflakeGenerator<FerroidShard, FerroidClock>) -> u128 + Sync,
 > {
+    ferroid_own_of::<FerroidShard>(threads)
+}
+
+/// One `BasicSnowflakeGenerator` of `ID`s (41 time bits, machine and sequence below) per
+/// thread, machine ID = the thread's index.
+pub fn ferroid_own_of<ID: SnowflakeId<Ty = u64>>(
+    threads: usize,
+) -> Own<
+    BasicSnowflakeGenerator<ID, FerroidClock>,
+    impl Fn(&mut BasicSnowflakeGenerator<ID, FerroidClock>) -> u128 + Sync,
+> {
     assert!(
-        threads <= 16,
-        "ferroid's per-thread layout has 4 machine bits"
+        threads as u64 <= ID::max_machine_id() + 1,
+        "ferroid's per-thread layout has a machine ID for at most {} threads",
+        ID::max_machine_id() + 1
     );
     let clock = ferroid_clock();
     Own::new(
-        Spec::snowflake("ferroid-own", 41, 22, 18),
+        Spec::snowflake(
+            "ferroid-own",
+            41,
+            22,
+            (ID::max_sequence() + 1).trailing_zeros(),
+        ),
         (0..threads).map(|machine| BasicSnowflakeGenerator::new(machine as u64, clock.clone())),
-        |g: &mut BasicSnowflakeGenerator<FerroidShard, FerroidClock>| {
+        |g: &mut BasicSnowflakeGenerator<ID, FerroidClock>| {
             u128::from(g.next_id(|_| thread::yield_now()).to_raw())
         },
     )

@@ -11,6 +11,7 @@ use snowmint::{Generator, Layout, clock::CachedClock, shard::Shards};
 
 use crate::contenders::{Contender, hot_set, snowmint_local_shards, twitter_set};
 use crate::measure::{check, ns_per_id, paced_run, percentile, saturation_rate};
+use crate::rounds::{Rounds, Spread, rotated, shown_or_inconclusive};
 use crate::summary::{Cell, Summary, columns};
 use crate::support::HOT;
 use crate::{PACE_NS, S1_THREADS};
@@ -45,8 +46,12 @@ enum Bound {
 }
 
 impl Bound {
-    /// "met", or by how much, relative to the bound, `figure` missed it.
-    fn verdict(self, figure: f64) -> String {
+    /// "met", or by how much, relative to the bound, `figure` missed it; "inconclusive"
+    /// without a figure.
+    fn verdict(self, figure: Option<f64>) -> String {
+        let Some(figure) = figure else {
+            return "inconclusive".to_owned();
+        };
         let missed = match self {
             Bound::AtMost(bound) => figure / bound - 1.0,
             Bound::AtLeast(bound) => 1.0 - figure / bound,
@@ -56,34 +61,6 @@ impl Bound {
         } else {
             format!("missed by {:.1}%", 100.0 * missed)
         }
-    }
-}
-
-/// The median of some figures, with the lowest and the highest.
-#[derive(Clone, Copy)]
-struct Spread {
-    median: f64,
-    low: f64,
-    high: f64,
-}
-
-impl Spread {
-    fn of(figures: impl Iterator<Item = f64>) -> Spread {
-        let mut figures: Vec<f64> = figures.collect();
-        figures.sort_by(f64::total_cmp);
-        Spread {
-            median: median(figures.iter().copied()),
-            low: figures[0],
-            high: figures[figures.len() - 1],
-        }
-    }
-
-    /// `**median** (lowest–highest)`, with `decimals` decimals and `unit` after each figure.
-    fn shown(self, decimals: usize, unit: &str) -> String {
-        format!(
-            "**{:.decimals$}{unit}** ({:.decimals$}–{:.decimals$}{unit})",
-            self.median, self.low, self.high
-        )
     }
 }
 
@@ -122,17 +99,27 @@ pub fn targets(summary: &mut Summary) {
         &columns,
     );
     println!("\ntargets:");
-    let mut row =
-        |name: &str, shown: String, figure: f64, target: Option<(Bound, &str)>, beside| {
-            let (target, verdict) = target
-                .map_or(("none".to_owned(), "—".to_owned()), |(bound, text)| {
-                    (text.to_owned(), bound.verdict(figure))
-                });
-            println!("target {name}: {shown}; target {target}: {verdict}; {beside}");
-            for (column, text) in columns.iter().zip([shown, target, verdict, beside]) {
-                summary.set(table, name, column, Cell::Text(text));
-            }
+    // A row's figure (`None` where no round gave one), and beside it what else it shows and
+    // how many of its rounds were inconclusive.
+    let mut row = |name: &str,
+                   shown: String,
+                   figure: Option<f64>,
+                   target: Option<(Bound, &str)>,
+                   beside: String,
+                   inconclusive: Option<String>| {
+        let beside = match inconclusive {
+            Some(note) => format!("{beside}; {note}"),
+            None => beside,
         };
+        let (target, verdict) = target
+            .map_or(("none".to_owned(), "—".to_owned()), |(bound, text)| {
+                (text.to_owned(), bound.verdict(figure))
+            });
+        println!("target {name}: {shown}; target {target}: {verdict}; {beside}");
+        for (column, text) in columns.iter().zip([shown, target, verdict, beside]) {
+            summary.set(table, name, column, Cell::Text(text));
+        }
+    };
     let at_most_1 = Some((Bound::AtMost(1.0), "≤ 1.00"));
 
     // Scenario 2.
@@ -142,21 +129,23 @@ pub fn targets(summary: &mut Summary) {
         check(&hot.snowmint_monotonic, "targets, s2", threads);
         check(&hot.ferroid, "targets, s2", threads);
         let iters = PAIRED_IDS / threads as u64;
-        let rounds: Vec<[f64; 3]> = rotated(PAIRED_ROUNDS, |k| match k {
-            0 => ns_per_id(&hot.snowmint, threads, iters),
-            1 => ns_per_id(&hot.snowmint_monotonic, threads, iters),
-            _ => ns_per_id(&hot.ferroid, threads, iters),
+        let rounds: Rounds<3> = rotated(PAIRED_ROUNDS, |k| {
+            Some(match k {
+                0 => ns_per_id(&hot.snowmint, threads, iters),
+                1 => ns_per_id(&hot.snowmint_monotonic, threads, iters),
+                _ => ns_per_id(&hot.ferroid, threads, iters),
+            })
         });
-        let ns = medians(&rounds);
         for (k, contender, target) in [(0, "snowmint", at_most_1), (1, "snowmint-monotonic", None)]
         {
-            let ratio = ratio_to_last(&rounds, k);
+            let ratio = rounds.ratio_to_last(k);
             row(
                 &format!("s2 hot path, shared, {threads} thr: {contender} ÷ ferroid (ns/ID)"),
-                ratio.shown(2, ""),
-                ratio.median,
+                shown_or_inconclusive(ratio, 2, ""),
+                ratio.map(|ratio| ratio.median),
                 target,
-                format!("{:.2} / {:.2} ns per ID per thread", ns[k], ns[2]),
+                medians_beside(&rounds, k, "ns per ID per thread", 2),
+                rounds.note(),
             );
         }
     }
@@ -168,18 +157,20 @@ pub fn targets(summary: &mut Summary) {
     check(&local, "targets, per-thread", threads);
     check(&hot.ferroid, "targets, per-thread", threads);
     let iters = PAIRED_IDS / threads as u64;
-    let rounds: Vec<[f64; 2]> = rotated(PAIRED_ROUNDS, |k| match k {
-        0 => ns_per_id(&local, threads, iters),
-        _ => ns_per_id(&hot.ferroid, threads, iters),
+    let rounds: Rounds<2> = rotated(PAIRED_ROUNDS, |k| {
+        Some(match k {
+            0 => ns_per_id(&local, threads, iters),
+            _ => ns_per_id(&hot.ferroid, threads, iters),
+        })
     });
-    let ratio = ratio_to_last(&rounds, 0);
-    let ns = medians(&rounds);
+    let ratio = rounds.ratio_to_last(0);
     row(
         "per-thread LocalGenerator, 2 thr ÷ ferroid shared, 2 thr (ns/ID)",
-        ratio.shown(2, ""),
-        ratio.median,
+        shown_or_inconclusive(ratio, 2, ""),
+        ratio.map(|ratio| ratio.median),
         Some((Bound::AtMost(0.5), "≤ 0.50 (2× the IDs/s)")),
-        format!("{:.2} / {:.2} ns per ID per thread", ns[0], ns[1]),
+        medians_beside(&rounds, 0, "ns per ID per thread", 2),
+        rounds.note(),
     );
 
     // Scenario 5 (`paced_run` checks what it mints). A p99.9 of one round's mints is a few
@@ -188,7 +179,7 @@ pub fn targets(summary: &mut Summary) {
     let clock = quanta::Clock::new();
     let mut pooled: [Vec<u64>; 3] = Default::default();
     let mut runs = 0;
-    let rounds: Vec<[f64; 3]> = rotated(PAIRED_ROUNDS, |k| {
+    let rounds: Rounds<3> = rotated(PAIRED_ROUNDS, |k| {
         let (latencies, _) = match k {
             0 => paced_run(&twitter.snowmint, &clock, PACE_NS, PAIRED_PACED_MINTS),
             1 => paced_run(
@@ -205,7 +196,7 @@ pub fn targets(summary: &mut Summary) {
         if runs > 3 {
             pooled[k].extend(latencies);
         }
-        p999
+        Some(p999)
     });
     let overall: Vec<u64> = pooled
         .iter_mut()
@@ -214,18 +205,20 @@ pub fn targets(summary: &mut Summary) {
             percentile(latencies, 0.999)
         })
         .collect();
-    let ns = medians(&rounds);
     for (k, contender, target) in [(0, "snowmint", at_most_1), (1, "snowmint-monotonic", None)] {
-        let ratio = ratio_to_last(&rounds, k);
+        let ratio = rounds.ratio_to_last(k);
         row(
             &format!("s5 paced, 1 per {PACE_NS} ns, twitter: {contender} ÷ ferroid (p99.9)"),
-            ratio.shown(2, ""),
-            ratio.median,
+            shown_or_inconclusive(ratio, 2, ""),
+            ratio.map(|ratio| ratio.median),
             target,
             format!(
-                "{:.0} / {:.0} ns (medians); over all rounds {} / {} ns",
-                ns[k], ns[2], overall[k], overall[2]
+                "{} (medians); over all rounds {} / {} ns",
+                medians_beside(&rounds, k, "ns", 0),
+                overall[k],
+                overall[2]
             ),
+            rounds.note(),
         );
     }
 
@@ -235,20 +228,28 @@ pub fn targets(summary: &mut Summary) {
         .spec()
         .ceiling
         .expect("the Twitter layout's ceiling") as f64;
-    let saturation = |threads: usize| -> [Spread; 2] {
-        let rounds: Vec<[f64; 2]> = rotated(SATURATION_ROUNDS, |k| match k {
-            0 => saturation_rate(&twitter.snowmint, threads, TARGET_SATURATION_RUN),
-            _ => saturation_rate(&twitter.ferroid, threads, TARGET_SATURATION_RUN),
-        });
-        [0, 1].map(|k| Spread::of(rounds.iter().map(|r| 100.0 * r[k] / ceiling)))
+    // A round is inconclusive where a run spanned no whole tick ([`saturation_rate`]).
+    let saturation = |threads: usize| -> Rounds<2> {
+        rotated(SATURATION_ROUNDS, |k| {
+            let rate = match k {
+                0 => saturation_rate(&twitter.snowmint, threads, TARGET_SATURATION_RUN),
+                _ => saturation_rate(&twitter.ferroid, threads, TARGET_SATURATION_RUN),
+            };
+            rate.map(|rate| 100.0 * rate / ceiling)
+        })
     };
-    let mut saturation_row = |name: &str, [snowmint, ferroid]: [Spread; 2], bound: f64| {
+    let mut saturation_row = |name: &str, rounds: Rounds<2>, bound: f64| {
+        let [snowmint, ferroid]: [Option<Spread>; 2] = [0, 1].map(|k| rounds.spread(k));
         row(
             name,
-            snowmint.shown(1, "%"),
-            snowmint.median,
+            shown_or_inconclusive(snowmint, 1, "%"),
+            snowmint.map(|snowmint| snowmint.median),
             Some((Bound::AtLeast(bound), &format!("≥ {bound}%"))),
-            format!("ferroid {}", ferroid.shown(1, "%").replace("**", "")),
+            format!(
+                "ferroid {}",
+                shown_or_inconclusive(ferroid, 1, "%").replace("**", "")
+            ),
+            rounds.note(),
         );
     };
     for threads in S1_THREADS {
@@ -276,14 +277,35 @@ pub fn targets(summary: &mut Summary) {
     row(
         "idle: CachedClock::global() wake-ups per second, default-built generators held",
         format!("**{rate:.1}/s**"),
-        rate,
+        Some(rate),
         Some((Bound::AtMost(10.0), "≤ 10/s")),
         format!(
             "{wakeups} wake-ups in {:.2} s, after {} ms of settling",
             idle.as_secs_f64(),
             IDLE_SETTLE.as_millis()
         ),
+        None,
     );
+}
+
+/// `a / b unit` of contender `k`'s and the last contender's median figures, with `decimals`
+/// decimals; "no conclusive round" where there were none.
+fn medians_beside<const N: usize>(
+    rounds: &Rounds<N>,
+    k: usize,
+    unit: &str,
+    decimals: usize,
+) -> String {
+    rounds.medians().map_or_else(
+        || "no conclusive round".to_owned(),
+        |medians| {
+            format!(
+                "{:.decimals$} / {:.decimals$} {unit}",
+                medians[k],
+                medians[N - 1]
+            )
+        },
+    )
 }
 
 /// Builds default-built generators of every form, mints a little from each, and holds them
@@ -374,48 +396,4 @@ pub fn spin(seconds: &str) {
         writeln!(stdout, "spinning").expect("tell the bench the threads spin");
         stdout.flush().expect("tell the bench the threads spin");
     });
-}
-
-/// `measure(k)` of contenders k = 0..N in `rounds` rounds after one of warm-up, each round in
-/// another order: the rotations of 0..N, forwards and then backwards. The figures, by round
-/// and contender.
-fn rotated<const N: usize>(rounds: usize, mut measure: impl FnMut(usize) -> f64) -> Vec<[f64; N]> {
-    (0..=rounds)
-        .map(|round| {
-            let mut figures = [0.0; N];
-            for step in 0..N {
-                let step = if (round / N).is_multiple_of(2) {
-                    step
-                } else {
-                    N - 1 - step
-                };
-                let k = (round + step) % N;
-                figures[k] = measure(k);
-            }
-            figures
-        })
-        .skip(1)
-        .collect()
-}
-
-/// Contender `k`'s figure divided by the last's, round by round.
-fn ratio_to_last<const N: usize>(rounds: &[[f64; N]], k: usize) -> Spread {
-    Spread::of(rounds.iter().map(|r| r[k] / r[N - 1]))
-}
-
-/// Each contender's median figure over the rounds.
-fn medians<const N: usize>(rounds: &[[f64; N]]) -> [f64; N] {
-    std::array::from_fn(|k| median(rounds.iter().map(|r| r[k])))
-}
-
-/// The median: the middle figure, or the mean of the two middle ones.
-fn median(figures: impl Iterator<Item = f64>) -> f64 {
-    let mut figures: Vec<f64> = figures.collect();
-    figures.sort_by(f64::total_cmp);
-    let middle = figures.len() / 2;
-    if figures.len().is_multiple_of(2) {
-        (figures[middle - 1] + figures[middle]) / 2.0
-    } else {
-        figures[middle]
-    }
 }
