@@ -90,7 +90,8 @@ impl Claims {
     }
 
     /// The index of the calling thread's shard in the generator whose table is `this`, the
-    /// same every time on this thread.
+    /// same every time on this thread. `id` is `this.id()`, which the caller keeps beside the
+    /// `Arc` so that a cache hit does not follow it.
     #[inline]
     pub(super) fn shard_of_this_thread(this: &Arc<Claims>, id: u64) -> usize {
         let hit = CACHE.with(|cache| {
