@@ -55,11 +55,14 @@
 //! What else snowmint holds that a fork copies, and why none of it needs the gate:
 //!
 //! - atomics that only count or hand out distinct values (sentinel generations, cached clock
-//!   slots, sharded generators' thread indexes, the high-water file's temporary names, which
-//!   carry the process ID): a child goes on counting from its copy;
-//! - thread-locals (the depth of sections here, a sharded generator's slot, the async
-//!   mints' "no waiting" flag): the child's one thread keeps its own, and the threads whose
-//!   values are gone are gone with them;
+//!   slots, sharded generators' ids, the high-water file's temporary names, which carry the
+//!   process ID): a child goes on counting from its copy;
+//! - sharded generators' shard claims, atomics with no lock: the child's copy keeps the
+//!   claims of threads it does not have, and a sharded generator built in the parent fails in
+//!   the child with `Error::Forked` anyway;
+//! - thread-locals (the depth of sections here, a thread's shards of sharded generators, the
+//!   async mints' "no waiting" flag): the child's one thread keeps its own, and the threads
+//!   whose values are gone are gone with them;
 //! - the refresher threads of cached clocks (the child starts its own, see above) and the
 //!   etcd lease's thread (a leased generator is a generator: used in the child it fails with
 //!   `Error::Forked`);

@@ -8,10 +8,11 @@
 //!   disjoint ranges never mint the same ID (sno's `SequenceMin`/`SequenceMax`).
 //! - [`ShardedGenerator`] owns k generators, each on its own cache lines, either sharing the
 //!   node fields with disjoint ranges ([`Shards::SplitSequence`]) or each with its own value
-//!   of a node field ([`Shards::NodeBlock`]). A thread mints from the shard of its stable
-//!   per-thread index, so threads on different cores write different lines.
+//!   of a node field ([`Shards::NodeBlock`]). Each thread that mints from it holds a shard of
+//!   its own while there are free shards, so threads on different cores write different lines.
 
-use std::cell::Cell;
+mod claims;
+
 use std::fmt;
 use std::ops::RangeInclusive;
 
@@ -20,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::generator::{Generator, GeneratorBuilder, LocalGenerator, Stats};
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::sync::ThreadCounter;
+use claims::Claims;
 // `std`'s `Arc` under loom too: the shards' shared clock is read-only to them, outside the
 // atomics that make IDs unique.
 use std::sync::Arc;
@@ -302,8 +303,8 @@ pub enum Shards<'a> {
     },
 }
 
-/// A generator made of k independent shards, each a [`Generator`] on its own cache lines; a
-/// thread mints from the shard of its stable per-thread index.
+/// A generator made of k independent shards, each a [`Generator`] on its own cache lines; each
+/// thread that mints from it holds a shard of its own while there are free shards.
 ///
 /// Threads on different cores then never write the same cache line, so minting scales with
 /// cores instead of bouncing one line between them. IDs are unique across shards: the shards
@@ -319,12 +320,14 @@ pub enum Shards<'a> {
 ///   With [`borrow_ahead(n)`](GeneratorBuilder::borrow_ahead), a shard that borrowed runs up to
 ///   `n` ticks ahead of the others, so the order across shards holds to within `n` ticks.
 ///
-/// # Thread indexes
+/// # Which thread mints from which shard
 ///
-/// The first time a thread mints from any sharded generator it takes the next index from a
-/// process-wide counter, and keeps it: thread i mints from shard `i % k`. With as many busy
-/// threads as shards (say one per core) each has a shard to itself; more threads share shards
-/// and still get unique IDs, with the usual compare-and-swap between the sharers.
+/// The first time a thread mints from a sharded generator it claims that generator's lowest
+/// free shard, keeps it while it lives (so its IDs keep increasing), and gives it back when
+/// it exits. So up to k threads that mint from the generator at once (say one per core) each
+/// have a shard to itself, whatever other sharded generators they or other threads mint
+/// from. A thread that finds every shard taken shares one, round robin over the shards, and
+/// keeps it; sharers still get unique IDs, with the usual compare-and-swap between them.
 /// [`shard`](Self::shard) reaches a shard by index, for thread-per-core runtimes that know
 /// their core.
 ///
@@ -349,8 +352,10 @@ pub enum Shards<'a> {
 /// ```
 pub struct ShardedGenerator<C = DefaultClock> {
     shards: Box<[Generator<Arc<C>>]>,
-    /// Reduces thread slots past the shard count without a division.
-    wrap: SlotWrap,
+    /// Which thread holds which shard.
+    claims: Arc<Claims>,
+    /// `claims`' id, kept here so the hot path reads it without following the `Arc`.
+    id: u64,
 }
 
 impl<C: Clock> GeneratorBuilder<C> {
@@ -386,8 +391,10 @@ impl<C: Clock> GeneratorBuilder<C> {
                 Ok(shard.named("ShardedGenerator"))
             })
             .collect::<Result<Vec<_>>>()?;
+        let claims = Arc::new(Claims::new(shards.len()));
         Ok(ShardedGenerator {
-            wrap: SlotWrap::new(shards.len()),
+            id: claims.id(),
+            claims,
             shards: shards.into_boxed_slice(),
         })
     }
@@ -608,7 +615,9 @@ impl<C: Clock> ShardedGenerator<C> {
 }
 
 impl<C> ShardedGenerator<C> {
-    /// The calling thread's shard.
+    /// The calling thread's shard: the same every time on this thread, and one no other thread
+    /// mints from while no more threads than shards mint from this generator (see [Which
+    /// thread mints from which shard](Self#which-thread-mints-from-which-shard)).
     ///
     /// # Examples
     ///
@@ -623,13 +632,7 @@ impl<C> ShardedGenerator<C> {
     /// ```
     #[inline]
     pub fn local(&self) -> &Generator<Arc<C>> {
-        let slot = thread_slot();
-        let index = if slot < self.shards.len() {
-            slot
-        } else {
-            self.wrap.reduce(slot)
-        };
-        &self.shards[index]
+        &self.shards[Claims::shard_of_this_thread(&self.claims, self.id)]
     }
 
     /// The shard at `index`, if there is one.
@@ -753,87 +756,10 @@ impl<C> fmt::Debug for ShardedGenerator<C> {
     }
 }
 
-/// `slot % shards` without a division, for the threads whose slot is past the shard count
-/// (thread indexes are never reused, so with threads that come and go, that is most of them):
-/// a 64-bit division costs as much as the rest of a mint.
-///
-/// Lemire's remainder by multiplication, on the low 32 bits of the slot: with
-/// `multiplier = ⌊(2^64 − 1) / d⌋ + 1` (wrapping to 0 for `d == 1`), `a % d` is the high word
-/// of `(multiplier * a mod 2^64) * d` for every 32-bit `a` and `d`. Past 2^32 shards, a plain
-/// remainder.
-#[derive(Debug, Clone, Copy)]
-struct SlotWrap {
-    shards: u64,
-    multiplier: u64,
-}
-
-impl SlotWrap {
-    fn new(shards: usize) -> Self {
-        let shards = shards as u64;
-        SlotWrap {
-            shards,
-            multiplier: (u64::MAX / shards).wrapping_add(1),
-        }
-    }
-
-    /// An index below the shard count, the same for the same slot.
-    #[inline]
-    fn reduce(self, slot: usize) -> usize {
-        if self.shards > u64::from(u32::MAX) {
-            return (slot as u64 % self.shards) as usize;
-        }
-        // The low 32 bits: a thread's slot, truncated, is still stable.
-        let low = u64::from(slot as u32);
-        let fraction = self.multiplier.wrapping_mul(low);
-        ((u128::from(fraction) * u128::from(self.shards)) >> 64) as usize
-    }
-}
-
-/// The calling thread's index among the threads that have minted from a sharded generator.
-#[inline]
-fn thread_slot() -> usize {
-    thread_local! {
-        static SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
-    }
-    static NEXT: ThreadCounter = ThreadCounter::new();
-    SLOT.with(|slot| match slot.get() {
-        usize::MAX => {
-            let index = NEXT.next();
-            slot.set(index);
-            index
-        }
-        index => index,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::clock::ManualClock;
-
-    #[test]
-    fn slot_wrap_is_the_remainder() {
-        for shards in [1usize, 2, 3, 5, 7, 8, 64, 1000, 65_537, u32::MAX as usize] {
-            let wrap = SlotWrap::new(shards);
-            let slots = (0..2_000).chain([
-                u32::MAX as usize - 1,
-                u32::MAX as usize,
-                123_456_789,
-                4_000_000_000,
-            ]);
-            for slot in slots {
-                assert_eq!(
-                    wrap.reduce(slot),
-                    (slot as u32 as usize) % shards,
-                    "slot {slot} over {shards} shards"
-                );
-            }
-        }
-        #[cfg(target_pointer_width = "64")]
-        let huge = SlotWrap::new(u32::MAX as usize + 10);
-        #[cfg(target_pointer_width = "64")]
-        assert_eq!(huge.reduce(u32::MAX as usize + 12), 2);
-    }
 
     const TWITTER: Layout = Layout::TWITTER;
 

@@ -46,21 +46,10 @@ impl Backoff {
     }
 }
 
-/// A process-wide source of distinct numbers: the thread indexes of sharded generators.
-///
-/// Always `std`'s atomic, under loom too: it lives in a `static`, which loom's atomics cannot,
-/// and which number a thread draws decides only which shard it mints from, never whether an
-/// ID is unique.
-pub(crate) struct ThreadCounter(std::sync::atomic::AtomicUsize);
-
-impl ThreadCounter {
-    pub(crate) const fn new() -> Self {
-        ThreadCounter(std::sync::atomic::AtomicUsize::new(0))
-    }
-
-    /// A number no other call returns (until the counter wraps, after `usize::MAX` calls).
-    pub(crate) fn next(&self) -> usize {
-        // Relaxed: only the distinctness of the numbers matters; nothing is published.
-        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    }
+/// `std`'s atomics, under loom too, for the shard claims of sharded generators: a claim
+/// decides only which shard a thread mints from, never whether an ID is unique, and claims are
+/// given back by thread-local destructors and counted in a `static`, where loom's atomics
+/// cannot be.
+pub(crate) mod plain {
+    pub(crate) use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 }

@@ -5,6 +5,8 @@ mod common;
 
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
+use std::sync::{Barrier, mpsc};
+use std::thread;
 use std::time::Duration;
 
 use snowmint::{
@@ -485,6 +487,161 @@ fn across_shards_borrowing_loosens_the_order_by_at_most_the_borrowed_ticks() {
     let later = sharded.shard(1).unwrap().try_mint().unwrap();
     assert_eq!(time(later), T0);
     assert!(time(later) + 1 >= time(earlier));
+}
+
+// Which thread mints from which shard.
+
+/// A twitter generator for machine 378 with `shards` shards, each a part of the sequence.
+fn split(shards: usize) -> ShardedGenerator {
+    Generator::builder(TWITTER)
+        .node("machine", 378)
+        .build_sharded(Shards::SplitSequence(shards))
+        .unwrap()
+}
+
+#[test]
+fn threads_that_minted_from_other_sharded_generators_each_get_a_shard_of_their_own() {
+    const K: usize = 4;
+    let (other, fresh) = (split(3), split(K));
+    let claimed = Barrier::new(K);
+    let (ready, started) = mpsc::channel();
+    let minted: Vec<(usize, Vec<Id>)> = thread::scope(|s| {
+        let workers: Vec<_> = (0..K)
+            .map(|_| {
+                let ready = ready.clone();
+                let (other, fresh, claimed) = (&other, &fresh, &claimed);
+                let worker = s.spawn(move || {
+                    other.mint().unwrap();
+                    ready.send(()).unwrap();
+                    let shard = local_index(fresh);
+                    // Every worker holds its shard until all have one.
+                    claimed.wait();
+                    (shard, fresh.mint_many(1_000).unwrap())
+                });
+                // Between two workers, a thread that mints from the other generator and exits.
+                started.recv().unwrap();
+                s.spawn(|| other.mint().unwrap()).join().unwrap();
+                worker
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let shards: HashSet<usize> = minted.iter().map(|(shard, _)| *shard).collect();
+    assert_eq!(shards, (0..K).collect(), "{K} threads on shards {shards:?}");
+    let ranges = SequenceRanges::split(&TWITTER, K).unwrap();
+    for (shard, ids) in &minted {
+        for &id in ids {
+            assert!(ranges.as_slice()[*shard].contains(&sequence(id)), "{id:?}");
+        }
+    }
+    assert_unique_and_increasing(minted.iter().map(|(_, ids)| ids));
+}
+
+#[test]
+fn a_thread_that_exits_gives_its_shard_back() {
+    let sharded = split(2);
+    let next_thread = || thread::scope(|s| s.spawn(|| local_index(&sharded)).join().unwrap());
+    for _ in 0..5 {
+        assert_eq!(next_thread(), 0);
+    }
+    // While one thread holds shard 0, each next thread gets shard 1, then gives it back.
+    // (Nothing asserts between the barriers, so a failure cannot leave a thread waiting.)
+    let (held, release) = (Barrier::new(2), Barrier::new(2));
+    let (holder, next) = thread::scope(|s| {
+        let holder = s.spawn(|| {
+            let shard = local_index(&sharded);
+            held.wait();
+            release.wait();
+            shard
+        });
+        held.wait();
+        let next: Vec<usize> = (0..5).map(|_| next_thread()).collect();
+        release.wait();
+        (holder.join().unwrap(), next)
+    });
+    assert_eq!((holder, next), (0, vec![1; 5]));
+    assert_eq!(next_thread(), 0);
+}
+
+#[test]
+fn a_thread_alternating_between_sharded_generators_keeps_its_shard_in_each() {
+    // More generators than a thread caches, each with a different shard free first.
+    let generators: Vec<ShardedGenerator> = (1..=6).map(split).collect();
+    // (Nothing asserts between the barriers, so a failure cannot leave a thread waiting.)
+    let (held, release) = (Barrier::new(2), Barrier::new(2));
+    let (holder, shards, minted) = thread::scope(|s| {
+        let holder = s.spawn(|| {
+            let shards: Vec<usize> = generators[1..].iter().map(local_index).collect();
+            held.wait();
+            release.wait();
+            shards
+        });
+        held.wait();
+        let mut shards = HashSet::new();
+        let mut minted = vec![Vec::new(); generators.len()];
+        for _ in 0..200 {
+            for (g, generator) in generators.iter().enumerate() {
+                shards.insert((g, local_index(generator)));
+                minted[g].push(generator.mint());
+            }
+        }
+        release.wait();
+        (holder.join().unwrap(), shards, minted)
+    });
+    assert_eq!(holder, [0; 5]);
+    // Shard 0 of the first generator, shard 1 of the others, every round.
+    let expected: HashSet<(usize, usize)> = (0..6).map(|g| (g, usize::from(g > 0))).collect();
+    assert_eq!(shards, expected);
+    for ids in minted {
+        let ids: Vec<Id> = ids.into_iter().map(Result::unwrap).collect();
+        assert_unique_and_increasing([ids]);
+    }
+}
+
+#[test]
+fn threads_beyond_the_shard_count_share_shards_evenly_and_mint_unique_increasing_ids() {
+    const THREADS: usize = 6;
+    let sharded = split(2);
+    let (started, claimed) = (Barrier::new(THREADS), Barrier::new(THREADS));
+    let minted: Vec<(usize, Vec<Id>)> = on_threads(THREADS, |t| {
+        started.wait();
+        let shard = local_index(&sharded);
+        claimed.wait();
+        let ids = mint_mixed(20_000, t, || sharded.mint(), |out| sharded.mint_batch(out));
+        assert_eq!(local_index(&sharded), shard, "the thread changed shards");
+        (shard, ids)
+    });
+    let on = |shard: usize| minted.iter().filter(|(s, _)| *s == shard).count();
+    assert_eq!((on(0), on(1)), (3, 3));
+    let seen = assert_unique_and_increasing(minted.iter().map(|(_, ids)| ids));
+    assert_eq!(seen.len(), THREADS * 20_000);
+    let ranges = SequenceRanges::split(&TWITTER, 2).unwrap();
+    for (shard, ids) in &minted {
+        for &id in ids {
+            assert!(ranges.as_slice()[*shard].contains(&sequence(id)), "{id:?}");
+        }
+    }
+}
+
+#[test]
+fn a_thread_outlives_the_sharded_generators_it_minted_from() {
+    thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 0..10 {
+                let sharded = split(2);
+                sharded.mint().unwrap();
+                assert_eq!(local_index(&sharded), 0);
+            }
+            // The thread exits holding claims in ten dropped generators.
+        });
+    });
+    let survivor = split(1);
+    thread::scope(|s| {
+        s.spawn(|| {
+            survivor.mint().unwrap();
+            drop(survivor);
+        });
+    });
 }
 
 // Snapshots keep the range.

@@ -45,10 +45,10 @@
 //! [`build_sharded`] builds a [`ShardedGenerator`] of k shards, each a [`Generator`] on cache
 //! lines of its own, all reading one clock. [`Shards::SplitSequence`] gives every shard the
 //! builder's node fields and a k-th of its sequence; [`Shards::NodeBlock`] gives each shard its
-//! own value of a node field, from a block granted to the process. A thread mints from the
-//! shard of its stable per-thread index, so with one thread per core no two cores write the
-//! same line. Each shard's IDs strictly increase; across shards, IDs are ordered by time to the
-//! tick (see [`ShardedGenerator`]'s `# Ordering`).
+//! own value of a node field, from a block granted to the process. Each thread that mints from
+//! it claims a free shard and keeps it until it exits, so with up to k busy threads (say one
+//! per core) no two cores write the same line. Each shard's IDs strictly increase; across
+//! shards, IDs are ordered by time to the tick (see [`ShardedGenerator`]'s `# Ordering`).
 //!
 //! ```
 //! use snowmint::{Generator, Layout, shard::Shards};
