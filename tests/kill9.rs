@@ -255,7 +255,7 @@ fn reach(snapshot: &Snapshot, timeline: u64) -> u64 {
     }
 }
 
-/// Regression (issue 20, item 5): a run resumed on a clock behind the last run's mints on the
+/// Regression: a run resumed on a clock behind the last run's mints on the
 /// other timeline, and its first write ahead replaced the file with the state at its own mark,
 /// lowering the last run's timeline; killed, it left a file from which the next run on the last
 /// run's clock repeated the last run's IDs. Each write ahead now keeps the state resumed.
@@ -332,7 +332,7 @@ fn a_killed_run_on_the_other_timeline_never_lowers_the_last_runs_timeline() {
     assert_eq!(repeats, 0, "run 2 repeated {repeats} of runs 0 and 1's IDs");
 }
 
-/// Regression (issue 20, item 6): two CLI processes given one snapshot file each resumed from
+/// Regression: two CLI processes given one snapshot file each resumed from
 /// it and printed the same IDs. The second is refused, with one line naming the file, while the
 /// first holds it; once the first is killed, a run resumes above it.
 #[test]
@@ -427,7 +427,7 @@ fn a_second_process_on_one_high_water_file_is_refused() {
     }
 }
 
-/// Regression (issue 20, item 7): `--snapshot` was refused for `--layout sno`. A sno run killed
+/// Regression: `--snapshot` was refused for `--layout sno`. A sno run killed
 /// with SIGKILL leaves a file the next run starts above, with the partition and metabyte.
 #[test]
 fn sno_runs_resume_from_a_snapshot_across_kill_9() {

@@ -431,7 +431,7 @@ fn a_long_corrupt_file_is_judged_on_its_first_bytes() {
     );
 }
 
-/// Regression (issue 20): two generators resumed from one high-water file (in two processes,
+/// Regression: two generators resumed from one high-water file (in two processes,
 /// or from two opens in one) started from the same mark and minted the same IDs. An open holds
 /// the file until it and its clones are dropped; a second open is refused, naming the file.
 /// tests/kill9.rs refuses a second process.

@@ -797,7 +797,7 @@ fn a_sno_generator_without_a_partition_is_an_error() {
     assert_eq!(new.mint().unwrap().partition(), 0);
 }
 
-/// Regression (issue 20, item 11): a snapshot did not keep the metabyte and a resumed
+/// Regression: a snapshot did not keep the metabyte and a resumed
 /// generator minted with metabyte 0, so within one 4 ms unit its first ID sorted below the last
 /// one before the snapshot. The snapshot keeps it, and the resumed generator mints with it.
 #[test]
