@@ -135,17 +135,23 @@ pub fn check_distinct_shards<C: Clock + Send + Sync>(
     );
 }
 
-/// How many distinct shards `threads` threads, spawned as the timed loop spawns them, mint
-/// from.
+/// How many distinct shards `threads` threads, spawned as the timed loop spawns them and alive
+/// together as in the timed loop, mint from: a thread gives its shard back when it exits, so
+/// each holds its shard until every one has taken its own.
 pub fn distinct_shards<C: Clock + Send + Sync>(
     generator: &ShardedGenerator<C>,
     threads: usize,
 ) -> usize {
-    on_threads(threads, || std::ptr::from_ref(generator.local()) as usize)
-        .into_iter()
-        .map(|(_, _, shard)| shard)
-        .collect::<HashSet<usize>>()
-        .len()
+    let together = Barrier::new(threads);
+    on_threads(threads, || {
+        let shard = std::ptr::from_ref(generator.local()) as usize;
+        together.wait();
+        shard
+    })
+    .into_iter()
+    .map(|(_, _, shard)| shard)
+    .collect::<HashSet<usize>>()
+    .len()
 }
 
 // ---------------------------------------------------------------------------------------------
