@@ -58,6 +58,22 @@ fn config(endpoints: &str, prefix: &str, nodes: std::ops::RangeInclusive<u64>) -
 }
 
 /// Runs `etcdctl` against `endpoints`, successfully.
+/// A leased generator on `lease` (the Twitter layout's machine field), minting on `clock`, with
+/// the clock-behind policy `on_behind` or the default.
+fn leased(
+    lease: EtcdLease,
+    clock: &ManualClock,
+    on_behind: Option<ClockBehind>,
+) -> LeasedGenerator<ManualClock> {
+    let mut builder = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(clock.clone());
+    if let Some(policy) = on_behind {
+        builder = builder.on_clock_behind(policy);
+    }
+    LeasedGenerator::new(builder.build().unwrap(), lease).unwrap()
+}
+
 fn etcdctl(endpoints: &str, args: &[&str]) -> String {
     let output = Command::new("etcdctl")
         .env("ETCDCTL_API", "3")
@@ -254,13 +270,7 @@ fn a_restart_behind_the_mark_waits_or_fails_and_never_repeats_a_time() {
     let clock = ManualClock::new(mark - 5_000);
     let lease = EtcdLease::claim(&config).unwrap();
     assert_eq!(lease.mark(), Some(mark));
-    let generator = lease
-        .resume(Layout::TWITTER, "machine")
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Wait { max_ms: 200 })
-        .build()
-        .unwrap();
-    let second = LeasedGenerator::new(generator, lease).unwrap();
+    let second = leased(lease, &clock, Some(ClockBehind::Wait { max_ms: 200 }));
     let started = Instant::now();
     let err = second.mint().unwrap_err();
     assert!(
@@ -295,12 +305,7 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
     let config = config(&endpoints, &prefix, 0..=0).renew_every(Duration::from_millis(200));
     let clock = ManualClock::new(wall_ms());
     let lease = EtcdLease::claim(&config).unwrap();
-    let generator = lease
-        .resume(Layout::TWITTER, "machine")
-        .clock(clock.clone())
-        .build()
-        .unwrap();
-    let first = LeasedGenerator::new(generator, lease).unwrap();
+    let first = leased(lease, &clock, None);
     let old = first.mint().unwrap();
     let raised = first.lease().confirmed_mark();
     assert_eq!(raised, clock.unix_ms() + TTL.as_millis() as u64);
@@ -340,13 +345,7 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
     assert_eq!(lease.mark(), Some(raised));
 
     // The new holder, on the same clock, mints above the first holder's mark only.
-    let generator = lease
-        .resume(Layout::TWITTER, "machine")
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Error)
-        .build()
-        .unwrap();
-    let second = LeasedGenerator::new(generator, lease).unwrap();
+    let second = leased(lease, &clock, Some(ClockBehind::Error));
     assert!(matches!(second.mint(), Err(Error::ClockBehind { .. })));
     clock.set(raised + 1); // the tick after the mark's: the mark's own tick may have IDs
     let next = second.mint().unwrap();
@@ -639,12 +638,7 @@ fn a_late_mark_write_never_lowers_the_mark_and_the_next_holder_repeats_no_id() {
     let clock = ManualClock::new(wall_ms());
     let lease = EtcdLease::claim(&config(&proxy.endpoint)).unwrap();
     let ttl_ms = lease.ttl().as_millis() as u64;
-    let generator = lease
-        .resume(Layout::TWITTER, "machine")
-        .clock(clock.clone())
-        .build()
-        .unwrap();
-    let first = LeasedGenerator::new(generator, lease).unwrap();
+    let first = leased(lease, &clock, None);
 
     // Renewal k writes clock + ttl: its bytes are held. (A renewal that read the clock just
     // before it moved writes the mark already confirmed: as late, and as low.)
