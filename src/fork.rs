@@ -142,7 +142,8 @@ pub(crate) fn enter() -> Section {
         GATE.fetch_add(1, Ordering::Relaxed);
         return Section::entered();
     }
-    let backoff = crate::sync::Backoff::new();
+    // crossbeam's backoff, not `crate::sync`'s: see `register_slow`.
+    let backoff = crossbeam_utils::Backoff::new();
     loop {
         if let Some(section) = try_enter_open() {
             return section;
@@ -209,7 +210,10 @@ fn register() {
 #[inline(never)]
 fn register_slow() {
     let me = u64::from(std::process::id()) + 1;
-    let backoff = crate::sync::Backoff::new();
+    // crossbeam's backoff, never loom's, under loom too: the handlers and the gate are `std`
+    // statics that no model explores, and a wait here (a test thread of the harness
+    // registering at the same time) must not add a step to the model's schedule.
+    let backoff = crossbeam_utils::Backoff::new();
     loop {
         let seen = HANDLERS.load(Ordering::Acquire);
         if seen == REGISTERED {
