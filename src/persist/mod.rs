@@ -364,6 +364,12 @@ impl FileLock {
 /// from the writes' `PATH.lock`: `flock` locks belong to an open file description, so a
 /// write's lock on a new descriptor of the held file would wait for this hold forever.
 /// Nothing is held where there is no `flock`.
+///
+/// Fork: the child gets a copy of the locked descriptor, so the hold lasts while either
+/// process keeps its copy (a child that outlives its parent keeps the file held until it
+/// exits; nothing in the child mints from it: a generator built in the parent fails there with
+/// [`Error::Forked`]). The mutex is taken only by `ensure`, on a write, which the child reaches
+/// only through such a generator.
 #[derive(Clone)]
 struct Owner {
     /// The locked file; `None` until taken (`open` could not make the lock file).

@@ -165,8 +165,8 @@ impl SnoGenerator {
     }
 
     /// Starts configuring a generator that continues from `snapshot`: its partition, metabyte,
-    /// sequence range, last minted state and high-water marks. A generator resumed on a clock behind
-    /// the snapshot moves to the other timeline (or waits or fails, by policy) and never
+    /// sequence range, last minted state and high-water marks. A generator resumed on a clock
+    /// behind the snapshot moves to the other timeline (or waits or fails, by policy) and never
     /// repeats an ID minted before the snapshot. See [`SnoSnapshot`] for an example.
     ///
     /// # Examples

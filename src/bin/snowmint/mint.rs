@@ -11,7 +11,7 @@ use crate::snapshot::{SnapshotLock, SnapshotStore, fresh_sno, load_snapshot, sav
 
 use crate::layout::Choice;
 
-use snowmint::persist::FencedGenerator;
+use snowmint::persist::{FencedGenerator, MarkStore};
 use snowmint::sno::{SnoGenerator, SnoId, SnoSnapshot};
 use snowmint::{ClockBehind, Generator, GeneratorBuilder, Layout, Snapshot};
 
@@ -156,7 +156,7 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
             let Some(last) = out[..written].last() else {
                 return Ok(0);
             };
-            if let Err(error) = store.cover(last.timestamp_ms()) {
+            if let Err(error) = store.admit(last.timestamp_ms()) {
                 out[..written].fill(SnoId::default());
                 return Err(error);
             }

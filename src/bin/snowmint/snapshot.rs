@@ -266,16 +266,6 @@ impl<T: Saved> SnapshotStore<T> {
         self.resumed.at_least(exact)
     }
 
-    /// Admits an ID whose time is `time_ms`: returns once the file holds a state above it.
-    pub(crate) fn cover(&self, time_ms: u64) -> snowmint::Result<()> {
-        // Relaxed: the mark publishes no memory, and each value it holds was stored after the
-        // file held it.
-        if time_ms < self.mark.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        self.raise(time_ms)
-    }
-
     /// `time_ms` is at or past the mark: write a new one.
     #[cold]
     fn raise(&self, time_ms: u64) -> snowmint::Result<()> {
@@ -306,8 +296,14 @@ impl<T: Saved> MarkStore for SnapshotStore<T> {
         Ok(())
     }
 
+    /// Returns once the file holds a state above `time_ms`.
     fn admit(&self, time_ms: u64) -> snowmint::Result<()> {
-        self.cover(time_ms)
+        // Relaxed: the mark publishes no memory, and each value it holds was stored after the
+        // file held it.
+        if time_ms < self.mark.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        self.raise(time_ms)
     }
 
     /// The exact state is written by the caller, from the generator's snapshot.
