@@ -38,6 +38,10 @@ pub(crate) mod sealed {
         /// What [`Error::Forked`](crate::Error::Forked) calls a generator on this word.
         const GENERATOR: &'static str;
 
+        /// Whether one thread owns the word: then nothing writes it between that thread's
+        /// load and store, and the fast path may load it after reading the clock.
+        const OWNED: bool;
+
         /// A word holding `state`.
         fn new(state: u64) -> Self;
 
@@ -50,6 +54,23 @@ pub(crate) mod sealed {
 
         /// [`swap_if`](Self::swap_if) without spurious failures.
         fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64>;
+
+        /// The next state on the tick the last [`confirm`](Self::confirm) vouched for, stored,
+        /// if the clock still reads `reading` (the confirmed reading) and the tick has room;
+        /// `one` is one sequence step. Always `None` for a word other threads may write.
+        #[inline(always)]
+        fn step_confirmed(&self, reading: u64, one: u64) -> Option<u64> {
+            let _ = (reading, one);
+            None
+        }
+
+        /// Vouches that the state just installed is on the tick of the clock reading `reading`,
+        /// in a process that may mint (not a forked child), and that `limit` is that tick's last
+        /// state; any swap withdraws it. Nothing for a word other threads may write.
+        #[inline(always)]
+        fn confirm(&self, reading: u64, limit: u64) {
+            let _ = (reading, limit);
+        }
     }
 }
 
@@ -76,6 +97,7 @@ impl State for SharedState {}
 
 impl sealed::Word for SharedState {
     const GENERATOR: &'static str = "Generator";
+    const OWNED: bool = false;
 
     fn new(state: u64) -> Self {
         SharedState(AtomicU64::new(state))
@@ -113,6 +135,14 @@ impl fmt::Debug for SharedState {
 /// inside its own reading (re-entrancy, the one way a second mint can start before the first
 /// finishes) makes the outer mint start over instead of repeating an ID.
 ///
+/// Beside the word it keeps the clock reading its last fast mint was made at and the last
+/// state of that tick: while the clock reads the same, the next mint on the tick is a compare
+/// of the reading and of the state against that limit, and one store, with no conversion of
+/// the reading to ticks (each conversion and range check was done for that reading already).
+/// Every swap withdraws the limit (sets it to 0, which no state is below), so a
+/// state the slow path installs (a borrowed tick, a tick-tock toggle) is never stepped on
+/// with another tick's limit.
+///
 /// # Examples
 ///
 /// ```
@@ -124,27 +154,39 @@ impl fmt::Debug for SharedState {
 /// assert!(owner.join().unwrap().is_ok());
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct LocalState(Cell<u64>);
+pub struct LocalState {
+    word: Cell<u64>,
+    /// The reading the current tick was confirmed at.
+    reading: Cell<u64>,
+    /// The confirmed tick's last state; 0 when none is confirmed.
+    limit: Cell<u64>,
+}
 
 impl State for LocalState {}
 
 impl sealed::Word for LocalState {
     const GENERATOR: &'static str = "LocalGenerator";
+    const OWNED: bool = true;
 
     fn new(state: u64) -> Self {
-        LocalState(Cell::new(state))
+        LocalState {
+            word: Cell::new(state),
+            reading: Cell::new(0),
+            limit: Cell::new(0),
+        }
     }
 
     #[inline(always)]
     fn load(&self) -> u64 {
-        self.0.get()
+        self.word.get()
     }
 
     #[inline(always)]
     fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64> {
-        let found = self.0.get();
+        let found = self.word.get();
         if found == current {
-            self.0.set(next);
+            self.word.set(next);
+            self.limit.set(0);
             Ok(found)
         } else {
             Err(found)
@@ -154,10 +196,30 @@ impl sealed::Word for LocalState {
     fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64> {
         self.swap_if(current, next)
     }
+
+    #[inline(always)]
+    fn step_confirmed(&self, reading: u64, one: u64) -> Option<u64> {
+        // Loaded after the reading: a clock that minted from this generator inside the
+        // reading left a state this step follows (or a withdrawn limit).
+        let current = self.word.get();
+        if reading == self.reading.get() && current < self.limit.get() {
+            let next = current + one;
+            self.word.set(next);
+            Some(next)
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn confirm(&self, reading: u64, limit: u64) {
+        self.reading.set(reading);
+        self.limit.set(limit);
+    }
 }
 
 impl fmt::Debug for LocalState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("LocalState").field(&self.0.get()).finish()
+        f.debug_tuple("LocalState").field(&self.word.get()).finish()
     }
 }

@@ -494,6 +494,22 @@ fn tick_tock_toggles_the_same_way_and_then_fails_the_same_way() {
 }
 
 #[test]
+fn a_clock_back_at_the_reading_before_a_toggle_mints_on_that_reading_s_tick() {
+    // The LocalGenerator steps on the tick of the last reading it minted at while the clock
+    // reads the same; a toggle in between leaves the state on another tick and timeline,
+    // which a step from the old tick's limit would mint on.
+    let mut twins = Twins::new(Config::new(TT).policy(ClockBehind::TickTock { max_ms: 0 }));
+    for _ in 0..3 {
+        twins.mint().unwrap();
+    }
+    twins.set(T0 - 5);
+    assert_eq!(decode(twins.mint().unwrap(), &TT), (T0 - 5, Some(1), 0));
+    twins.set(T0);
+    assert_eq!(decode(twins.mint().unwrap(), &TT), (T0, Some(1), 0));
+    assert_eq!(decode(twins.mint().unwrap(), &TT), (T0, Some(1), 1));
+}
+
+#[test]
 fn snapshots_and_resumes_are_the_same() {
     let mut twins = Twins::new(Config::new(TT).range(10..=19));
     assert_eq!(twins.shared.snapshot().last_tick, 0);

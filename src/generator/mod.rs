@@ -532,19 +532,38 @@ impl<C: Clock, S: State> Generator<C, S> {
     fn reserve_fast(&self, want: u64) -> Option<Run> {
         // Acquire, then read the clock: a reading behind this state is a regression (or,
         // when borrowing, time already borrowed); that is for the slow path to decide.
-        let current = self.state.load();
-        let now = self.ticks_fast(self.clock.unix_ms_or_stale())?;
-        // In the same branch, a process forked since the build: the fork count is a word
-        // written only at a fork, so this is one load of a line every core keeps cached, and
-        // one compare with the plan's copy.
-        if (now < current >> self.plan.time_shift) | (fork::generation() != self.plan.forks) {
+        // A word one thread owns is loaded after the reading instead, once the shortcut
+        // below has missed: nothing else writes it meanwhile.
+        let shared = (!S::OWNED).then(|| self.state.load());
+        let reading = self.clock.unix_ms_or_stale();
+        // In the same branch as each check below, a process forked since the build: the fork
+        // count is a word written only at a fork, so this is one load of a line every core
+        // keeps cached, and one compare with the plan's copy.
+        let forked = fork::generation() != self.plan.forks;
+        if want == 1 && !forked {
+            // A word one thread owns, still on the tick of the reading it last confirmed: a
+            // compare and a store (see `LocalState`). A shared word has no such shortcut.
+            if let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one) {
+                return Some(Run {
+                    first: next,
+                    count: 1,
+                });
+            }
+        }
+        let current = shared.unwrap_or_else(|| self.state.load());
+        let now = self.ticks_fast(reading)?;
+        if (now < current >> self.plan.time_shift) | forked {
             return None;
         }
         let first = self.first_after(current, now)?;
         let (run, next) = self.plan.run(first, want);
         pause::point(Point::Mint);
         // Orderings as in `advance`.
-        self.state.swap_if(current, next).ok().map(|_| run)
+        self.state.swap_if(current, next).ok()?;
+        // `next` is on tick `now`, the tick of `reading`.
+        self.state
+            .confirm(reading, next & !self.plan.seq_mask | self.plan.seq_last);
+        Some(run)
     }
 
     /// [`reserve`](Self::reserve) in full, out of line: a loop that starts from a fresh load of
