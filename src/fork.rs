@@ -60,6 +60,8 @@
 //! - sharded generators' shard claims, atomics with no lock: the child's copy keeps the
 //!   claims of threads it does not have, and a sharded generator built in the parent fails in
 //!   the child with `Error::Forked` anyway;
+//! - the forking thread's run of a sharded generator's IDs (a thread-local): the child
+//!   handler drops it, since the child's copy would hand out IDs its parent hands out too;
 //! - thread-locals (the depth of sections here, a thread's shards of sharded generators, the
 //!   async mints' "no waiting" flag): the child's one thread keeps its own, and the threads
 //!   whose values are gone are gone with them;
@@ -283,12 +285,14 @@ extern "C" fn parent() {
 
 /// Runs in the child, which has one thread: counts the fork, opens the gate (no other fork is
 /// being prepared in a process of one thread, and no section is in flight), marks the cached
-/// clocks stale and the handlers registered (they are: this runs).
+/// clocks stale and the handlers registered (they are: this runs), and drops the forking
+/// thread's run of sharded IDs.
 extern "C" fn child() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
     HANDLERS.store(REGISTERED, Ordering::Relaxed);
     #[cfg(not(loom))]
     crate::clock::cached::after_fork_in_child();
+    crate::shard::after_fork_in_child();
     GATE.store(0, Ordering::Release);
 }
 

@@ -12,13 +12,16 @@
 //!   its own while there are free shards, so threads on different cores write different lines.
 
 mod claims;
+mod runs;
+
+pub(crate) use runs::after_fork_in_child;
 
 use std::fmt;
 use std::ops::RangeInclusive;
 
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
-use crate::generator::{Generator, GeneratorBuilder, LocalGenerator, Stats};
+use crate::generator::{Generator, GeneratorBuilder, LocalGenerator, OnFull, Stats};
 use crate::id::Id;
 use crate::layout::Layout;
 use claims::Claims;
@@ -312,11 +315,19 @@ pub enum Shards<'a> {
 ///
 /// # Ordering
 ///
-/// - Each shard's IDs strictly increase, as a [`Generator`]'s do (under the `Wait` and
-///   `Error` [`ClockBehind`](crate::ClockBehind) policies), so each thread's do too.
-/// - Across shards, IDs are ordered by time to the tick: the shards share one clock, so an ID
+/// - Each thread's IDs strictly increase (under the `Wait` and `Error`
+///   [`ClockBehind`](crate::ClockBehind) policies). A thread takes its shard's IDs in runs:
+///   one compare-and-swap reserves a run of the shard's next IDs on the tick the clock reads,
+///   and the thread hands them out one per mint while the clock reads the same, with no atomic
+///   operation. A run starts at one ID and doubles each time the thread uses one up, up to an
+///   eighth of the shard's tick (at most 1,024 IDs); what is left when the reading changes
+///   is never handed out. Minting from a shard directly ([`local`](Self::local),
+///   [`shard`](Self::shard), the batch methods) drops the thread's run, so its IDs keep
+///   increasing.
+/// - Across threads, IDs are ordered by time to the tick: the shards share one clock, so an ID
 ///   minted after another one returned (on any thread) carries a tick at least as late. Within
-///   a tick, the order across shards is by node ID or sequence range, not by minting time.
+///   a tick, the order across shards is by node ID or sequence range, and the order between
+///   threads sharing a shard by run, not by minting time.
 ///   With [`borrow_ahead(n)`](GeneratorBuilder::borrow_ahead), a shard that borrowed runs up to
 ///   `n` ticks ahead of the others, so the order across shards holds to within `n` ticks.
 ///
@@ -351,11 +362,16 @@ pub enum Shards<'a> {
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 pub struct ShardedGenerator<C = DefaultClock> {
+    /// `claims`' id, the key of each thread's run, kept here so the hot path reads it without
+    /// following the `Arc`.
+    id: u64,
+    /// The shards' clock, read on the hot path to tell whether a thread's run is current.
+    clock: Arc<C>,
+    /// The most IDs a thread reserves in one run (see `runs`).
+    run_cap: u64,
     shards: Box<[Generator<Arc<C>>]>,
     /// Which thread holds which shard.
     claims: Arc<Claims>,
-    /// `claims`' id, kept here so the hot path reads it without following the `Arc`.
-    id: u64,
 }
 
 impl<C: Clock> GeneratorBuilder<C> {
@@ -392,8 +408,18 @@ impl<C: Clock> GeneratorBuilder<C> {
             })
             .collect::<Result<Vec<_>>>()?;
         let claims = Arc::new(Claims::new(shards.len()));
+        // An eighth of the smallest shard's tick: a run a thread leaves over when its reading
+        // changes is capacity its shard's sharers cannot use on that tick.
+        let run_cap = shards
+            .iter()
+            .map(|shard| shard.ids_per_tick() / 8)
+            .min()
+            .unwrap_or(1)
+            .clamp(1, runs::MAX_RUN);
         Ok(ShardedGenerator {
             id: claims.id(),
+            clock,
+            run_cap,
             claims,
             shards: shards.into_boxed_slice(),
         })
@@ -512,7 +538,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     #[inline]
     pub fn mint(&self) -> Result<Id> {
-        self.local().mint()
+        self.next_id(OnFull::Wait)
     }
 
     /// Mints the next ID from the calling thread's shard, or fails if that shard's tick is
@@ -539,7 +565,27 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     #[inline]
     pub fn try_mint(&self) -> Result<Id> {
-        self.local().try_mint()
+        self.next_id(OnFull::Error)
+    }
+
+    /// The next ID of the calling thread's run, or of a new run from its shard.
+    #[inline(always)]
+    fn next_id(&self, on_full: OnFull) -> Result<Id> {
+        match runs::take(self.id, self.clock.unix_ms_or_stale()) {
+            Some(id) => Ok(Id::from_u64(id)),
+            None => self.next_run(on_full),
+        }
+    }
+
+    /// Reserves the calling thread's next run from its shard and hands out its first ID.
+    #[cold]
+    #[inline(never)]
+    fn next_run(&self, on_full: OnFull) -> Result<Id> {
+        let size = runs::next_size(self.id, self.run_cap);
+        let shard = self.local();
+        let (first, count, reading) = shard.reserve_ids(size, on_full)?;
+        runs::start(self.id, first, count, shard.sequence_step(), reading);
+        Ok(Id::from_u64(first))
     }
 
     /// Mints up to `out.len()` IDs from the calling thread's shard with one compare-and-swap.
@@ -632,6 +678,8 @@ impl<C> ShardedGenerator<C> {
     /// ```
     #[inline]
     pub fn local(&self) -> &Generator<Arc<C>> {
+        // What the caller mints from the shard comes after this thread's run.
+        runs::drop_run(self.id);
         &self.shards[Claims::shard_of_this_thread(&self.claims, self.id)]
     }
 
@@ -649,6 +697,7 @@ impl<C> ShardedGenerator<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn shard(&self, index: usize) -> Option<&Generator<Arc<C>>> {
+        runs::drop_run(self.id);
         self.shards.get(index)
     }
 
@@ -666,6 +715,7 @@ impl<C> ShardedGenerator<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn shards(&self) -> &[Generator<Arc<C>>] {
+        runs::drop_run(self.id);
         &self.shards
     }
 

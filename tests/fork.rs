@@ -183,6 +183,30 @@ fn a_local_generator_inherited_across_fork_fails_in_the_child() {
 }
 
 #[test]
+fn a_sharded_handle_s_run_of_ids_left_over_in_the_forking_thread_is_not_handed_out_in_the_child() {
+    // On a clock that stands still, the forking thread's run of its shard's IDs has IDs left:
+    // the child's copy of it would hand them out as the parent does.
+    let parent = std::process::id();
+    let clock = snowmint::clock::ManualClock::new(1_700_000_000_000);
+    let inherited = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .clock(clock)
+        .build_sharded(Shards::SplitSequence(2))
+        .unwrap();
+    let mut seen = HashSet::new();
+    for _ in 0..10 {
+        assert!(seen.insert(inherited.mint().unwrap()));
+    }
+    let status = in_child(|| {
+        is_forked("mint", inherited.mint(), "ShardedGenerator", parent)?;
+        is_forked("try_mint", inherited.try_mint(), "ShardedGenerator", parent)
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    let next = inherited.mint().unwrap();
+    assert!(seen.insert(next) && seen.iter().all(|&id| id <= next));
+}
+
+#[test]
 fn a_sharded_generator_and_its_shards_inherited_across_fork_fail_in_the_child() {
     let parent = std::process::id();
     let inherited = Generator::builder(Layout::TWITTER)

@@ -451,6 +451,73 @@ fn a_thread_mints_from_one_shard_and_stats_sum_the_shards() {
     assert_eq!(stats.regressions, 0, "{stats:?}");
 }
 
+/// A twitter handle of two split shards on a manual clock at `T0`.
+fn split_on_manual_clock() -> (ShardedGenerator<ManualClock>, ManualClock) {
+    let clock = ManualClock::new(T0);
+    let sharded = Generator::builder(TWITTER)
+        .node("machine", 0)
+        .clock(clock.clone())
+        .build_sharded(Shards::SplitSequence(2))
+        .unwrap();
+    (sharded, clock)
+}
+
+#[test]
+fn a_thread_s_handle_mints_are_consecutive_in_its_shard_while_the_clock_reads_the_same() {
+    // Each thread takes runs of its shard's IDs, growing while it uses them up: on a clock
+    // that stands still it hands out its shard's whole tick, in order, then finds it full.
+    let (sharded, _clock) = split_on_manual_clock();
+    let range = sharded.local().snapshot().sequence_range;
+    let mut ids = Vec::new();
+    while let Ok(id) = sharded.try_mint() {
+        ids.push(id);
+    }
+    let sequences: Vec<u64> = ids.iter().map(|&id| sequence(id)).collect();
+    assert_eq!(sequences, range.collect::<Vec<_>>());
+    assert!(
+        ids.iter()
+            .all(|&id| TWITTER.decode(id).unwrap().timestamp_ms() == T0)
+    );
+}
+
+#[test]
+fn a_run_left_over_when_the_clock_moves_on_is_never_handed_out() {
+    let (sharded, clock) = split_on_manual_clock();
+    let mut ids: Vec<Id> = (0..10).map(|_| sharded.mint().unwrap()).collect();
+    clock.advance(1);
+    let next = sharded.mint().unwrap();
+    let parts = TWITTER.decode(next).unwrap();
+    let range = sharded.local().snapshot().sequence_range;
+    assert_eq!(
+        (parts.timestamp_ms(), parts.sequence()),
+        (T0 + 1, *range.start())
+    );
+    ids.push(next);
+    assert_unique_and_increasing([ids]);
+}
+
+#[test]
+fn a_thread_that_mints_from_its_shard_directly_keeps_its_handle_ids_increasing() {
+    // The handle's run is dropped whenever the thread reaches a shard itself, whose IDs come
+    // after the run's.
+    let (sharded, _clock) = split_on_manual_clock();
+    let mut ids: Vec<Id> = (0..10).map(|_| sharded.mint().unwrap()).collect();
+    ids.push(sharded.local().mint().unwrap());
+    ids.push(sharded.mint().unwrap());
+    let index = local_index(&sharded);
+    ids.push(sharded.shard(index).unwrap().mint().unwrap());
+    ids.push(sharded.mint().unwrap());
+    ids.push(sharded.shards()[index].mint().unwrap());
+    ids.push(sharded.mint().unwrap());
+    let mut batch = [Id::default(); 4];
+    let n = sharded.mint_batch(&mut batch).unwrap();
+    ids.extend_from_slice(&batch[..n]);
+    ids.push(sharded.mint().unwrap());
+    ids.extend(sharded.mint_many(3).unwrap());
+    ids.push(sharded.try_mint().unwrap());
+    assert_unique_and_increasing([ids]);
+}
+
 #[test]
 fn across_shards_an_id_minted_later_carries_a_tick_at_least_as_late() {
     let clock = ManualClock::new(T0);

@@ -47,8 +47,11 @@
 //! builder's node fields and a k-th of its sequence; [`Shards::NodeBlock`] gives each shard its
 //! own value of a node field, from a block granted to the process. Each thread that mints from
 //! it claims a free shard and keeps it until it exits, so with up to k busy threads (say one
-//! per core) no two cores write the same line. Each shard's IDs strictly increase; across
-//! shards, IDs are ordered by time to the tick (see [`ShardedGenerator`]'s `# Ordering`).
+//! per core) no two cores write the same line. A thread takes its shard's IDs in runs, one
+//! compare-and-swap a run, and hands them out one per mint while the clock reads the same,
+//! with no atomic operation: as fast as a [`LocalGenerator`] of its own. Each thread's IDs
+//! strictly increase; across threads, IDs are ordered by time to the tick (see
+//! [`ShardedGenerator`]'s `# Ordering`).
 //!
 //! ```
 //! use snowmint::{Generator, Layout, shard::Shards};

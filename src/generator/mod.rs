@@ -122,7 +122,7 @@ pub use snapshot::Snapshot;
 
 /// What to do when the current tick's sequence is exhausted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OnFull {
+pub(crate) enum OnFull {
     Wait,
     Error,
 }
@@ -530,6 +530,41 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// over out of line, in [`reserve_slow`](Self::reserve_slow).
     #[inline(always)]
     fn reserve_fast(&self, want: u64) -> Option<Run> {
+        self.reserve_fast_at(want).map(|(run, _)| run)
+    }
+
+    /// Reserves up to `want` (at least 1) consecutive IDs of one tick, as
+    /// [`mint_batch`](Self::mint_batch) does, for a caller that hands them out one at a time
+    /// (a sharded handle's per-thread run): the first ID, how many, and, when the fast path
+    /// reserved them, the clock reading whose tick they are on, under which the caller may
+    /// hand them out. From the slow path (a full tick, a lost CAS, a clock behind) the run
+    /// is of one ID, with no reading.
+    #[inline]
+    pub(crate) fn reserve_ids(
+        &self,
+        want: u64,
+        on_full: OnFull,
+    ) -> Result<(u64, u64, Option<u64>)> {
+        let (Run { first, count }, reading) = match self.reserve_fast_at(want.max(1)) {
+            Some((run, reading)) => (run, Some(reading)),
+            None => (self.reserve_slow(1, on_full)?, None),
+        };
+        Ok((first | self.plan.node_bits, count, reading))
+    }
+
+    /// One sequence step, in ID coordinates.
+    pub(crate) fn sequence_step(&self) -> u64 {
+        self.plan.seq_one
+    }
+
+    /// How many IDs a tick of this generator's sequence range holds.
+    pub(crate) fn ids_per_tick(&self) -> u64 {
+        ((self.plan.seq_last - self.plan.seq_first) >> self.plan.seq_shift) + 1
+    }
+
+    /// [`reserve_fast`](Self::reserve_fast), with the clock reading whose tick the run is on.
+    #[inline(always)]
+    fn reserve_fast_at(&self, want: u64) -> Option<(Run, u64)> {
         // Acquire, then read the clock: a reading behind this state is a regression (or,
         // when borrowing, time already borrowed); that is for the slow path to decide.
         // A word one thread owns is loaded after the reading instead, once the shortcut
@@ -544,10 +579,11 @@ impl<C: Clock, S: State> Generator<C, S> {
             // A word one thread owns, still on the tick of the reading it last confirmed: a
             // compare and a store (see `LocalState`). A shared word has no such shortcut.
             if let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one) {
-                return Some(Run {
+                let run = Run {
                     first: next,
                     count: 1,
-                });
+                };
+                return Some((run, reading));
             }
         }
         let current = shared.unwrap_or_else(|| self.state.load());
@@ -563,7 +599,7 @@ impl<C: Clock, S: State> Generator<C, S> {
         // `next` is on tick `now`, the tick of `reading`.
         self.state
             .confirm(reading, next & !self.plan.seq_mask | self.plan.seq_last);
-        Some(run)
+        Some((run, reading))
     }
 
     /// [`reserve`](Self::reserve) in full, out of line: a loop that starts from a fresh load of
