@@ -137,12 +137,18 @@
 //!
 //! Run with `cargo bench --bench peers` (about six minutes on two cores). The summary tables
 //! at the end are markdown, medians of criterion's estimates read back from
-//! `target/criterion`.
+//! `target/criterion`. With `SNOWMINT_BENCH_OUT=DIR` set, the run also writes them into DIR,
+//! a stamped file per section, with a plot of the scaling figures ([`report`]);
+//! `benches/regenerate` runs the bench so and splices the files into BENCHMARKS.md.
 
 #[path = "peers/contenders.rs"]
 mod contenders;
 #[path = "peers/measure.rs"]
 mod measure;
+#[path = "peers/plot.rs"]
+mod plot;
+#[path = "peers/report.rs"]
+mod report;
 #[path = "peers/rounds.rs"]
 mod rounds;
 #[path = "peers/scaling.rs"]
@@ -686,39 +692,46 @@ fn main() {
         .plotting_backend(PlottingBackend::Plotters)
         .configure_from_args();
     let started = Instant::now();
+    let report = report::Report::from_env();
     let mut summary = Summary::default();
     let gaps = RefCell::new(BTreeMap::new());
-    let cores = thread::available_parallelism().map_or(0, usize::from);
     if std::env::var("SNOWMINT_PAIRED_ONLY").is_ok_and(|only| only == "1") {
+        summary.section("targets");
         targets::targets(&mut summary);
-        summary.print();
-        println!(
-            "targets ran in {:.0} s on {cores} cores",
-            started.elapsed().as_secs_f64()
-        );
+        finish(&summary, report.as_ref(), "targets", started);
         return;
     }
     if std::env::var(scaling::SCALING_ONLY_ENV).is_ok_and(|only| only == "1") {
+        summary.section("scaling");
         scaling::scaling(&mut summary);
-        summary.print();
-        println!(
-            "scaling ran in {:.0} s on {cores} cores",
-            started.elapsed().as_secs_f64()
-        );
+        finish(&summary, report.as_ref(), "scaling", started);
         return;
     }
+    summary.section("scenarios");
     saturation(&mut criterion, &mut summary, &gaps);
     hot_path(&mut criterion, &mut summary);
     sharded(&mut criterion, &mut summary);
     batch(&mut criterion, &mut summary);
     paced(&mut summary, &gaps);
     accuracy(&mut summary, &gaps.borrow());
+    summary.section("scaling");
     scaling::scaling(&mut summary);
+    summary.section("targets");
     targets::targets(&mut summary);
     criterion.final_summary();
+    finish(&summary, report.as_ref(), "peers", started);
+}
+
+/// Prints the summary, writes the report where one was asked for, and says how long the run
+/// (`what`) took.
+fn finish(summary: &Summary, report: Option<&report::Report>, what: &str, started: Instant) {
     summary.print();
+    if let Some(report) = report {
+        report.write(summary);
+    }
+    let cores = thread::available_parallelism().map_or(0, usize::from);
     println!(
-        "peers ran in {:.0} s on {cores} cores",
+        "{what} ran in {:.0} s on {cores} cores",
         started.elapsed().as_secs_f64()
     );
 }

@@ -27,6 +27,8 @@ const SHARED_IDS: u64 = 16_000_000;
 /// One table of the scenario: what its rows pair, and how many IDs a round mints.
 struct Pairing {
     table: usize,
+    /// The two contenders, as the plot names them.
+    names: [String; 2],
     columns: [String; 4],
     ids: u64,
 }
@@ -42,6 +44,7 @@ impl Pairing {
         let table = summary.table_of("threads", title, &columns);
         Pairing {
             table,
+            names: [a.to_owned(), b.to_owned()],
             columns,
             ids,
         }
@@ -81,6 +84,11 @@ impl Pairing {
             ));
         }
         notes.extend(rounds.note());
+        for (k, name) in self.names.iter().enumerate() {
+            if let Some(spread) = rounds.spread(k) {
+                summary.point(name, threads, spread.median / 1e6);
+            }
+        }
         let millions = |k: usize| {
             rounds.spread(k).map_or_else(
                 || "inconclusive".to_owned(),

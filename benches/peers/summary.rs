@@ -1,8 +1,11 @@
 //! The summary printed at the end of a run: markdown tables of figures printed during the run
-//! and of criterion's medians read back from `target/criterion`.
+//! and of criterion's medians read back from `target/criterion`, grouped in sections (one file
+//! each in a report, [`crate::report`]), and the scaling figures as numbers for its plot.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::contenders::Spec;
 
@@ -18,6 +21,8 @@ pub enum Cell {
 
 /// One markdown table of the summary.
 struct Table {
+    /// The index of its section in [`Summary::sections`].
+    section: usize,
     title: String,
     /// The header of the first column, which names the rows.
     rows_are: String,
@@ -25,19 +30,78 @@ struct Table {
     rows: Vec<(String, BTreeMap<String, Cell>)>,
 }
 
+/// A part of the run whose tables go together (`scenarios`, `scaling`, `targets`).
+struct Section {
+    name: String,
+    started: Instant,
+}
+
+/// One contender's figure against the thread count, for a plot.
+pub struct Series {
+    pub name: String,
+    /// `(threads, figure)`, in the order recorded.
+    pub points: Vec<(usize, f64)>,
+}
+
+/// One section's tables as markdown, and how long the run spent in it.
+pub struct SectionMarkdown {
+    pub name: String,
+    pub took: Duration,
+    pub markdown: String,
+}
+
 #[derive(Default)]
 pub struct Summary {
     tables: Vec<Table>,
+    sections: Vec<Section>,
+    series: Vec<Series>,
 }
 
 impl Summary {
+    /// Starts the section `name`: the tables made from now on belong to it.
+    pub fn section(&mut self, name: &str) {
+        self.sections.push(Section {
+            name: name.to_owned(),
+            started: Instant::now(),
+        });
+    }
+
+    /// Records `figure` of the contender `series` on `threads` threads, for a plot. The first
+    /// figure recorded for a thread count stands: a contender of two pairings is plotted from
+    /// the first.
+    pub fn point(&mut self, series: &str, threads: usize, figure: f64) {
+        let index = match self.series.iter().position(|s| s.name == series) {
+            Some(index) => index,
+            None => {
+                self.series.push(Series {
+                    name: series.to_owned(),
+                    points: Vec::new(),
+                });
+                self.series.len() - 1
+            }
+        };
+        let points = &mut self.series[index].points;
+        if points.iter().all(|&(t, _)| t != threads) {
+            points.push((threads, figure));
+        }
+    }
+
+    /// The series recorded with [`Summary::point`].
+    pub fn series(&self) -> &[Series] {
+        &self.series
+    }
+
     pub fn table(&mut self, title: &str, columns: &[String]) -> usize {
         self.table_of("contender", title, columns)
     }
 
     /// A table whose rows are `rows_are` (the header of its first column).
     pub fn table_of(&mut self, rows_are: &str, title: &str, columns: &[String]) -> usize {
+        if self.sections.is_empty() {
+            self.section("summary");
+        }
         self.tables.push(Table {
+            section: self.sections.len() - 1,
             title: title.to_owned(),
             rows_are: rows_are.to_owned(),
             columns: columns.to_vec(),
@@ -59,12 +123,42 @@ impl Summary {
     }
 
     pub fn print(&self) {
-        let root = criterion_home();
         println!("\n# Summary (medians of criterion's estimates; printed figures of this run)\n");
-        for table in &self.tables {
-            println!("### {}\n", table.title);
-            println!("| {} | {} |", table.rows_are, table.columns.join(" | "));
-            println!("|---|{}", "---|".repeat(table.columns.len()));
+        print!("{}", self.markdown(|_| true));
+    }
+
+    /// Each section that has tables, as markdown, with the time from its start to the next
+    /// section's (or to now, for the last).
+    pub fn sections(&self) -> Vec<SectionMarkdown> {
+        let now = Instant::now();
+        (0..self.sections.len())
+            .filter(|&k| self.tables.iter().any(|table| table.section == k))
+            .map(|k| {
+                let ends = self.sections.get(k + 1).map_or(now, |next| next.started);
+                SectionMarkdown {
+                    name: self.sections[k].name.clone(),
+                    took: ends - self.sections[k].started,
+                    markdown: self.markdown(|table| table.section == k),
+                }
+            })
+            .collect()
+    }
+
+    /// The tables that `which` picks, as markdown: a `###` heading and a table each, each
+    /// followed by a blank line.
+    fn markdown(&self, which: impl Fn(&Table) -> bool) -> String {
+        let root = criterion_home();
+        let mut out = String::new();
+        for table in self.tables.iter().filter(|table| which(table)) {
+            // Writing to a `String` cannot fail.
+            let _ = writeln!(out, "### {}\n", table.title);
+            let _ = writeln!(
+                out,
+                "| {} | {} |",
+                table.rows_are,
+                table.columns.join(" | ")
+            );
+            let _ = writeln!(out, "|---|{}", "---|".repeat(table.columns.len()));
             for (row, cells) in &table.rows {
                 let shown: Vec<String> = table
                     .columns
@@ -77,15 +171,16 @@ impl Summary {
                         }
                     })
                     .collect();
-                println!("| {row} | {} |", shown.join(" | "));
+                let _ = writeln!(out, "| {row} | {} |", shown.join(" | "));
             }
-            println!();
+            out.push('\n');
         }
+        out
     }
 }
 
-/// Where criterion writes its estimates, as criterion finds it.
-fn criterion_home() -> PathBuf {
+/// Where criterion writes its estimates and reports, as criterion finds it.
+pub fn criterion_home() -> PathBuf {
     if let Some(home) = std::env::var_os("CRITERION_HOME") {
         return PathBuf::from(home);
     }
