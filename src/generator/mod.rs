@@ -107,7 +107,7 @@ use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::Parts;
 use crate::pause::{self, Point};
-use crate::sync::{AtomicU64, Backoff, Ordering};
+use crate::sync::{AtomicU64, Backoff, CasBackoff, Ordering};
 use crate::trace;
 
 pub use crate::state::{LocalState, SharedState, State};
@@ -672,7 +672,7 @@ impl<C: Clock, S: State> Generator<C, S> {
         settle: bool,
     ) -> Result<Pass> {
         let plan = &self.plan;
-        let backoff = Backoff::new();
+        let backoff = CasBackoff::new();
         loop {
             let Some(first) = self.first_after(current, now) else {
                 let timeline = usize::from(current & plan.tick_mask != 0);
@@ -701,15 +701,12 @@ impl<C: Clock, S: State> Generator<C, S> {
                 }
                 Err(actual) => {
                     current = actual;
-                    // Back off, two doubling steps per lost CAS (1 + 2 pauses, then 4 + 8,
-                    // up to 64 + 64): threads that retry at once only bounce the line
-                    // between their cores, while a thread that pauses lets the winner mint
-                    // its next IDs from its own cache. Two steps beat one on two threads
-                    // (scenario 2 of benches/peers.rs); the retry keeps the value the
-                    // failed CAS saw, as loading the state again after the pause took the
-                    // line from the winner and measured twice as slow.
-                    backoff.spin();
-                    backoff.spin();
+                    // Back off (see `CasBackoff`): threads that retry at once only bounce
+                    // the line between their cores, while a thread that pauses lets the
+                    // winner mint its next IDs from its own cache. The retry keeps the value
+                    // the failed CAS saw, as loading the state again after the pause took
+                    // the line from the winner and measured twice as slow.
+                    backoff.lost();
                 }
             }
         }
