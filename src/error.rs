@@ -66,7 +66,7 @@ pub enum Error {
     /// does not fit the generator it is used with.
     #[error("high-water file {path}: {reason}")]
     Persist {
-        /// The file's path.
+        /// The file's path, its last 64 characters (behind an ellipsis when there were more).
         path: String,
         /// What went wrong, and what was expected.
         reason: String,
@@ -216,7 +216,7 @@ pub enum Error {
     UnknownNodeField {
         /// The layout's name.
         layout: &'static str,
-        /// The name given.
+        /// The name given, at most 64 characters of it (and an ellipsis when there were more).
         field: String,
         /// The layout's node fields, comma separated (`none` when it has none).
         expected: String,
@@ -409,7 +409,7 @@ pub enum Error {
     /// No text form of IDs has this name.
     #[error("unknown encoding {name:?}, expected one of {expected}")]
     UnknownEncoding {
-        /// The name given.
+        /// The name given, at most 64 characters of it (and an ellipsis when there were more).
         name: String,
         /// The encoding names, comma separated.
         expected: &'static str,
@@ -867,6 +867,20 @@ pub(crate) fn bounded(input: &str) -> String {
     match input.char_indices().nth(ECHO_CHARS) {
         Some((end, _)) => format!("{}…", &input[..end]),
         None => input.to_owned(),
+    }
+}
+
+/// `path` as an error repeats it: at most [`ECHO_CHARS`] characters, its end (the file's name)
+/// kept behind an ellipsis when there were more.
+pub(crate) fn bounded_path(path: &std::path::Path) -> String {
+    let text = path.display().to_string();
+    let chars = text.chars().count();
+    match text
+        .char_indices()
+        .nth(chars.saturating_sub(ECHO_CHARS - 1))
+    {
+        Some((start, _)) if chars > ECHO_CHARS => format!("…{}", &text[start..]),
+        _ => text,
     }
 }
 

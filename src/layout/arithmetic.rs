@@ -230,7 +230,7 @@ impl Layout {
         let names: Vec<&str> = self.node_fields().map(|f| f.name).collect();
         Error::UnknownNodeField {
             layout: self.name,
-            field: name.to_owned(),
+            field: crate::error::bounded(name),
             expected: if names.is_empty() {
                 "none".to_owned()
             } else {
