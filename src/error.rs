@@ -581,6 +581,23 @@ pub enum LayoutProblem {
         /// The epoch, in Unix milliseconds.
         epoch_ms: u64,
     },
+    /// A layout or node field name has a character other than ASCII letters, digits, `_`, `-`,
+    /// `.` and `/`.
+    NameCharacter {
+        /// Whose name: `"layout"` or `"node field"`.
+        of: &'static str,
+        /// The first character not allowed.
+        found: char,
+        /// Its byte offset in the name.
+        position: usize,
+    },
+    /// A layout or node field name is empty or longer than 64 characters.
+    NameLength {
+        /// Whose name: `"layout"` or `"node field"`.
+        of: &'static str,
+        /// The name's length, in characters.
+        chars: usize,
+    },
     /// A layout read back (through serde) names itself or a field with more characters than
     /// a name may have.
     NameTooLong {
@@ -641,6 +658,9 @@ impl LayoutProblem {
                 "invalid layout: a stored field differs from the field it builds"
             }
             LayoutProblem::NameTooLong { .. } => "invalid layout: a stored name is too long",
+            LayoutProblem::NameCharacter { .. } | LayoutProblem::NameLength { .. } => {
+                "invalid layout: a name is not 1 to 64 ASCII letters, digits, '_', '-', '.' and '/'"
+            }
             LayoutProblem::TooManyNames { .. } => "invalid layout: too many distinct stored names",
         }
     }
@@ -700,6 +720,18 @@ impl fmt::Display for LayoutProblem {
                      expected fewer time bits or a shorter tick"
                 ),
             },
+            LayoutProblem::NameCharacter {
+                of,
+                found,
+                position,
+            } => write!(
+                f,
+                "{of} name has {found:?} at byte {position}, expected only ASCII letters, digits, \
+                 '_', '-', '.' and '/'"
+            ),
+            LayoutProblem::NameLength { of, chars } => {
+                write!(f, "{of} name has {chars} characters, expected 1 to 64")
+            }
             LayoutProblem::NameTooLong { chars, max } => write!(
                 f,
                 "a stored name has {chars} characters, expected at most {max}"

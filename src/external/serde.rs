@@ -25,7 +25,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::error::Error;
 use crate::generator::Snapshot;
 use crate::id::Id;
-use crate::layout::{FieldKind, Layout, LayoutBuilder, LayoutProblem};
+use crate::layout::{FieldKind, Layout, LayoutBuilder, LayoutProblem, name_problem};
 use crate::sno::SnoSnapshot;
 
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
@@ -246,6 +246,15 @@ fn intern(name: &str) -> Result<&'static str, LayoutProblem> {
     intern_into(names.get_or_insert_with(HashSet::new), name, MAX_NAMES)
 }
 
+/// [`intern`], once `name` is known to hold only the characters a name of `of` may have (the
+/// builder checks the rest), so no stored name with others is kept.
+fn intern_checked(of: &'static str, name: &str) -> Result<&'static str, LayoutProblem> {
+    match name_problem(of, name) {
+        Some(problem @ LayoutProblem::NameCharacter { .. }) => Err(problem),
+        _ => intern(name),
+    }
+}
+
 /// [`intern`] into `names`, which holds at most `max` names.
 fn intern_into(
     names: &mut HashSet<&'static str>,
@@ -299,10 +308,11 @@ impl From<&Layout> for LayoutDef {
 
 impl LayoutDef {
     fn build(&self) -> crate::Result<Layout> {
-        let name = intern(&self.name).map_err(|problem| Error::InvalidLayout {
-            layout: "(stored)",
-            problem,
-        })?;
+        let name =
+            intern_checked("layout", &self.name).map_err(|problem| Error::InvalidLayout {
+                layout: "(stored)",
+                problem,
+            })?;
         let mut builder = LayoutBuilder::new(name, self.width);
         for field in &self.fields {
             builder = match field.kind {
@@ -310,9 +320,11 @@ impl LayoutDef {
                 Kind::Time => builder.time(field.bits),
                 Kind::Node => {
                     let field_name =
-                        intern(&field.name).map_err(|problem| Error::InvalidLayout {
-                            layout: name,
-                            problem,
+                        intern_checked("node field", &field.name).map_err(|problem| {
+                            Error::InvalidLayout {
+                                layout: name,
+                                problem,
+                            }
                         })?;
                     builder.node(field_name, field.bits)
                 }
@@ -639,6 +651,31 @@ mod tests {
         // What a layout writes, it reads back.
         let tt = LayoutDef::from(&TT);
         assert_eq!(tt.build().unwrap(), TT);
+    }
+
+    #[test]
+    fn a_stored_layout_or_node_field_name_with_a_line_break_is_refused() {
+        let json = |layout: &str, node: &str| {
+            format!(
+                r#"{{"name":"{layout}","width":64,"fields":[{{"kind":"time","name":"time","bits":52}},
+                {{"kind":"node","name":"{node}","bits":1}},{{"kind":"sequence","name":"sequence","bits":11}}],
+                "tick_ms":1,"epoch_ms":0}}"#
+            )
+        };
+        let err = serde_json::from_str::<Layout>(&json("ok", "mach\\nine"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("invalid layout ok: node field name has '\\n' at byte 4"),
+            "{err}"
+        );
+        let err = serde_json::from_str::<Layout>(&json("new\\nline-layout", "machine"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("invalid layout (stored): layout name has '\\n' at byte 3"),
+            "{err}"
+        );
     }
 
     fn generator_snapshot_with_unknown_node() -> SnapshotDef {

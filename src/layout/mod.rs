@@ -13,6 +13,8 @@ mod presets;
 
 pub use crate::error::LayoutProblem;
 pub use builder::LayoutBuilder;
+#[cfg(feature = "serde")]
+pub(crate) use builder::name_problem;
 pub use parts::Parts;
 
 /// The most fields a layout can have, counting unused, time, node and sequence fields.
