@@ -78,7 +78,7 @@ impl Layout {
     /// # Errors
     ///
     /// [`Error::BeforeEpoch`] or [`Error::TimeOverflow`] when the time is outside the layout
-    /// (for a range that runs to the layout's end, use `id <= max_id()` instead).
+    /// ([`id_range`](Self::id_range) clamps a range of times to the layout instead).
     ///
     /// # Examples
     ///
