@@ -22,7 +22,7 @@ use std::sync::{Mutex, PoisonError};
 use serde::de::{Error as _, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::error::Error;
+use crate::error::{Error, bounded};
 use crate::generator::Snapshot;
 use crate::id::Id;
 use crate::layout::{FieldKind, Layout, LayoutBuilder, LayoutProblem, name_problem};
@@ -360,6 +360,61 @@ impl LayoutDef {
     }
 }
 
+/// The deserializer's error with every string it repeats cut to at most 64 characters, an
+/// ellipsis marking the cut: serde's messages repeat a string given where another type was
+/// expected (`string "..."`), and an unknown variant or field name (`` `...` ``), whole.
+fn bounded_error<E: serde::de::Error>(error: E) -> E {
+    let message = error.to_string();
+    match bound_echoes(&message) {
+        Some(bounded) => E::custom(bounded),
+        None => error,
+    }
+}
+
+/// `message` with each string serde repeats cut to 64 characters; `None` when none is longer.
+fn bound_echoes(message: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = message;
+    let mut cut = false;
+    loop {
+        let quoted = rest
+            .find("string \"")
+            .map(|at| (at + "string \"".len(), '"'));
+        let ticked = ["unknown variant `", "unknown field `"]
+            .iter()
+            .filter_map(|opening| rest.find(opening).map(|at| (at + opening.len(), '`')))
+            .min();
+        let Some((start, close)) = [quoted, ticked].into_iter().flatten().min() else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        // The echo ends at its closing mark: an unescaped `"` for `{:?}`-written strings; for
+        // names written as they are, the last "`, expected" or "`, there are no" (serde's
+        // list of expected names follows, and holds neither).
+        let end = if close == '"' {
+            let mut escaped = false;
+            rest.char_indices()
+                .find(|&(_, c)| {
+                    let end = c == '"' && !escaped;
+                    escaped = c == '\\' && !escaped;
+                    end
+                })
+                .map_or(rest.len(), |(at, _)| at)
+        } else {
+            rest.rfind("`, expected ")
+                .or_else(|| rest.rfind("`, there are no "))
+                .unwrap_or(rest.len())
+        };
+        let echo = bounded(&rest[..end]);
+        cut |= echo.len() < end;
+        out.push_str(&echo);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    cut.then_some(out)
+}
+
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Layout {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -370,7 +425,8 @@ impl Serialize for Layout {
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Layout {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        LayoutDef::deserialize(deserializer)?
+        LayoutDef::deserialize(deserializer)
+            .map_err(bounded_error)?
             .build()
             .map_err(D::Error::custom)
     }
@@ -401,7 +457,7 @@ impl<'de> Deserialize<'de> for Snapshot {
     /// Checks the layout and the node names; the state's ranges are checked by
     /// [`Generator::resume`](crate::Generator::resume)'s `build`.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let def = SnapshotDef::deserialize(deserializer)?;
+        let def = SnapshotDef::deserialize(deserializer).map_err(bounded_error)?;
         let layout = def.layout.build().map_err(D::Error::custom)?;
         let nodes = def
             .nodes
@@ -453,7 +509,7 @@ impl<'de> Deserialize<'de> for SnoSnapshot {
     /// Checks the core snapshot as [`Snapshot`]'s form does; its layout is checked by
     /// [`SnoGenerator::resume`](crate::sno::SnoGenerator::resume)'s `build`.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let def = SnoSnapshotDef::deserialize(deserializer)?;
+        let def = SnoSnapshotDef::deserialize(deserializer).map_err(bounded_error)?;
         Ok(SnoSnapshot {
             partition: def.partition,
             meta: def.meta,
@@ -675,6 +731,79 @@ mod tests {
         assert!(
             err.starts_with("invalid layout (stored): layout name has '\\n' at byte 3"),
             "{err}"
+        );
+    }
+
+    /// Serde's own messages repeat a string given where a number, a struct or a list was
+    /// expected, and an unknown variant or field name, whole; every one is cut to 64
+    /// characters.
+    #[test]
+    fn huge_strings_in_a_stored_snapshot_are_echoed_at_most_64_characters() {
+        let generator = Generator::builder(Layout::TWITTER)
+            .node("machine", 1)
+            .clock(ManualClock::new(1_700_000_000_000))
+            .build()
+            .unwrap();
+        generator.mint().unwrap();
+        let good = serde_json::to_string(&generator.snapshot()).unwrap();
+        let huge = "h".repeat(100_000);
+        for (what, from, to) in [
+            (
+                "a number",
+                "\"timeline\":0",
+                format!("\"timeline\":\"{huge}\""),
+            ),
+            (
+                "a variant",
+                "\"kind\":\"time\"",
+                format!("\"kind\":\"{huge}\""),
+            ),
+            (
+                "a struct",
+                "\"layout\":{",
+                format!("\"layout\":\"{huge}\",\"x\":{{"),
+            ),
+            (
+                "a range field",
+                "\"start\":",
+                format!("\"{huge}\":0,\"start\":"),
+            ),
+            (
+                "an escaped string",
+                "\"sequence\":0",
+                format!("\"sequence\":\"{}\"", "\\\"".repeat(50_000)),
+            ),
+        ] {
+            assert!(good.contains(from), "{what}: {good}");
+            let bad = good.replacen(from, &to, 1);
+            let err = serde_json::from_str::<Snapshot>(&bad)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.len() < 400,
+                "{what}: {} bytes: {}",
+                err.len(),
+                &err[..400]
+            );
+            assert!(err.contains('…'), "{what}: {err}");
+            let sno = format!("{{\"partition\":1,\"core\":{bad}}}");
+            let err = serde_json::from_str::<SnoSnapshot>(&sno)
+                .unwrap_err()
+                .to_string();
+            assert!(err.len() < 400, "{what} in sno: {} bytes", err.len());
+        }
+        let layout = serde_json::to_string(&Layout::TWITTER).unwrap().replacen(
+            "\"width\":64",
+            &format!("\"width\":\"{huge}\""),
+            1,
+        );
+        let err = serde_json::from_str::<Layout>(&layout)
+            .unwrap_err()
+            .to_string();
+        assert!(err.len() < 400, "{} bytes", err.len());
+        assert_eq!(
+            bound_echoes("invalid type: string \"short\", expected u8"),
+            None
         );
     }
 
