@@ -1,7 +1,7 @@
 //! Page through the rows of a time window by ID bounds alone.
 //!
 //! A table keyed by Snowflake IDs is also sorted by time, so "the rows of the last hour" is a
-//! range of its primary key: `min_id_at(start) <= id < min_id_at(end)`. No time column and no
+//! range of its primary key: `Layout::id_range(start..end)`. No time column and no
 //! second index are needed, and each page is the next `LIMIT` rows after the last ID seen
 //! (keyset pagination). A `Vec` sorted by ID stands in for the table here.
 //!
@@ -43,12 +43,15 @@ fn main() -> snowmint::Result<()> {
     // IDs increase with time, so appending in minting order keeps the table sorted by key.
     assert!(table.windows(2).all(|pair| pair[0].id < pair[1].id));
 
-    // The window: from 00:30 up to (not including) 01:15, as ID bounds.
+    // The window: from 00:30 up to (not including) 01:15, as inclusive ID bounds: the
+    // smallest ID of 00:30:00.000 and the largest of 01:14:59.999.
     let (from_ms, to_ms) = (start_of_day + 30 * MINUTE_MS, start_of_day + 75 * MINUTE_MS);
-    let lower = Layout::TWITTER.min_id_at(from_ms)?; // the smallest ID of 00:30:00.000
-    let upper = Layout::TWITTER.min_id_at(to_ms)?; // the smallest ID of 01:15:00.000
+    let window = Layout::TWITTER
+        .id_range(from_ms..to_ms)
+        .expect("the window is inside the layout");
+    let (lower, upper) = (*window.start(), *window.end());
 
-    // Page through it: `WHERE id >= lower AND id < upper AND id > last ORDER BY id LIMIT 25`.
+    // Page through it: `WHERE id BETWEEN lower AND upper AND id > last ORDER BY id LIMIT 25`.
     let mut pages = Vec::new();
     let mut last: Option<Id> = None;
     loop {
@@ -85,19 +88,25 @@ fn main() -> snowmint::Result<()> {
             .all(|page| page.len() == PAGE)
     );
 
-    // `max_id_at` is the inclusive form of the upper bound: the largest ID of a millisecond.
-    let last_of_window = Layout::TWITTER.max_id_at(to_ms - 1)?;
-    assert_eq!(last_of_window.to_u64() + 1, upper.to_u64());
+    // The bounds are those of the window's first and last milliseconds.
+    assert_eq!(lower, Layout::TWITTER.min_id_at(from_ms)?);
+    assert_eq!(upper, Layout::TWITTER.max_id_at(to_ms - 1)?);
+    // An open-ended window needs no special case: everything from 01:15 on.
+    let rest = Layout::TWITTER
+        .id_range(to_ms..)
+        .expect("inside the layout");
+    let after: Vec<&Row> = table.iter().filter(|row| rest.contains(&row.id)).collect();
+    assert_eq!(after.len(), 45 * 10);
     Ok(())
 }
 
-/// The table's query: up to `limit` rows with `lower <= id < upper` and `id > after`, in ID
+/// The table's query: up to `limit` rows with `lower <= id <= upper` and `id > after`, in ID
 /// order. A binary search finds the first row, as a database's index would.
 fn select_page(table: &[Row], lower: Id, upper: Id, after: Option<Id>, limit: usize) -> Vec<Row> {
     let first = table.partition_point(|row| row.id < lower || after.is_some_and(|a| row.id <= a));
     table[first..]
         .iter()
-        .take_while(|row| row.id < upper)
+        .take_while(|row| row.id <= upper)
         .take(limit)
         .cloned()
         .collect()

@@ -66,7 +66,7 @@ pub enum Error {
     /// does not fit the generator it is used with.
     #[error("high-water file {path}: {reason}")]
     Persist {
-        /// The file's path.
+        /// The file's path, its last 64 characters (behind an ellipsis when there were more).
         path: String,
         /// What went wrong, and what was expected.
         reason: String,
@@ -216,7 +216,7 @@ pub enum Error {
     UnknownNodeField {
         /// The layout's name.
         layout: &'static str,
-        /// The name given.
+        /// The name given, at most 64 characters of it (and an ellipsis when there were more).
         field: String,
         /// The layout's node fields, comma separated (`none` when it has none).
         expected: String,
@@ -409,7 +409,7 @@ pub enum Error {
     /// No text form of IDs has this name.
     #[error("unknown encoding {name:?}, expected one of {expected}")]
     UnknownEncoding {
-        /// The name given.
+        /// The name given, at most 64 characters of it (and an ellipsis when there were more).
         name: String,
         /// The encoding names, comma separated.
         expected: &'static str,
@@ -581,6 +581,23 @@ pub enum LayoutProblem {
         /// The epoch, in Unix milliseconds.
         epoch_ms: u64,
     },
+    /// A layout or node field name has a character other than ASCII letters, digits, `_`, `-`,
+    /// `.` and `/`.
+    NameCharacter {
+        /// Whose name: `"layout"` or `"node field"`.
+        of: &'static str,
+        /// The first character not allowed.
+        found: char,
+        /// Its byte offset in the name.
+        position: usize,
+    },
+    /// A layout or node field name is empty or longer than 64 characters.
+    NameLength {
+        /// Whose name: `"layout"` or `"node field"`.
+        of: &'static str,
+        /// The name's length, in characters.
+        chars: usize,
+    },
     /// A layout read back (through serde) names itself or a field with more characters than
     /// a name may have.
     NameTooLong {
@@ -641,6 +658,9 @@ impl LayoutProblem {
                 "invalid layout: a stored field differs from the field it builds"
             }
             LayoutProblem::NameTooLong { .. } => "invalid layout: a stored name is too long",
+            LayoutProblem::NameCharacter { .. } | LayoutProblem::NameLength { .. } => {
+                "invalid layout: a name is not 1 to 64 ASCII letters, digits, '_', '-', '.' and '/'"
+            }
             LayoutProblem::TooManyNames { .. } => "invalid layout: too many distinct stored names",
         }
     }
@@ -700,6 +720,18 @@ impl fmt::Display for LayoutProblem {
                      expected fewer time bits or a shorter tick"
                 ),
             },
+            LayoutProblem::NameCharacter {
+                of,
+                found,
+                position,
+            } => write!(
+                f,
+                "{of} name has {found:?} at byte {position}, expected only ASCII letters, digits, \
+                 '_', '-', '.' and '/'"
+            ),
+            LayoutProblem::NameLength { of, chars } => {
+                write!(f, "{of} name has {chars} characters, expected 1 to 64")
+            }
             LayoutProblem::NameTooLong { chars, max } => write!(
                 f,
                 "a stored name has {chars} characters, expected at most {max}"
@@ -867,6 +899,20 @@ pub(crate) fn bounded(input: &str) -> String {
     match input.char_indices().nth(ECHO_CHARS) {
         Some((end, _)) => format!("{}…", &input[..end]),
         None => input.to_owned(),
+    }
+}
+
+/// `path` as an error repeats it: at most [`ECHO_CHARS`] characters, its end (the file's name)
+/// kept behind an ellipsis when there were more.
+pub(crate) fn bounded_path(path: &std::path::Path) -> String {
+    let text = path.display().to_string();
+    let chars = text.chars().count();
+    match text
+        .char_indices()
+        .nth(chars.saturating_sub(ECHO_CHARS - 1))
+    {
+        Some((start, _)) if chars > ECHO_CHARS => format!("…{}", &text[start..]),
+        _ => text,
     }
 }
 

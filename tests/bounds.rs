@@ -1,4 +1,5 @@
-//! Pagination bounds (`min_id_at`, `max_id_at`) and JavaScript safety (`is_js_safe`).
+//! Pagination bounds (`min_id_at`, `max_id_at`, `id_range`) and JavaScript safety
+//! (`is_js_safe`).
 
 use proptest::prelude::*;
 use snowmint::{
@@ -273,6 +274,94 @@ fn javascript_safety_depends_on_the_used_bits_not_the_width() {
     assert!(!low_unused.is_js_safe());
 }
 
+#[test]
+fn an_id_range_of_times_inside_the_layout_runs_from_the_first_ticks_smallest_to_the_last_ticks_largest_id()
+ {
+    for layout in layouts() {
+        let tick = layout.tick_ms();
+        let t0 = layout.epoch_ms() + 5 * tick + tick / 2;
+        let t1 = t0 + 7 * tick;
+        let expected = layout.min_id_at(t0).unwrap()..=layout.max_id_at(t1).unwrap();
+        assert_eq!(layout.id_range(t0..=t1), Some(expected.clone()), "{layout}");
+        assert_eq!(layout.id_range(t0..t1 + 1), Some(expected), "{layout}");
+        let single = layout.min_id_at(t0).unwrap()..=layout.max_id_at(t0).unwrap();
+        assert_eq!(layout.id_range(t0..=t0), Some(single), "{layout}");
+    }
+}
+
+#[test]
+fn open_ends_and_times_outside_the_layout_clamp_to_its_first_and_last_ids() {
+    for layout in layouts() {
+        let first = Id::from_u64(0);
+        let last = layout.max_id();
+        let inside = layout.epoch_ms() + 3 * layout.tick_ms();
+        assert_eq!(layout.id_range::<u64>(..), Some(first..=last), "{layout}");
+        assert_eq!(layout.id_range(0..), Some(first..=last), "{layout}");
+        assert_eq!(layout.id_range(..=u64::MAX), Some(first..=last), "{layout}");
+        let to_inside = layout.id_range(0..=inside).unwrap();
+        assert_eq!(*to_inside.start(), first, "{layout}");
+        assert_eq!(
+            *to_inside.end(),
+            layout.max_id_at(inside).unwrap(),
+            "{layout}"
+        );
+        let from_inside = layout.id_range(inside..).unwrap();
+        assert_eq!(
+            *from_inside.start(),
+            layout.min_id_at(inside).unwrap(),
+            "{layout}"
+        );
+        assert_eq!(*from_inside.end(), last, "{layout}");
+    }
+}
+
+#[test]
+fn an_empty_range_or_one_wholly_outside_the_layout_gives_none() {
+    for layout in layouts() {
+        let inside = layout.epoch_ms() + 3 * layout.tick_ms();
+        assert_eq!(layout.id_range(inside..inside), None, "{layout}");
+        assert_eq!(layout.id_range(inside + 1..=inside), None, "{layout}");
+        assert_eq!(layout.id_range(..layout.epoch_ms()), None, "{layout}");
+        if layout.max_unix_ms() < u64::MAX - layout.tick_ms() {
+            let past = layout.max_unix_ms() + layout.tick_ms();
+            assert_eq!(layout.id_range(past..), None, "{layout}");
+        }
+    }
+}
+
+#[test]
+fn a_range_of_system_times_gives_the_range_of_its_unix_milliseconds() {
+    use std::time::{Duration, UNIX_EPOCH};
+    let t0 = 1_656_432_460_000;
+    let at = |ms: u64| UNIX_EPOCH + Duration::from_millis(ms);
+    let layout = Layout::TWITTER;
+    assert_eq!(
+        layout.id_range(at(t0)..at(t0 + 10)),
+        layout.id_range(t0..t0 + 10)
+    );
+    assert_eq!(
+        layout.id_range(at(t0)..=at(t0 + 10)),
+        layout.id_range(t0..=t0 + 10)
+    );
+    // A time inside a millisecond stands for the whole millisecond, at either end.
+    let inside = at(t0 + 10) + Duration::from_micros(500);
+    assert_eq!(
+        layout.id_range(at(t0)..inside),
+        layout.id_range(t0..=t0 + 10)
+    );
+    assert_eq!(
+        layout.id_range((
+            std::ops::Bound::Excluded(inside),
+            std::ops::Bound::Unbounded
+        )),
+        layout.id_range(t0 + 10..)
+    );
+    // Before 1970 clamps like any time before the epoch.
+    let before_1970 = UNIX_EPOCH - Duration::from_secs(1);
+    assert_eq!(layout.id_range(before_1970..at(t0)), layout.id_range(0..t0));
+    assert_eq!(layout.id_range(..before_1970), None);
+}
+
 proptest! {
     #[test]
     fn every_id_composed_at_a_time_lies_within_its_bounds(
@@ -294,6 +383,9 @@ proptest! {
         let later_id = compose_with(&layout, t1, pick_later);
         let (min1, max1) = (layout.min_id_at(t1).unwrap(), layout.max_id_at(t1).unwrap());
         prop_assert!(min1 <= later_id && later_id <= max1);
+        let window = layout.id_range(t0..=t1).unwrap();
+        prop_assert!(window.contains(&id) && window.contains(&later_id));
+        prop_assert_eq!(window, min..=max1);
         if layout.ticks_at(t1).unwrap() > layout.ticks_at(t0).unwrap() {
             prop_assert!(min1 > max && min1 > id);
             prop_assert!(later_id > id);

@@ -1,7 +1,10 @@
 //! Compose and decode round trips at the extreme values of every preset, and the errors at
 //! one past them.
 
-use snowmint::{Error, Layout, layout::FieldKind};
+use snowmint::{
+    Error, Layout,
+    layout::{FieldKind, LayoutProblem},
+};
 
 mod common;
 
@@ -179,4 +182,107 @@ fn an_unknown_preset_name_is_repeated_at_most_64_characters() {
             .starts_with("unknown layout \"twiter\", expected one of "),
         "{err}"
     );
+}
+
+#[test]
+fn a_node_field_name_with_a_line_break_is_refused_with_a_one_line_message() {
+    let err = Layout::builder("ok", 64)
+        .unused(1)
+        .time(41)
+        .node("mach\nine", 10)
+        .sequence(12)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::InvalidLayout {
+            layout: "ok",
+            problem: LayoutProblem::NameCharacter {
+                of: "node field",
+                found: '\n',
+                position: 4
+            },
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "invalid layout ok: node field name has '\\n' at byte 4, expected only ASCII letters, \
+         digits, '_', '-', '.' and '/'"
+    );
+}
+
+#[test]
+fn a_layout_name_outside_the_allowed_characters_or_lengths_is_refused_without_echoing_it() {
+    let long: &'static str = "n".repeat(100_000).leak();
+    for (name, problem) in [
+        (
+            "two words",
+            LayoutProblem::NameCharacter {
+                of: "layout",
+                found: ' ',
+                position: 3,
+            },
+        ),
+        (
+            "née",
+            LayoutProblem::NameCharacter {
+                of: "layout",
+                found: 'é',
+                position: 1,
+            },
+        ),
+        (
+            "",
+            LayoutProblem::NameLength {
+                of: "layout",
+                chars: 0,
+            },
+        ),
+        (
+            long,
+            LayoutProblem::NameLength {
+                of: "layout",
+                chars: 100_000,
+            },
+        ),
+    ] {
+        let err = Layout::builder(name, 64)
+            .time(52)
+            .sequence(12)
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            err,
+            Error::InvalidLayout {
+                layout: "(invalid name)",
+                problem
+            }
+        );
+        let message = err.to_string();
+        assert!(message.len() < 200 && !message.contains('\n'), "{message}");
+    }
+}
+
+#[test]
+fn names_of_ascii_letters_digits_and_underscore_dash_dot_slash_up_to_64_characters_are_accepted() {
+    let long: &'static str = "a".repeat(64).leak();
+    let layout = Layout::builder("v2.0_ids/41-22", 64)
+        .time(41)
+        .node("rack_1.a-b/c", 5)
+        .node(long, 6)
+        .sequence(12)
+        .build()
+        .unwrap();
+    assert_eq!(layout.node_field(long).unwrap().bits(), 6);
+}
+
+#[test]
+fn build_const_refuses_a_name_with_a_line_break() {
+    let builder = Layout::builder("ok", 64)
+        .time(52)
+        .node("a\nb", 1)
+        .sequence(11);
+    let panic = std::panic::catch_unwind(|| builder.build_const()).unwrap_err();
+    let message = panic.downcast_ref::<String>().map_or("", String::as_str);
+    assert!(message.contains("a name is not 1 to 64"), "{message}");
 }

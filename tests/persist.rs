@@ -11,7 +11,7 @@ use std::time::Duration;
 use snowmint::{
     Clock, ClockBehind, Error, Id, Layout,
     clock::ManualClock,
-    persist::{HighWaterFile, PersistentGenerator},
+    persist::{FencedGenerator, HighWaterFile, MarkStore, PersistentGenerator},
 };
 
 use common::clocks::T0;
@@ -483,4 +483,44 @@ fn a_hold_taken_at_the_first_write_refuses_a_file_written_since_open() {
         err.contains("written by another generator since it was opened"),
         "{err}"
     );
+}
+
+/// A store that counts the calls to its `stop`.
+struct CountingStore(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl MarkStore for CountingStore {
+    fn start<C: Clock + Send + Sync + 'static>(
+        &self,
+        _: &std::sync::Arc<snowmint::Generator<C>>,
+    ) -> snowmint::Result<()> {
+        Ok(())
+    }
+    fn admit(&self, _: u64) -> snowmint::Result<()> {
+        Ok(())
+    }
+    fn stop(&mut self, _: u64) -> snowmint::Result<()> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_fenced_generator_stops_its_store_once_on_shutdown_and_drop() {
+    let stops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let generator = || {
+        snowmint::Generator::builder(Layout::TWITTER)
+            .node("machine", 1)
+            .clock(ManualClock::new(T0))
+            .build()
+            .unwrap()
+    };
+    let fenced: FencedGenerator<_, CountingStore> =
+        FencedGenerator::new(generator(), CountingStore(stops.clone())).unwrap();
+    fenced.mint().unwrap();
+    fenced.shutdown().unwrap();
+    assert_eq!(stops.load(std::sync::atomic::Ordering::Relaxed), 1);
+    let dropped: FencedGenerator<_, CountingStore> =
+        FencedGenerator::new(generator(), CountingStore(stops.clone())).unwrap();
+    drop(dropped);
+    assert_eq!(stops.load(std::sync::atomic::Ordering::Relaxed), 2);
 }

@@ -828,3 +828,21 @@ fn a_resumed_generator_keeps_the_metabyte_and_sorts_above_the_last_id() {
         .unwrap();
     assert_eq!(other.mint().unwrap().meta(), 1);
 }
+
+#[test]
+fn try_mint_with_meta_stamps_the_metabyte_and_fails_instead_of_waiting() {
+    let clock = snowmint::clock::ManualClock::new(1_700_000_000_000);
+    let generator = snowmint::sno::SnoGenerator::builder()
+        .partition(3)
+        .sequence_range(0..=1)
+        .clock(&clock)
+        .build()
+        .unwrap();
+    let first = generator.try_mint_with_meta(200).unwrap();
+    assert_eq!((first.meta(), first.partition()), (200, 3));
+    assert_eq!(generator.try_mint_with_meta(9).unwrap().meta(), 9);
+    assert!(matches!(
+        generator.try_mint_with_meta(9),
+        Err(snowmint::Error::SequenceExhausted { .. })
+    ));
+}

@@ -220,21 +220,32 @@
 //!
 //! # Paging by ID
 //!
-//! IDs sort by time, so an ID column pages without a time column. [`Layout::min_id_at`]`(t)`
-//! and [`Layout::max_id_at`]`(t)` are the smallest and largest ID the layout can mint at time
-//! `t` (its tick, every lower field zero or full); the IDs minted in `[t0, t1)` are those with
-//! `min_id_at(t0) <= id < min_id_at(t1)`. The CLI's `snowmint bounds` prints both for a time.
+//! IDs sort by time, so an ID column pages without a time column.
+//! [`Layout::id_range`]`(times)` turns a range of times (Unix milliseconds or
+//! [`SystemTime`](std::time::SystemTime)s, `t0..t1`, `t0..=t1`, `t0..`, `..t1`) into the
+//! inclusive range of IDs that can carry them, clamped to the layout: an open end, or one
+//! before the epoch or past the last tick, stops at the layout's first or last ID. It is
+//! `None` when no ID can carry a time of the range (empty, or wholly outside the layout).
+//!
+//! [`Layout::min_id_at`]`(t)` and [`Layout::max_id_at`]`(t)` are the smallest and largest ID
+//! of one time's tick, every lower field zero or full; they are an error for a time outside
+//! the layout. The CLI's `snowmint bounds` prints both for a time.
 //!
 //! ```
 //! use snowmint::Layout;
 //!
 //! let t0 = 1_656_432_460_000; // 2022-06-28T16:07:40Z
-//! let t1 = t0 + 1_000;
 //! let tweet = Layout::TWITTER.parse("1541815603606036480")?; // minted at t0 + 105 ms
-//! let (from, to) = (Layout::TWITTER.min_id_at(t0)?, Layout::TWITTER.min_id_at(t1)?);
-//! assert!(from <= tweet && tweet < to);
-//! // SELECT * FROM tweets WHERE id >= $1 AND id < $2 ORDER BY id  -- $1 = from, $2 = to
-//! assert_eq!((from.to_i64()?, to.to_i64()?), (1_541_815_603_164_086_272, 1_541_815_607_358_390_272));
+//! let ids = Layout::TWITTER.id_range(t0..t0 + 1_000).unwrap();
+//! assert!(ids.contains(&tweet));
+//! // SELECT * FROM tweets WHERE id BETWEEN $1 AND $2 ORDER BY id  -- $1 = start, $2 = end
+//! assert_eq!(
+//!     (ids.start().to_i64()?, ids.end().to_i64()?),
+//!     (1_541_815_603_164_086_272, 1_541_815_607_358_390_271)
+//! );
+//! // Everything up to t0, with no special case for the open start.
+//! let before = Layout::TWITTER.id_range(..t0).unwrap();
+//! assert_eq!((before.start().to_u64(), before.end().to_u64() + 1), (0, ids.start().to_u64()));
 //! # Ok::<(), snowmint::Error>(())
 //! ```
 //!
@@ -248,5 +259,6 @@
 //! [`Id::from_i64`]: crate::Id::from_i64
 //! [`Id::to_i64`]: crate::Id::to_i64
 //! [`Layout::is_js_safe`]: crate::Layout::is_js_safe
+//! [`Layout::id_range`]: crate::Layout::id_range
 //! [`Layout::max_id_at`]: crate::Layout::max_id_at
 //! [`Layout::min_id_at`]: crate::Layout::min_id_at

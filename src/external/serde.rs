@@ -22,10 +22,10 @@ use std::sync::{Mutex, PoisonError};
 use serde::de::{Error as _, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::error::Error;
+use crate::error::{Error, bounded};
 use crate::generator::Snapshot;
 use crate::id::Id;
-use crate::layout::{FieldKind, Layout, LayoutBuilder, LayoutProblem};
+use crate::layout::{FieldKind, Layout, LayoutBuilder, LayoutProblem, name_problem};
 use crate::sno::SnoSnapshot;
 
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
@@ -246,6 +246,15 @@ fn intern(name: &str) -> Result<&'static str, LayoutProblem> {
     intern_into(names.get_or_insert_with(HashSet::new), name, MAX_NAMES)
 }
 
+/// [`intern`], once `name` is known to hold only the characters a name of `of` may have (the
+/// builder checks the rest), so no stored name with others is kept.
+fn intern_checked(of: &'static str, name: &str) -> Result<&'static str, LayoutProblem> {
+    match name_problem(of, name) {
+        Some(problem @ LayoutProblem::NameCharacter { .. }) => Err(problem),
+        _ => intern(name),
+    }
+}
+
 /// [`intern`] into `names`, which holds at most `max` names.
 fn intern_into(
     names: &mut HashSet<&'static str>,
@@ -299,10 +308,11 @@ impl From<&Layout> for LayoutDef {
 
 impl LayoutDef {
     fn build(&self) -> crate::Result<Layout> {
-        let name = intern(&self.name).map_err(|problem| Error::InvalidLayout {
-            layout: "(stored)",
-            problem,
-        })?;
+        let name =
+            intern_checked("layout", &self.name).map_err(|problem| Error::InvalidLayout {
+                layout: "(stored)",
+                problem,
+            })?;
         let mut builder = LayoutBuilder::new(name, self.width);
         for field in &self.fields {
             builder = match field.kind {
@@ -310,9 +320,11 @@ impl LayoutDef {
                 Kind::Time => builder.time(field.bits),
                 Kind::Node => {
                     let field_name =
-                        intern(&field.name).map_err(|problem| Error::InvalidLayout {
-                            layout: name,
-                            problem,
+                        intern_checked("node field", &field.name).map_err(|problem| {
+                            Error::InvalidLayout {
+                                layout: name,
+                                problem,
+                            }
                         })?;
                     builder.node(field_name, field.bits)
                 }
@@ -348,6 +360,61 @@ impl LayoutDef {
     }
 }
 
+/// The deserializer's error with every string it repeats cut to at most 64 characters, an
+/// ellipsis marking the cut: serde's messages repeat a string given where another type was
+/// expected (`string "..."`), and an unknown variant or field name (`` `...` ``), whole.
+fn bounded_error<E: serde::de::Error>(error: E) -> E {
+    let message = error.to_string();
+    match bound_echoes(&message) {
+        Some(bounded) => E::custom(bounded),
+        None => error,
+    }
+}
+
+/// `message` with each string serde repeats cut to 64 characters; `None` when none is longer.
+fn bound_echoes(message: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = message;
+    let mut cut = false;
+    loop {
+        let quoted = rest
+            .find("string \"")
+            .map(|at| (at + "string \"".len(), '"'));
+        let ticked = ["unknown variant `", "unknown field `"]
+            .iter()
+            .filter_map(|opening| rest.find(opening).map(|at| (at + opening.len(), '`')))
+            .min();
+        let Some((start, close)) = [quoted, ticked].into_iter().flatten().min() else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        // The echo ends at its closing mark: an unescaped `"` for `{:?}`-written strings; for
+        // names written as they are, the last "`, expected" or "`, there are no" (serde's
+        // list of expected names follows, and holds neither).
+        let end = if close == '"' {
+            let mut escaped = false;
+            rest.char_indices()
+                .find(|&(_, c)| {
+                    let end = c == '"' && !escaped;
+                    escaped = c == '\\' && !escaped;
+                    end
+                })
+                .map_or(rest.len(), |(at, _)| at)
+        } else {
+            rest.rfind("`, expected ")
+                .or_else(|| rest.rfind("`, there are no "))
+                .unwrap_or(rest.len())
+        };
+        let echo = bounded(&rest[..end]);
+        cut |= echo.len() < end;
+        out.push_str(&echo);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    cut.then_some(out)
+}
+
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Layout {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -358,7 +425,8 @@ impl Serialize for Layout {
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Layout {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        LayoutDef::deserialize(deserializer)?
+        LayoutDef::deserialize(deserializer)
+            .map_err(bounded_error)?
             .build()
             .map_err(D::Error::custom)
     }
@@ -389,7 +457,7 @@ impl<'de> Deserialize<'de> for Snapshot {
     /// Checks the layout and the node names; the state's ranges are checked by
     /// [`Generator::resume`](crate::Generator::resume)'s `build`.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let def = SnapshotDef::deserialize(deserializer)?;
+        let def = SnapshotDef::deserialize(deserializer).map_err(bounded_error)?;
         let layout = def.layout.build().map_err(D::Error::custom)?;
         let nodes = def
             .nodes
@@ -441,7 +509,7 @@ impl<'de> Deserialize<'de> for SnoSnapshot {
     /// Checks the core snapshot as [`Snapshot`]'s form does; its layout is checked by
     /// [`SnoGenerator::resume`](crate::sno::SnoGenerator::resume)'s `build`.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let def = SnoSnapshotDef::deserialize(deserializer)?;
+        let def = SnoSnapshotDef::deserialize(deserializer).map_err(bounded_error)?;
         Ok(SnoSnapshot {
             partition: def.partition,
             meta: def.meta,
@@ -639,6 +707,104 @@ mod tests {
         // What a layout writes, it reads back.
         let tt = LayoutDef::from(&TT);
         assert_eq!(tt.build().unwrap(), TT);
+    }
+
+    #[test]
+    fn a_stored_layout_or_node_field_name_with_a_line_break_is_refused() {
+        let json = |layout: &str, node: &str| {
+            format!(
+                r#"{{"name":"{layout}","width":64,"fields":[{{"kind":"time","name":"time","bits":52}},
+                {{"kind":"node","name":"{node}","bits":1}},{{"kind":"sequence","name":"sequence","bits":11}}],
+                "tick_ms":1,"epoch_ms":0}}"#
+            )
+        };
+        let err = serde_json::from_str::<Layout>(&json("ok", "mach\\nine"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("invalid layout ok: node field name has '\\n' at byte 4"),
+            "{err}"
+        );
+        let err = serde_json::from_str::<Layout>(&json("new\\nline-layout", "machine"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("invalid layout (stored): layout name has '\\n' at byte 3"),
+            "{err}"
+        );
+    }
+
+    /// Serde's own messages repeat a string given where a number, a struct or a list was
+    /// expected, and an unknown variant or field name, whole; every one is cut to 64
+    /// characters.
+    #[test]
+    fn huge_strings_in_a_stored_snapshot_are_echoed_at_most_64_characters() {
+        let generator = Generator::builder(Layout::TWITTER)
+            .node("machine", 1)
+            .clock(ManualClock::new(1_700_000_000_000))
+            .build()
+            .unwrap();
+        generator.mint().unwrap();
+        let good = serde_json::to_string(&generator.snapshot()).unwrap();
+        let huge = "h".repeat(100_000);
+        for (what, from, to) in [
+            (
+                "a number",
+                "\"timeline\":0",
+                format!("\"timeline\":\"{huge}\""),
+            ),
+            (
+                "a variant",
+                "\"kind\":\"time\"",
+                format!("\"kind\":\"{huge}\""),
+            ),
+            (
+                "a struct",
+                "\"layout\":{",
+                format!("\"layout\":\"{huge}\",\"x\":{{"),
+            ),
+            (
+                "a range field",
+                "\"start\":",
+                format!("\"{huge}\":0,\"start\":"),
+            ),
+            (
+                "an escaped string",
+                "\"sequence\":0",
+                format!("\"sequence\":\"{}\"", "\\\"".repeat(50_000)),
+            ),
+        ] {
+            assert!(good.contains(from), "{what}: {good}");
+            let bad = good.replacen(from, &to, 1);
+            let err = serde_json::from_str::<Snapshot>(&bad)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.len() < 400,
+                "{what}: {} bytes: {}",
+                err.len(),
+                &err[..400]
+            );
+            assert!(err.contains('…'), "{what}: {err}");
+            let sno = format!("{{\"partition\":1,\"core\":{bad}}}");
+            let err = serde_json::from_str::<SnoSnapshot>(&sno)
+                .unwrap_err()
+                .to_string();
+            assert!(err.len() < 400, "{what} in sno: {} bytes", err.len());
+        }
+        let layout = serde_json::to_string(&Layout::TWITTER).unwrap().replacen(
+            "\"width\":64",
+            &format!("\"width\":\"{huge}\""),
+            1,
+        );
+        let err = serde_json::from_str::<Layout>(&layout)
+            .unwrap_err()
+            .to_string();
+        assert!(err.len() < 400, "{} bytes", err.len());
+        assert_eq!(
+            bound_echoes("invalid type: string \"short\", expected u8"),
+            None
+        );
     }
 
     fn generator_snapshot_with_unknown_node() -> SnapshotDef {

@@ -78,7 +78,7 @@ impl Layout {
     /// # Errors
     ///
     /// [`Error::BeforeEpoch`] or [`Error::TimeOverflow`] when the time is outside the layout
-    /// (for a range that runs to the layout's end, use `id <= max_id()` instead).
+    /// ([`id_range`](Self::id_range) clamps a range of times to the layout instead).
     ///
     /// # Examples
     ///
@@ -230,7 +230,7 @@ impl Layout {
         let names: Vec<&str> = self.node_fields().map(|f| f.name).collect();
         Error::UnknownNodeField {
             layout: self.name,
-            field: name.to_owned(),
+            field: crate::error::bounded(name),
             expected: if names.is_empty() {
                 "none".to_owned()
             } else {

@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 /// Every method is a `const fn`, so a layout can be a constant checked at compile time with
 /// [`build_const`](Self::build_const); [`build`](Self::build) checks it at run time instead.
 ///
+/// The layout's name and its node fields' names are 1 to 64 ASCII letters, digits, `_`, `-`,
+/// `.` and `/`, so every message that names them stays on one line.
+///
 /// # Examples
 ///
 /// ```
@@ -52,6 +55,64 @@ const fn str_eq(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// The most characters a layout or node field name has.
+const MAX_NAME_CHARS: usize = 64;
+
+/// Whether `byte` may appear in a layout or node field name: an ASCII letter or digit, `_`,
+/// `-`, `.` or `/`.
+const fn name_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.' | b'/')
+}
+
+/// The character starting at byte `i` of `bytes`, which hold UTF-8.
+const fn char_at(bytes: &[u8], i: usize) -> char {
+    let lead = bytes[i] as u32;
+    let (len, mut code) = if lead < 0x80 {
+        (1, lead)
+    } else if lead < 0xE0 {
+        (2, lead & 0x1F)
+    } else if lead < 0xF0 {
+        (3, lead & 0x0F)
+    } else {
+        (4, lead & 0x07)
+    };
+    let mut k = 1;
+    while k < len && i + k < bytes.len() {
+        code = code << 6 | (bytes[i + k] as u32 & 0x3F);
+        k += 1;
+    }
+    match char::from_u32(code) {
+        Some(c) => c,
+        None => char::REPLACEMENT_CHARACTER,
+    }
+}
+
+/// What is wrong with `name` as the name of `of` (`"layout"` or `"node field"`), if anything:
+/// a character other than ASCII letters, digits, `_`, `-`, `.` and `/`, or a length outside
+/// 1..=64.
+pub(crate) const fn name_problem(of: &'static str, name: &str) -> Option<LayoutProblem> {
+    let bytes = name.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !name_byte(bytes[i]) {
+            return Some(LayoutProblem::NameCharacter {
+                of,
+                found: char_at(bytes, i),
+                position: i,
+            });
+        }
+        i += 1;
+    }
+    // Every byte is ASCII here, so bytes are characters.
+    if bytes.is_empty() || bytes.len() > MAX_NAME_CHARS {
+        return Some(LayoutProblem::NameLength {
+            of,
+            chars: bytes.len(),
+        });
+    }
+    None
 }
 
 impl LayoutBuilder {
@@ -212,6 +273,9 @@ impl LayoutBuilder {
     }
 
     const fn check(self) -> core::result::Result<Layout, LayoutProblem> {
+        if let Some(problem) = name_problem("layout", self.name) {
+            return Err(problem);
+        }
         if self.width == 0 || self.width > 64 {
             return Err(LayoutProblem::Width(self.width));
         }
@@ -228,9 +292,6 @@ impl LayoutBuilder {
         let mut i = 0;
         while i < self.len {
             let field = fields[i];
-            if field.bits == 0 {
-                return Err(LayoutProblem::ZeroWidth(field.name));
-            }
             if matches!(field.kind, FieldKind::Node) {
                 if field.name.is_empty()
                     || str_eq(field.name, "unused")
@@ -239,6 +300,9 @@ impl LayoutBuilder {
                     || str_eq(field.name, "tick")
                 {
                     return Err(LayoutProblem::ReservedName(field.name));
+                }
+                if let Some(problem) = name_problem("node field", field.name) {
+                    return Err(problem);
                 }
                 let mut j = 0;
                 while j < i {
@@ -249,6 +313,9 @@ impl LayoutBuilder {
                     }
                     j += 1;
                 }
+            }
+            if field.bits == 0 {
+                return Err(LayoutProblem::ZeroWidth(field.name));
             }
             match field.kind {
                 FieldKind::Time => {
@@ -332,7 +399,9 @@ impl LayoutBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidLayout`] when the widths do not add up to the layout's width, when there
+    /// [`Error::InvalidLayout`] when the layout's name or a node field's name is not 1 to 64
+    /// ASCII letters, digits, `_`, `-`, `.` and `/` (its `layout` is then `(invalid name)`
+    /// for the layout's own), when the widths do not add up to the layout's width, when there
     /// is not exactly one time and one sequence field, when the sequence field is above the time
     /// field, when a field has zero bits or a name used twice, when the tick is 0, or when the
     /// last representable time passes `u64::MAX` milliseconds.
@@ -350,7 +419,11 @@ impl LayoutBuilder {
     /// ```
     pub fn build(self) -> Result<Layout> {
         self.check().map_err(|problem| Error::InvalidLayout {
-            layout: self.name,
+            layout: match problem {
+                LayoutProblem::NameCharacter { of: "layout", .. }
+                | LayoutProblem::NameLength { of: "layout", .. } => "(invalid name)",
+                _ => self.name,
+            },
             problem,
         })
     }

@@ -10,10 +10,14 @@ mod arithmetic;
 mod builder;
 mod parts;
 mod presets;
+mod range;
 
 pub use crate::error::LayoutProblem;
 pub use builder::LayoutBuilder;
+#[cfg(feature = "serde")]
+pub(crate) use builder::name_problem;
 pub use parts::Parts;
+pub use range::UnixTime;
 
 /// The most fields a layout can have, counting unused, time, node and sequence fields.
 pub(crate) const MAX_FIELDS: usize = 8;

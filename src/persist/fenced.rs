@@ -104,7 +104,7 @@ pub trait MarkStore {
 
     /// The generator stops; every ID it returned is below `end_ms`. A store may lower its
     /// mark to `end_ms` (never below the mark it started from), so the next generator starts
-    /// at once. Called again on drop after a `shutdown`: a second call must do nothing.
+    /// at once. A [`FencedGenerator`] calls it once: from `shutdown`, or else on drop.
     ///
     /// # Errors
     ///
@@ -156,6 +156,8 @@ pub trait MarkStore {
 pub struct FencedGenerator<C, S: MarkStore> {
     generator: Arc<Generator<C>>,
     store: S,
+    /// Whether the store was stopped: `shutdown` stops it, and drop then leaves it alone.
+    stopped: bool,
 }
 
 impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
@@ -189,7 +191,11 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
         let store = store.into();
         let generator = Arc::new(generator.named("FencedGenerator"));
         store.start(&generator)?;
-        Ok(FencedGenerator { generator, store })
+        Ok(FencedGenerator {
+            generator,
+            store,
+            stopped: false,
+        })
     }
 }
 
@@ -407,11 +413,16 @@ impl<C, S: MarkStore> FencedGenerator<C, S> {
         Ok(run.len())
     }
 
-    /// Called with `&mut self` (from `shutdown` or drop): no thread mints meanwhile.
+    /// Called with `&mut self` (from `shutdown` or drop): no thread mints meanwhile. Stops
+    /// the store once: drop after `shutdown` does nothing.
     fn stop(&mut self) -> Result<()> {
+        if self.stopped {
+            return Ok(());
+        }
         // In a forked child the store is the parent's: a child that released it would end the
         // lease the parent mints under.
         self.generator.built_here()?;
+        self.stopped = true;
         self.store.stop(minted_end(&self.generator))
     }
 }

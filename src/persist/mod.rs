@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::error::{Error, Result, bounded};
+use crate::error::{Error, Result, bounded, bounded_path};
 use crate::generator::{Generator, GeneratorBuilder, Snapshot};
 use crate::layout::Layout;
 use crate::sync::{AtomicU64, Ordering};
@@ -513,7 +513,7 @@ fn parse_mark(text: &str) -> Result<u64, String> {
 /// The file at `path` is not what it should be: `reason` says what and what was expected.
 fn file_error(path: &Path, reason: String) -> Error {
     Error::Persist {
-        path: path.display().to_string(),
+        path: bounded_path(path),
         reason,
         source: None,
     }
@@ -522,7 +522,7 @@ fn file_error(path: &Path, reason: String) -> Error {
 /// `what` failed on the file at `path` with `err`, kept as the error's source.
 fn io_error(path: &Path, what: &str, err: io::Error) -> Error {
     Error::Persist {
-        path: path.display().to_string(),
+        path: bounded_path(path),
         reason: what.to_owned(),
         source: Some(err.into()),
     }

@@ -456,8 +456,31 @@ impl<C: Clock> SnoGenerator<C> {
     /// ```
     #[inline]
     pub fn try_mint(&self) -> Result<SnoId> {
+        self.try_mint_with_meta(self.meta)
+    }
+
+    /// Mints the next ID with metabyte `meta`, as [`try_mint`](Self::try_mint) does: fails
+    /// instead of waiting when this 4 ms unit's sequence range is exhausted.
+    ///
+    /// # Errors
+    ///
+    /// As for [`try_mint`](Self::try_mint).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Error, clock::ManualClock, sno::SnoGenerator};
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = SnoGenerator::builder().partition(1).sequence_range(0..=0).clock(&clock).build()?;
+    /// assert_eq!(generator.try_mint_with_meta(7)?.meta(), 7);
+    /// assert!(matches!(generator.try_mint_with_meta(7), Err(Error::SequenceExhausted { .. })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    #[inline]
+    pub fn try_mint_with_meta(&self, meta: u8) -> Result<SnoId> {
         let id = self.inner.try_mint()?;
-        Ok(SnoId::from_word(id.to_u64(), self.meta, self.partition))
+        Ok(SnoId::from_word(id.to_u64(), meta, self.partition))
     }
 
     /// Mints up to `out.len()` IDs with one compare-and-swap and writes them to the front of

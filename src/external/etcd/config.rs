@@ -339,7 +339,7 @@ impl EtcdConfig {
 
     /// The endpoints, comma separated, for messages.
     pub(crate) fn endpoint_list(&self) -> String {
-        self.endpoints.join(",")
+        crate::error::bounded(&self.endpoints.join(","))
     }
 
     /// Checks the configuration; returns the TTL in whole seconds.
@@ -347,8 +347,8 @@ impl EtcdConfig {
         let invalid = |reason: String| Err(Error::InvalidLeaseConfig { reason });
         if self.endpoints.is_empty() || self.endpoints.iter().any(|e| e.trim().is_empty()) {
             return invalid(format!(
-                "endpoints {:?}: expected one or more, none empty",
-                self.endpoints
+                "endpoints {}: expected one or more, none empty",
+                crate::error::bounded(&format!("{:?}", self.endpoints))
             ));
         }
         if self.prefix.is_empty() {

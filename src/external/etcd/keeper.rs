@@ -379,7 +379,7 @@ impl Task {
             Ok(None) => {
                 let _ = timeout(limit, client.lease_revoke(lease)).await;
                 Err(Error::NodeRangeFull {
-                    prefix: self.config.prefix().to_owned(),
+                    prefix: crate::error::bounded(self.config.prefix()),
                     range: self.config.nodes(),
                 })
             }
@@ -580,7 +580,7 @@ impl Task {
     async fn renew(&self, held: &mut Held) -> Result<Instant, Missed> {
         if let Some(reason) = held.fence.stop_reason() {
             return Err(Missed::Lost(Error::LeaseLost {
-                key: held.fence.key.clone(),
+                key: crate::error::bounded(&held.fence.key),
                 reason,
             }));
         }
@@ -611,7 +611,7 @@ impl Task {
                 );
                 held.fence.stop(reason.clone());
                 Err(Missed::Lost(Error::LeaseLost {
-                    key: held.fence.key.clone(),
+                    key: crate::error::bounded(&held.fence.key),
                     reason,
                 }))
             }
@@ -765,7 +765,7 @@ impl Task {
                 result = match timeout(limit, write).await {
                     Ok(Ok(_)) => Ok(()),
                     Ok(Err(Failure::Lost(reason))) => Err(Error::LeaseLost {
-                        key: held.fence.key.clone(),
+                        key: crate::error::bounded(&held.fence.key),
                         reason,
                     }),
                     Ok(Err(Failure::Retry(err))) => Err(err),
