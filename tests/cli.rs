@@ -437,6 +437,42 @@ fn completions_are_printed_for_each_shell() {
     );
 }
 
+#[test]
+fn completions_into_a_closed_pipe_end_quietly() {
+    for shell in ["bash", "zsh", "fish"] {
+        // The reading end is closed before snowmint starts: its first write fails.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = Command::new(BIN)
+            .args(["completions", shell])
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{shell}: {:?}",
+            output.status
+        );
+        assert!(
+            output.stderr.is_empty(),
+            "{shell}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn completions_help_names_each_shells_file_without_stray_characters() {
+    let help = stdout_of(&run(&["completions", "--help"])).to_owned();
+    assert!(
+        help.contains("~/.local/share/bash-completion/completions/snowmint"),
+        "{help}"
+    );
+    assert!(!help.contains('\\'), "{help}");
+}
+
 /// A `mint` run: the layout, extra flags, and the node values the IDs must carry.
 struct MintCase {
     layout: &'static str,

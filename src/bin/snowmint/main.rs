@@ -93,9 +93,9 @@ enum Command {
     /// The smallest and the largest ID a layout can mint at a time, for paging by ID: the IDs
     /// minted in [t0, t1) are those with lower(t0) <= id < lower(t1).
     Bounds(BoundsArgs),
-    /// Print a completion script for SHELL: `snowmint completions bash > ~/.local/share/\
-    /// bash-completion/completions/snowmint`, or zsh into a directory on `$fpath` as
-    /// `_snowmint`, or fish into `~/.config/fish/completions/snowmint.fish`.
+    /// Print a completion script for SHELL on stdout: for bash, save it as
+    /// ~/.local/share/bash-completion/completions/snowmint; for zsh, as _snowmint in a
+    /// directory on $fpath; for fish, as ~/.config/fish/completions/snowmint.fish.
     Completions {
         #[arg(value_enum, value_name = "SHELL")]
         shell: Shell,
@@ -110,7 +110,9 @@ enum Shell {
     Fish,
 }
 
-/// Writes `shell`'s completion script for the whole command line to stdout.
+/// Writes `shell`'s completion script for the whole command line to stdout. The script is
+/// made in memory first: clap_complete panics when its writer fails, and a closed stdout
+/// (`snowmint completions zsh | true`) is an I/O error like any other here.
 fn completions(shell: Shell) -> Result<(), Failure> {
     use clap::CommandFactory;
     use clap_complete::{Shell as Target, generate};
@@ -119,8 +121,10 @@ fn completions(shell: Shell) -> Result<(), Failure> {
         Shell::Zsh => Target::Zsh,
         Shell::Fish => Target::Fish,
     };
+    let mut script = Vec::new();
+    generate(target, &mut Cli::command(), "snowmint", &mut script);
     let mut out = io::stdout().lock();
-    generate(target, &mut Cli::command(), "snowmint", &mut out);
+    io::Write::write_all(&mut out, &script)?;
     io::Write::flush(&mut out)?;
     Ok(())
 }
