@@ -716,6 +716,42 @@ fn mint_into_a_closed_pipe_ends_quietly() {
 }
 
 #[test]
+fn mint_on_a_slow_layout_shows_the_first_ids_before_the_run_ends() {
+    // Two IDs per 100 ms tick: 40 IDs take at least 1.9 s, and fit any output buffer.
+    let mut child = Command::new(BIN)
+        .args([
+            "mint",
+            "--layout",
+            "time:41,sequence:1",
+            "--epoch-ms",
+            "1700000000000",
+            "--tick-ms",
+            "100",
+            "--count",
+            "40",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn snowmint");
+    let stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let reader = thread::spawn(move || {
+        let mut line = String::new();
+        let read = BufReader::new(stdout).read_line(&mut line);
+        let _ = sender.send(read.map(|_| line));
+    });
+    let first = receiver.recv_timeout(std::time::Duration::from_millis(1000));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    reader.join().unwrap();
+    let line = first
+        .expect("no ID within 1 s of a run that lasts 1.9 s")
+        .unwrap();
+    assert!(line.trim_end().parse::<Id>().is_ok(), "{line:?}");
+}
+
+#[test]
 fn inspect_into_a_closed_pipe_ends_quietly() {
     let mut child = Command::new(BIN)
         .arg("inspect")

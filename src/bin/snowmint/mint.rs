@@ -289,7 +289,9 @@ pub(crate) fn with_nodes<C>(
 pub(crate) const BATCH: usize = 4096;
 
 /// Mints `count` IDs onto stdout, one per line as `text` writes it, in batches: one
-/// compare-and-swap reserves what is left of the current tick, up to [`BATCH`] IDs.
+/// compare-and-swap reserves what is left of the current tick, up to [`BATCH`] IDs. Each
+/// batch is written out once printed, so a reader sees every tick's IDs as the tick is
+/// minted on a slow layout, and a run killed midway has printed all it minted but one batch.
 pub(crate) fn mint_ids<T: Copy + Default, D: fmt::Display>(
     mut mint_batch: impl FnMut(&mut [T]) -> snowmint::Result<usize>,
     count: u64,
@@ -307,6 +309,8 @@ pub(crate) fn mint_ids<T: Copy + Default, D: fmt::Display>(
         for &id in &batch[..minted] {
             writeln!(out, "{}", text(id))?;
         }
+        // At most a tick's IDs: at most one write per tick, or per BATCH lines.
+        out.flush()?;
         left -= minted as u64;
     }
     out.flush()?;
