@@ -1144,45 +1144,49 @@ fn corrupt_snapshot_fails_naming_the_line_and_is_left_as_it_is() {
         (
             b"garbage\n".to_vec(),
             "JSON",
-            "line 1 column 1: not a snowmint snapshot (JSON): expected value",
+            "the file is not a snowmint snapshot (JSON): line 1 column 1: expected value",
         ),
         (
             Vec::new(),
             "EOF",
-            "line 1 column 0: not a snowmint snapshot (JSON): EOF while parsing a value",
+            "the file is not a snowmint snapshot (JSON): line 1 column 0: EOF while parsing a value",
         ),
         (
             good.replace(&format!("\"last_tick\": {last_tick}"), "\"last_tick\": 12x")
                 .into_bytes(),
             "JSON",
-            "not a snowmint snapshot (JSON): expected `,` or `}`",
+            "the file is not a snowmint snapshot (JSON): line 36 column ",
         ),
         (
             good.as_bytes()[..good.len() / 2].to_vec(),
             "EOF",
-            "not a snowmint snapshot (JSON): EOF while parsing",
+            "the file is not a snowmint snapshot (JSON): line ",
         ),
         (
             serde_json::to_string(&node_1024).unwrap().into_bytes(),
             "1024",
-            "machine id 1024 is out of range for layout twitter (0..=1023)",
+            "the file holds an invalid snapshot: machine id 1024 is out of range for layout twitter (0..=1023)",
         ),
         (
             edited("sequence", 4096.into()),
             "4096",
-            "invalid snapshot for layout twitter: sequence 4096 is out of range (0..=4095)",
+            "the file holds an invalid snapshot: invalid snapshot for layout twitter: sequence 4096 is out of range (0..=4095)",
         ),
         (
             edited("sequence", (-1).into()),
             "1",
-            "invalid value: integer `-1`, expected u64",
+            "the file holds an invalid snapshot: line 38 column 16: invalid value: integer `-1`, expected u64",
         ),
         (
             b"{\"layout\": \"\xff\"}\n".to_vec(),
             "JSON",
-            "line 1 column 13: not a snowmint snapshot (JSON): invalid unicode",
+            "the file is not a snowmint snapshot (JSON): line 1 column 13: invalid unicode",
         ),
-        (vec![b' '; 70_000], "65536", "larger than 65536 bytes"),
+        (
+            vec![b' '; 70_000],
+            "65536",
+            "the file is larger than 65536 bytes",
+        ),
     ];
     for (content, bad, message) in cases {
         fs::write(&file, &content).unwrap();
@@ -1198,6 +1202,53 @@ fn corrupt_snapshot_fails_naming_the_line_and_is_left_as_it_is() {
         assert!(output.stdout.is_empty());
         assert_eq!(fs::read(&file).unwrap(), content, "the file was changed");
         assert_eq!(file_names(&dir), ["bad.snap"]);
+    }
+}
+
+#[test]
+fn a_snapshot_files_bad_content_is_reported_as_the_files_in_one_bounded_line() {
+    let dir = scratch_dir("snapshot_content");
+    let file = dir.join("state.snap");
+    let f = path_str(&file);
+    stdout_of(&run(&["mint", "--machine", "5", "--snapshot", f]));
+    let edited = |key: &str, value: serde_json::Value| {
+        let mut json = snapshot_json(&file);
+        json[key] = value;
+        serde_json::to_string_pretty(&json).unwrap()
+    };
+    let huge = "x".repeat(60_000);
+    let cases = [
+        (edited("nodes", serde_json::json!([])), "machine"),
+        (
+            edited(
+                "sequence_range",
+                serde_json::json!({"start": 0, "end": 4096}),
+            ),
+            "4096",
+        ),
+        (edited("layout", 5.into()), "an object"),
+        (edited("layout", huge.as_str().into()), "an object"),
+        (edited("layout", "a\"".repeat(20_000).into()), "an object"),
+        (
+            edited("nodes", serde_json::json!([[huge, 1]])),
+            "node field",
+        ),
+    ];
+    for (content, what) in cases {
+        fs::write(&file, &content).unwrap();
+        let output = run(&["mint", "--snapshot", f]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let shown = &content[..content.len().min(200)];
+        assert!(!output.status.success(), "{shown}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        let prefix = format!("snowmint: snapshot {f}: the file holds an invalid snapshot: ");
+        assert!(stderr.starts_with(&prefix), "{stderr} for {shown}");
+        assert!(stderr.contains(what), "{stderr} for {shown}");
+        assert!(stderr.len() < prefix.len() + 300, "{stderr}");
+        assert!(
+            !stderr.contains("struct") && !stderr.contains("Def"),
+            "{stderr}"
+        );
     }
 }
 

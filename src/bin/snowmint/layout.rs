@@ -214,7 +214,12 @@ fn inline(spec: &str, epoch_ms: Option<u64>, tick_ms: Option<u64>) -> Result<Lay
 
 /// `text`, its first 64 characters and an ellipsis when longer.
 pub(crate) fn bounded(text: &str) -> String {
-    match text.char_indices().nth(64) {
+    bounded_to(text, 64)
+}
+
+/// `text`, its first `max` characters and an ellipsis when longer.
+pub(crate) fn bounded_to(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_owned(),
     }

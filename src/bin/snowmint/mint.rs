@@ -7,7 +7,9 @@ use std::path::Path;
 use crate::Failure;
 use crate::args::MintArgs;
 use crate::inspect::fail_after_flush;
-use crate::snapshot::{SnapshotLock, SnapshotStore, fresh_sno, load_snapshot, save_snapshot};
+use crate::snapshot::{
+    INVALID, SnapshotLock, SnapshotStore, fresh_sno, load_snapshot, plain, save_snapshot,
+};
 
 use crate::layout::Choice;
 
@@ -64,12 +66,10 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let generator = builder
         .on_clock_behind(policy)
         .build()
-        .map_err(|error| match error {
-            // The node flags were checked against the layout: a node out of range is the file's.
-            snowmint::Error::InvalidSnapshot { .. } | snowmint::Error::NodeOutOfRange { .. } => {
-                Failure::snapshot(path, error)
-            }
-            error => error.into(),
+        .map_err(|error| match &loaded {
+            // The command line was checked against the layout: what is left is the file's.
+            Some(_) => invalid_content(path, &error),
+            None => error.into(),
         })?;
     let resumed = loaded.unwrap_or_else(|| generator.snapshot());
     let store = SnapshotStore::new(path, resumed);
@@ -84,6 +84,15 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let exact = generator.store().exact(&generator.generator().snapshot());
     drop(generator);
     finish(path, minted, save_snapshot(path, &exact))
+}
+
+/// The library's refusal of the state read from the snapshot file at `path`, said as the
+/// file's.
+fn invalid_content(path: &Path, error: &snowmint::Error) -> Failure {
+    Failure::snapshot(
+        path,
+        format_args!("{INVALID}: {}", plain(&error.to_string())),
+    )
 }
 
 /// How a run with a snapshot file ends: `minted`, unless the write of the exact state
@@ -133,19 +142,19 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
     };
     // Held until this function returns: past the write of the exact state.
     let _held = SnapshotLock::take(path)?;
-    let resumed = match load_snapshot::<SnoSnapshot>(path)? {
-        Some(snapshot) => {
-            check_sno_fits(path, &snapshot, partition, meta)?;
-            snapshot
-        }
-        None => fresh_sno(partition.unwrap_or(0), meta.unwrap_or(0)),
-    };
+    let loaded = load_snapshot::<SnoSnapshot>(path)?;
+    if let Some(snapshot) = &loaded {
+        check_sno_fits(path, snapshot, partition, meta)?;
+    }
+    let from_file = loaded.is_some();
+    let resumed = loaded.unwrap_or_else(|| fresh_sno(partition.unwrap_or(0), meta.unwrap_or(0)));
     let generator = SnoGenerator::resume(&resumed)
         .on_clock_behind(args.policy())
         .build()
-        .map_err(|error| match error {
-            snowmint::Error::InvalidSnapshot { .. } => Failure::snapshot(path, error),
-            error => error.into(),
+        .map_err(|error| match from_file {
+            // --partition and --meta were checked by their parsers: what is left is the file's.
+            true => invalid_content(path, &error),
+            false => error.into(),
         })?;
     let store = SnapshotStore::new(path, resumed);
     // As the fenced generator does: a batch is printed only once the file holds a state above
