@@ -803,7 +803,7 @@ fn one_id_of_each_preset() -> Vec<(Layout, String)> {
 }
 
 #[test]
-fn inspect_json_has_no_tick_key_for_layouts_without_a_tick_tock_bit() {
+fn inspect_json_has_no_timeline_key_for_layouts_without_a_tick_tock_bit() {
     for (layout, id) in one_id_of_each_preset() {
         assert!(layout.tick_tock_field().is_none(), "{}", layout.name());
         let epoch = layout.epoch_ms().to_string();
@@ -818,7 +818,7 @@ fn inspect_json_has_no_tick_key_for_layouts_without_a_tick_tock_bit() {
         ];
         // Fixed-epoch presets take their own epoch too.
         let stdout = stdout_of(&run(&args)).to_owned();
-        assert!(!stdout.contains("\"tick\""), "{args:?}: {stdout}");
+        assert!(!stdout.contains("\"timeline\""), "{args:?}: {stdout}");
         let objects = json_lines(&stdout);
         assert_eq!(objects.len(), 1);
         let keys: BTreeSet<&str> = objects[0]

@@ -291,8 +291,8 @@ fn inspect_sno_prints_the_documents_known_answers() {
     let output = run(&["inspect", "--layout", "sno", SNO_ZERO, SNO_MAX]);
     assert_eq!(
         stdout_of(&output),
-        "2222222222222222 (sno 2010-01-01T00:00:00.000Z tick=0 meta=0 partition=0 sequence=0)\n\
-         xxxxxxxxxxxxxxxx (sno 2079-09-07T15:47:35.548Z tick=1 meta=255 partition=65535 \
+        "2222222222222222 (sno 2010-01-01T00:00:00.000Z timeline=0 meta=0 partition=0 sequence=0)\n\
+         xxxxxxxxxxxxxxxx (sno 2079-09-07T15:47:35.548Z timeline=1 meta=255 partition=65535 \
          sequence=65535)\n"
     );
 }
@@ -305,10 +305,10 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     assert_eq!(
         stdout,
         "{\"id\":\"2222222222222222\",\"layout\":\"sno\",\"timestamp_ms\":1262304000000,\
-         \"time\":\"2010-01-01T00:00:00.000Z\",\"tick\":0,\"meta\":0,\"partition\":0,\
+         \"time\":\"2010-01-01T00:00:00.000Z\",\"timeline\":0,\"meta\":0,\"partition\":0,\
          \"sequence\":0}\n\
          {\"id\":\"xxxxxxxxxxxxxxxx\",\"layout\":\"sno\",\"timestamp_ms\":3461327255548,\
-         \"time\":\"2079-09-07T15:47:35.548Z\",\"tick\":1,\"meta\":255,\"partition\":65535,\
+         \"time\":\"2079-09-07T15:47:35.548Z\",\"timeline\":1,\"meta\":255,\"partition\":65535,\
          \"sequence\":65535}\n"
     );
     let objects = json_lines(stdout);
@@ -317,7 +317,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
         "layout",
         "timestamp_ms",
         "time",
-        "tick",
+        "timeline",
         "meta",
         "partition",
         "sequence",
@@ -334,7 +334,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     assert_eq!(zero["layout"], "sno");
     assert_eq!(zero["timestamp_ms"], SnoId::EPOCH_MS);
     assert_eq!(zero["time"], "2010-01-01T00:00:00.000Z");
-    for key in ["tick", "meta", "partition", "sequence"] {
+    for key in ["timeline", "meta", "partition", "sequence"] {
         assert_eq!(zero[key], 0, "{key}");
     }
     let max = &objects[1];
@@ -342,7 +342,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     assert_eq!(max["layout"], "sno");
     assert_eq!(max["timestamp_ms"], SnoId::MAX_TIMESTAMP_MS);
     assert_eq!(max["time"], "2079-09-07T15:47:35.548Z");
-    assert_eq!(max["tick"], 1);
+    assert_eq!(max["timeline"], 1);
     assert_eq!(max["meta"], u8::MAX);
     assert_eq!(max["partition"], u16::MAX);
     assert_eq!(max["sequence"], u16::MAX);
@@ -364,7 +364,7 @@ fn inspect_sno_reads_stdin_and_agrees_with_the_library() {
     assert_eq!(object["time"], "2024-05-01T00:00:00.004Z");
     assert_eq!(
         (
-            &object["tick"],
+            &object["timeline"],
             &object["meta"],
             &object["partition"],
             &object["sequence"]
@@ -818,5 +818,39 @@ fn ids_minted_at_a_time_lie_in_its_paging_bounds_and_no_others_do() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn the_tick_tock_bit_is_named_timeline_in_text_json_and_sno_output_alike() {
+    let layout = "unused:1,time:41,tick-tock,machine:9,sequence:12";
+    let parsed = Layout::builder("custom", 64)
+        .unused(1)
+        .time(41)
+        .tick_tock()
+        .node("machine", 9)
+        .sequence(12)
+        .epoch_ms(1_288_834_974_657)
+        .build()
+        .unwrap();
+    let id = parsed
+        .compose_on_timeline(1_714_521_600_000, 1, &[("machine", 5)], 0)
+        .unwrap()
+        .to_string();
+    let sno = SnoId::compose(1_714_521_600_004, 1, 0, 0, 0)
+        .unwrap()
+        .to_string();
+    let flags = ["--layout", layout, "--epoch-ms", "1288834974657"];
+    let text = stdout_of(&run(&[&["inspect"], &flags[..], &[&id]].concat())).to_owned();
+    let json = stdout_of(&run(&[&["inspect", "--json"], &flags[..], &[&id]].concat())).to_owned();
+    let sno_text = stdout_of(&run(&["inspect", "--layout", "sno", &sno])).to_owned();
+    let sno_json = stdout_of(&run(&["inspect", "--layout", "sno", "--json", &sno])).to_owned();
+    assert!(text.contains(" timeline=1 "), "{text}");
+    assert!(sno_text.contains(" timeline=1 "), "{sno_text}");
+    for json in [&json, &sno_json] {
+        assert_eq!(json_lines(json)[0]["timeline"], 1, "{json}");
+    }
+    for output in [&text, &json, &sno_text, &sno_json] {
+        assert!(!output.contains("tick"), "{output}");
     }
 }

@@ -157,7 +157,7 @@ fn inspect_sno_names_bad_lines_and_keeps_going_too() {
     let sno_line = |text: &str| {
         let id: SnoId = text.parse().unwrap();
         format!(
-            "{text} (sno {} tick={} meta={} partition={} sequence={})\n",
+            "{text} (sno {} timeline={} meta={} partition={} sequence={})\n",
             id.time_rfc3339(),
             id.tick(),
             id.meta(),
@@ -515,6 +515,6 @@ fn a_node_field_may_not_take_a_json_key_as_its_name() {
         &output,
         "",
         "snowmint: layout custom: a node field may not be named id, a key of inspect --json \
-         (id, decimal, layout, timestamp_ms, time, tick, sequence)\n",
+         (id, decimal, layout, timestamp_ms, time, timeline, sequence)\n",
     );
 }

@@ -94,7 +94,7 @@ pub(crate) const JSON_KEYS: [&str; 7] = [
     "layout",
     "timestamp_ms",
     "time",
-    "tick",
+    "timeline",
     "sequence",
 ];
 
