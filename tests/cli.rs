@@ -216,7 +216,7 @@ fn out_of_range_and_negative_numbers_name_the_flag_and_the_range() {
     ];
     for (args, message) in cases {
         let output = run(args);
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert_eq!(
             String::from_utf8_lossy(&output.stderr),
             format!("snowmint: {message}\n"),
@@ -274,7 +274,7 @@ fn layout_errors_speak_of_flags() {
     ];
     for (args, message) in cases {
         let output = run(args);
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert_eq!(
             String::from_utf8_lossy(&output.stderr),
             format!("snowmint: {message}\n"),
@@ -600,10 +600,15 @@ fn help_lists_the_presets() {
     }
 }
 
-/// Fails with status 1 and exactly one stderr line, `snowmint: ...`, naming `bad`.
-fn assert_one_line_error(args: &[&str], output: &Output, bad: &str) {
+/// Fails with `status` (2 for a usage error, 1 for a failure at run time) and exactly one
+/// stderr line, `snowmint: ...`, naming `bad`.
+fn assert_one_line_error(args: &[&str], output: &Output, bad: &str, status: i32) {
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{args:?}: stderr: {stderr}");
+    assert_eq!(
+        output.status.code(),
+        Some(status),
+        "{args:?}: stderr: {stderr}"
+    );
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{args:?}: stderr: {stderr}");
     assert!(stderr.ends_with('\n'), "{args:?}: {stderr:?}");
@@ -642,7 +647,7 @@ fn bad_input_fails_with_one_line_naming_the_bad_value() {
     ];
     for &(args, bad) in cases {
         let output = run(args);
-        assert_one_line_error(args, &output, bad);
+        assert_one_line_error(args, &output, bad, 2);
         assert!(output.stdout.is_empty(), "{args:?} printed to stdout");
     }
 }
@@ -651,7 +656,7 @@ fn bad_input_fails_with_one_line_naming_the_bad_value() {
 fn unknown_node_flag_error_names_the_layouts_node_fields() {
     let args = ["mint", "--layout", "discord", "--machine", "1"];
     let output = run(&args);
-    assert_one_line_error(&args, &output, "machine");
+    assert_one_line_error(&args, &output, "machine", 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("worker, process"),
@@ -664,13 +669,13 @@ fn inspect_stops_at_the_first_bad_id_after_printing_the_good_ones() {
     let good = "1541815603606036480";
     let args = ["inspect", "--json", good, "12x4", good];
     let output = run(&args);
-    assert_one_line_error(&args, &output, "12x4");
+    assert_one_line_error(&args, &output, "12x4", 2);
     let objects = json_lines(std::str::from_utf8(&output.stdout).unwrap());
     assert_eq!(objects.len(), 1);
     assert_eq!(objects[0]["id"], good);
 
     let output = run_with_stdin(&["inspect"], &format!("{good}\n{good}\n-7\n{good}\n"));
-    assert_one_line_error(&["inspect", "<stdin>"], &output, "7");
+    assert_one_line_error(&["inspect", "<stdin>"], &output, "7", 1);
     let stdout = std::str::from_utf8(&output.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
 }
@@ -691,6 +696,54 @@ fn usage_errors_keep_clap_status_2() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(output.stdout.is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn every_subcommand_exits_2_for_a_bad_command_line_and_1_for_a_failure_at_run_time() {
+    let dir = scratch_dir("exit_status");
+    let corrupt = dir.join("corrupt.snap");
+    fs::write(&corrupt, "garbage\n").unwrap();
+    let corrupt = path_str(&corrupt);
+    let layout_file = dir.join("layout.json");
+    fs::write(&layout_file, "{}\n").unwrap();
+    let layout_file = path_str(&layout_file);
+    // The arguments, stdin (for commands that read it), and the status.
+    let cases: &[(&[&str], &str, i32)] = &[
+        (&["mint", "--machine", "-1"], "", 2),
+        (&["mint", "--machine", "x"], "", 2),
+        (&["mint", "--machine", "1024"], "", 2),
+        (&["mint", "--count", "0"], "", 2),
+        (&["mint", "--layout", "nope"], "", 2),
+        (&["mint", "--layout", "discord", "--machine", "1"], "", 2),
+        (&["mint", "--snapshot", corrupt], "", 1),
+        (&["mint", "--layout", layout_file], "", 1),
+        (&["inspect", "abc"], "", 2),
+        (&["inspect", "--keep-going", "abc", "1"], "", 2),
+        (&["inspect"], "abc\n", 1),
+        (&["inspect", "--keep-going"], "abc\n1\n", 1),
+        (&["inspect", "--format", "nope", "1"], "", 2),
+        (&["inspect", "--layout", layout_file, "1"], "", 1),
+        (&["convert", "--to", "hex", "abc"], "", 2),
+        (&["convert", "--to", "hex"], "abc\n", 1),
+        (&["convert", "1"], "", 2),
+        (&["bounds", "2024-05-01T00:00:00"], "", 2),
+        (&["bounds", "--layout", "discord", "0"], "", 2),
+        (&["bounds", "--layout", "nope", "now"], "", 2),
+        (&["bounds"], "", 2),
+        (&["completions", "tcsh"], "", 2),
+        (&["completions"], "", 2),
+    ];
+    for &(args, stdin, status) in cases {
+        let output = run_with_stdin(args, stdin);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(status), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("snowmint: "), "{args:?}: {stderr}");
+    }
+    let help = stdout_of(&run(&["--help"])).to_owned();
+    assert!(
+        help.contains("Exit status: 0 on success") && help.contains("1 for a failure at run time"),
+        "{help}"
+    );
 }
 
 #[test]
@@ -878,7 +931,7 @@ fn tick_tock_on_a_layout_without_the_bit_fails_naming_the_flag() {
             ];
             args.extend_from_slice(extra);
             let output = run(&args);
-            assert_one_line_error(&args, &output, "tick");
+            assert_one_line_error(&args, &output, "tick", 2);
             assert_eq!(
                 String::from_utf8_lossy(&output.stderr),
                 expected,
@@ -1058,7 +1111,7 @@ fn snapshot_ahead_of_the_clock_with_on_clock_behind_error_fails_saying_how_far_b
         "error",
     ];
     let output = run(&args);
-    assert_one_line_error(&args, &output, "behind");
+    assert_one_line_error(&args, &output, "behind", 1);
     let behind = behind_ms(&output);
     assert!(
         (5_000..=10_000).contains(&behind),
@@ -1085,7 +1138,7 @@ fn snapshot_ahead_of_the_clock_by_more_than_max_wait_ms_fails_under_wait() {
         let mut args = vec!["mint", "--snapshot", path_str(&file)];
         args.extend_from_slice(flags);
         let output = run(&args);
-        assert_one_line_error(&args, &output, "behind");
+        assert_one_line_error(&args, &output, "behind", 1);
         let behind = behind_ms(&output);
         assert!((5_000..=10_000).contains(&behind), "{args:?}: {behind} ms");
         let max_ms = if flags.is_empty() { 1_000 } else { 100 };
@@ -1192,7 +1245,7 @@ fn corrupt_snapshot_fails_naming_the_line_and_is_left_as_it_is() {
         fs::write(&file, &content).unwrap();
         let args = ["mint", "--snapshot", f];
         let output = run(&args);
-        assert_one_line_error(&args, &output, bad);
+        assert_one_line_error(&args, &output, bad, 1);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
             stderr.starts_with(&format!("snowmint: snapshot {f}: ")) && stderr.contains(message),
@@ -1308,7 +1361,7 @@ fn snapshot_that_does_not_fit_the_command_line_fails_naming_both_values() {
         let mut args = vec!["mint", "--snapshot", path_str(file)];
         args.extend_from_slice(flags);
         let output = run(&args);
-        assert_one_line_error(&args, &output, bad);
+        assert_one_line_error(&args, &output, bad, 2);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(also), "{args:?}: {stderr}");
         assert!(output.stdout.is_empty(), "{args:?}");
@@ -1361,7 +1414,7 @@ fn snapshot_in_a_missing_directory_fails_before_minting() {
     let file = dir.join("no").join("such.snap");
     let args = ["mint", "--snapshot", path_str(&file)];
     let output = run(&args);
-    assert_one_line_error(&args, &output, "tmp");
+    assert_one_line_error(&args, &output, "tmp", 1);
     assert!(
         output.stdout.is_empty(),
         "printed an ID it could not record"

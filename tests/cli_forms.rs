@@ -12,11 +12,11 @@ mod support;
 
 use support::{BIN, json_lines, now_ms, run, run_with_stdin, stdout_of};
 
-/// Fails with status 1, nothing on stdout, and exactly one stderr line, `snowmint: ...`,
+/// Fails with status 2 (a usage error), nothing on stdout, and exactly one stderr line, `snowmint: ...`,
 /// containing each of `needles`.
 fn assert_one_line_error(args: &[&str], output: &Output, needles: &[&str]) {
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{args:?}: stderr: {stderr}");
+    assert_eq!(output.status.code(), Some(2), "{args:?}: stderr: {stderr}");
     assert!(
         output.stdout.is_empty(),
         "{args:?} printed {:?}",

@@ -26,14 +26,20 @@ fn message(form: Encoding, text: &str) -> String {
     form.decode(text).unwrap_err().to_string()
 }
 
-/// Exits with status 1, having printed `stdout` and exactly `stderr`.
+/// Exits having printed `stdout` and exactly `stderr`, with status 1 for a bad line of stdin
+/// (input read at run time) and 2 for anything else these tests give (a usage error).
 fn assert_failed_with(what: &str, output: &Output, stdout: &str, stderr: &str) {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         stderr,
         "{what}: stderr"
     );
-    assert_eq!(output.status.code(), Some(1), "{what}: status");
+    let status = if stderr.starts_with("snowmint: line ") {
+        1
+    } else {
+        2
+    };
+    assert_eq!(output.status.code(), Some(status), "{what}: status");
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         stdout,
@@ -485,7 +491,7 @@ fn convert_with_a_layout_checks_each_id_fits_it() {
         "8000000000000000\n"
     );
     let output = run(&["convert", "--to", "hex", "--layout", "twitter", top]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.starts_with("snowmint: argument 1: ") && stderr.lines().count() == 1,

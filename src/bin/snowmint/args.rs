@@ -212,7 +212,7 @@ impl MintArgs {
         for (flag, name, value) in given {
             let Some(field) = layout.node_field(&name) else {
                 let fields: Vec<&str> = layout.node_fields().map(|field| field.name()).collect();
-                return Err(Failure::Input(format!(
+                return Err(Failure::Usage(format!(
                     "{flag} {value}: layout {} has no node field {}; its node fields are: {}",
                     layout.name(),
                     layout::bounded(&name),
@@ -228,14 +228,14 @@ impl MintArgs {
                 .ok()
                 .filter(|&value| value <= max)
                 .ok_or_else(|| {
-                    Failure::Input(format!(
+                    Failure::Usage(format!(
                         "{flag} {value} is out of range for layout {} ({}: 0..={max})",
                         layout.name(),
                         field.name()
                     ))
                 })?;
             if nodes.iter().any(|&(seen, _)| seen == field.name()) {
-                return Err(Failure::Input(format!(
+                return Err(Failure::Usage(format!(
                     "{flag} {value}: the {} field is given twice",
                     field.name()
                 )));
@@ -308,8 +308,8 @@ pub(crate) struct InspectArgs {
                           sno's 16-character text and --format does not apply"))]
     pub(crate) format: Option<Encoding>,
 
-    /// Report each bad ID on stderr and carry on, exiting with status 1 at the end if any was
-    /// bad; without it, the first bad ID ends the run.
+    /// Report each bad ID on stderr and carry on, failing at the end if any was bad (status 2
+    /// for an argument, 1 for a line of stdin); without it, the first bad ID ends the run.
     #[arg(long)]
     pub(crate) keep_going: bool,
 
@@ -344,8 +344,8 @@ pub(crate) struct ConvertArgs {
           value_parser = number_in(1, u64::MAX))]
     pub(crate) tick_ms: Option<u64>,
 
-    /// Report each bad ID on stderr and carry on, exiting with status 1 at the end if any was
-    /// bad; without it, the first bad ID ends the run.
+    /// Report each bad ID on stderr and carry on, failing at the end if any was bad (status 2
+    /// for an argument, 1 for a line of stdin); without it, the first bad ID ends the run.
     #[arg(long)]
     pub(crate) keep_going: bool,
 

@@ -40,7 +40,7 @@ pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
 /// `inspect --layout sno`: sno's 16-character IDs, every component.
 pub(crate) fn inspect_sno(args: &InspectArgs) -> Result<(), Failure> {
     if let Some(format) = args.format {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "--format {format} does not apply to --layout sno: sno ids have one text form, 16 \
              characters of 23456789abcdefghijklmnopqrstuvwx"
         )));
@@ -66,7 +66,7 @@ pub(crate) fn convert(args: &ConvertArgs) -> Result<(), Failure> {
         Some(value) => match layout::resolve(value, args.epoch_ms, args.tick_ms)? {
             Choice::Ids(layout) => Some(layout),
             Choice::Sno => {
-                return Err(Failure::Input(
+                return Err(Failure::Usage(
                     "convert does not apply to --layout sno: sno ids have one text form".to_owned(),
                 ));
             }
@@ -103,7 +103,7 @@ pub(crate) fn read_id(form: Encoding, text: &str) -> Result<Id, Failure> {
             let padded = std::str::from_utf8(&padded).expect("ASCII hex digits");
             return form.decode(padded).map_err(Failure::from);
         }
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "{:?} is not a hex id: expected 1 to {WIDTH} hex digits, optionally after 0x",
             crate::layout::bounded(text)
         )));
@@ -114,24 +114,29 @@ pub(crate) fn read_id(form: Encoding, text: &str) -> Result<Id, Failure> {
 pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
     let choice = args.layout.choice()?;
     let unix_ms = parse_time(&args.time)
-        .map_err(|problem| Failure::Input(format!("invalid time {:?}: {problem}", args.time)))?;
+        .map_err(|problem| Failure::Usage(format!("invalid time {:?}: {problem}", args.time)))?;
     let (name, tick_ms, lower, upper) = match choice {
         Choice::Ids(layout) => {
             let form = args.format.unwrap_or_default();
-            let lower = form.encode(layout.min_id_at(unix_ms)?).to_string();
-            let upper = form.encode(layout.max_id_at(unix_ms)?).to_string();
+            let lower = form
+                .encode(layout.min_id_at(unix_ms).map_err(Failure::usage)?)
+                .to_string();
+            let upper = form
+                .encode(layout.max_id_at(unix_ms).map_err(Failure::usage)?)
+                .to_string();
             (layout.name(), layout.tick_ms(), lower, upper)
         }
         Choice::Sno => {
             if let Some(format) = args.format {
-                return Err(Failure::Input(format!(
+                return Err(Failure::Usage(format!(
                     "--format {format} does not apply to --layout sno: sno ids have one text form"
                 )));
             }
             // Every ID of the time's 4 ms unit: both timelines, every metabyte, partition and
             // sequence.
-            let lower = SnoId::compose(unix_ms, 0, 0, 0, 0)?;
-            let upper = SnoId::compose(unix_ms, 1, u8::MAX, u16::MAX, u16::MAX)?;
+            let lower = SnoId::compose(unix_ms, 0, 0, 0, 0).map_err(Failure::usage)?;
+            let upper =
+                SnoId::compose(unix_ms, 1, u8::MAX, u16::MAX, u16::MAX).map_err(Failure::usage)?;
             let unit = SnoGenerator::LAYOUT.tick_ms();
             ("sno", unit, lower.to_string(), upper.to_string())
         }
@@ -193,26 +198,30 @@ impl fmt::Display for Place {
 /// failing, its inner one a bad ID, reported as `<place>: <error>`.
 ///
 /// A bad ID stops the run after what was printed is flushed; with `keep_going` it is reported
-/// on stderr at once, the run goes on, and at the end the process exits with status 1.
+/// on stderr at once, the run goes on, and at the end the process exits with the status of a
+/// bad ID: 2 for an argument (a usage error), 1 for a line of stdin.
 pub(crate) fn for_each_id(
     ids: &[String],
     keep_going: bool,
     mut handle: impl FnMut(&mut dyn Write, &str) -> io::Result<Result<(), Failure>>,
 ) -> Result<(), Failure> {
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut any_bad = false;
+    let mut worst: Option<Failure> = None;
     let mut each = |out: &mut BufWriter<_>, place: Place, text: &str| -> Result<(), Failure> {
         let Err(error) = handle(out, text)? else {
             return Ok(());
         };
-        let failure = Failure::Input(format!("{place}: {error}"));
+        let failure = match place {
+            Place::Argument(_) => Failure::Usage(format!("{place}: {error}")),
+            Place::Line(_) => Failure::Data(format!("{place}: {error}")),
+        };
         if !keep_going {
             return fail_after_flush(out, failure);
         }
         // What was printed before it first, so a terminal shows the two in order.
         out.flush()?;
         eprintln!("snowmint: {failure}");
-        any_bad = true;
+        worst = Some(failure);
         Ok(())
     };
     if ids.is_empty() {
@@ -239,9 +248,9 @@ pub(crate) fn for_each_id(
         }
     }
     out.flush()?;
-    if any_bad {
+    if let Some(failure) = worst {
         // Each bad ID has had its line on stderr: only the status is left to give.
-        return Err(Failure::Reported);
+        return Err(Failure::Reported(failure.status()));
     }
     Ok(())
 }

@@ -24,7 +24,7 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     };
     for (flag, given) in [("--partition", args.partition), ("--meta", args.meta)] {
         if let Some(value) = given {
-            return Err(Failure::Input(format!(
+            return Err(Failure::Usage(format!(
                 "{flag} {value} is for --layout sno; layout {} has node fields instead (--node)",
                 layout.name()
             )));
@@ -34,7 +34,7 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let policy = args.policy();
     let format = args.format.unwrap_or_default();
     if let (ClockBehind::TickTock { .. }, None) = (policy, layout.tick_tock_field()) {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "--on-clock-behind tick-tock needs a layout with a tick-tock bit, and layout {} has \
              none; give --layout fields with one, e.g. unused:1,time:41,tick-tock,machine:9,\
              sequence:12 with --epoch-ms",
@@ -125,7 +125,7 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
         ("node values (--machine, --node, ...)", args.has_nodes()),
     ];
     if let Some((flag, _)) = refused.into_iter().find(|&(_, given)| given) {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "{flag} does not apply to --layout sno (sno ids carry --partition and --meta)"
         )));
     }
@@ -198,7 +198,7 @@ fn check_sno_fits(
     for (name, value, saved) in given {
         match value {
             Some(value) if value != saved => {
-                return Err(Failure::snapshot(
+                return Err(Failure::snapshot_mismatch(
                     path,
                     format_args!(
                         "--{name} {value} does not match the snapshot's {name} {saved}; omit \
@@ -252,7 +252,7 @@ pub(crate) fn mint_leased(
     _policy: ClockBehind,
 ) -> Result<(), Failure> {
     leased_field(&layout, nodes)?;
-    Err(Failure::Input(
+    Err(Failure::Usage(
         "--etcd needs snowmint built with the etcd feature (cargo build --features cli,etcd)"
             .to_owned(),
     ))
@@ -264,13 +264,13 @@ pub(crate) fn leased_field(
     nodes: &[(&'static str, u64)],
 ) -> Result<snowmint::layout::Field, Failure> {
     let field = *layout.node_fields().next().ok_or_else(|| {
-        Failure::Input(format!(
+        Failure::Usage(format!(
             "layout {} has no node field for --etcd to lease; expected a layout with one",
             layout.name()
         ))
     })?;
     if let Some(&(name, value)) = nodes.iter().find(|&&(name, _)| name == field.name()) {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "--{name} {value} and --etcd both give the {name} id; omit --{name}"
         )));
     }
@@ -336,7 +336,7 @@ pub(crate) fn check_fits(
 ) -> Result<(), Failure> {
     let saved = &snapshot.layout;
     if saved != layout {
-        return Err(Failure::snapshot(
+        return Err(Failure::snapshot_mismatch(
             path,
             format_args!(
                 "it is for layout {} with epoch {} ms, but --layout/--epoch-ms give layout {} \
@@ -355,7 +355,7 @@ pub(crate) fn check_fits(
         match saved {
             Some(&(_, saved)) if saved == value => {}
             Some(&(_, saved)) => {
-                return Err(Failure::snapshot(
+                return Err(Failure::snapshot_mismatch(
                     path,
                     format_args!(
                         "--{name} {value} does not match the snapshot's {name} {saved}; \
@@ -364,7 +364,7 @@ pub(crate) fn check_fits(
                 ));
             }
             None => {
-                return Err(Failure::snapshot(
+                return Err(Failure::snapshot_mismatch(
                     path,
                     format_args!("--{name} {value} is given, but the snapshot has no {name}"),
                 ));
