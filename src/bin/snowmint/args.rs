@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::layout::{self, Choice};
+use crate::time::SPAN_FORMS;
 use crate::{Cli, Failure};
 
 use clap::error::ErrorKind;
@@ -364,13 +365,15 @@ pub(crate) struct BoundsArgs {
                           sno ids have one text form"))]
     pub(crate) format: Option<Encoding>,
 
-    /// Print one JSON object: the layout, the time and the tick holding it (start, and end
-    /// exclusive) in Unix milliseconds, and the bounds as strings.
+    /// Print one JSON object: the layout, the time (a span's start, within the layout) and
+    /// the ticks holding the span (the first's start, the last's end exclusive) in Unix
+    /// milliseconds, and the bounds as strings.
     #[arg(long)]
     pub(crate) json: bool,
 
-    /// The time: `now`, Unix milliseconds (e.g. 1714521600000), or RFC 3339 (e.g.
-    /// 2024-05-01T12:00:00Z or 2024-05-01T14:00:00.250+02:00).
-    #[arg(value_name = "TIME")]
+    #[arg(value_name = "TIME", help = format!(
+        "The time: {SPAN_FORMS}. E.g. 1714521600000, 2024-05-01T14:00:00.250+02:00, 2024-05-01, \
+         2024-05-01T12, 2024-05-01..2024-05-08. A span reaching past the layout's times is \
+         clamped to them"))]
     pub(crate) time: String,
 }

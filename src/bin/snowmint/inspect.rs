@@ -7,7 +7,7 @@ use crate::Failure;
 use crate::args::{BoundsArgs, ConvertArgs, InspectArgs};
 use crate::layout::{self, Choice};
 use crate::output::{BoundsJson, Decoded, Sno, write_json_line};
-use crate::time::{Rfc3339, parse_time};
+use crate::time::{Rfc3339, parse_span};
 
 use snowmint::{
     Id,
@@ -113,42 +113,80 @@ pub(crate) fn read_id(form: Encoding, text: &str) -> Result<Id, Failure> {
 
 pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
     let choice = args.layout.choice()?;
-    let unix_ms = parse_time(&args.time)
-        .map_err(|problem| Failure::Usage(format!("invalid time {:?}: {problem}", args.time)))?;
-    let (name, tick_ms, lower, upper) = match choice {
-        Choice::Ids(layout) => {
-            let form = args.format.unwrap_or_default();
-            let lower = form
-                .encode(layout.min_id_at(unix_ms).map_err(Failure::usage)?)
-                .to_string();
-            let upper = form
-                .encode(layout.max_id_at(unix_ms).map_err(Failure::usage)?)
-                .to_string();
-            (layout.name(), layout.tick_ms(), lower, upper)
-        }
+    let span = parse_span(&args.time).map_err(|problem| {
+        Failure::Usage(format!(
+            "invalid time {:?}: {problem}",
+            layout::bounded(&args.time)
+        ))
+    })?;
+    let (name, epoch_ms, tick_ms, last_ms) = match choice {
+        Choice::Ids(layout) => (
+            layout.name(),
+            layout.epoch_ms(),
+            layout.tick_ms(),
+            layout.max_unix_ms(),
+        ),
         Choice::Sno => {
             if let Some(format) = args.format {
                 return Err(Failure::Usage(format!(
                     "--format {format} does not apply to --layout sno: sno ids have one text form"
                 )));
             }
-            // Every ID of the time's 4 ms unit: both timelines, every metabyte, partition and
-            // sequence.
-            let lower = SnoId::compose(unix_ms, 0, 0, 0, 0).map_err(Failure::usage)?;
-            let upper =
-                SnoId::compose(unix_ms, 1, u8::MAX, u16::MAX, u16::MAX).map_err(Failure::usage)?;
-            let unit = SnoGenerator::LAYOUT.tick_ms();
-            ("sno", unit, lower.to_string(), upper.to_string())
+            let layout = SnoGenerator::LAYOUT;
+            (
+                "sno",
+                layout.epoch_ms(),
+                layout.tick_ms(),
+                layout.max_unix_ms(),
+            )
         }
     };
-    // The tick holding the time: every time in it has these bounds.
-    let tick_start_ms = unix_ms - (unix_ms - epoch_of(choice)) % tick_ms;
-    let tick_end_ms = tick_start_ms.saturating_add(tick_ms);
+    // The span, clamped to the times the layout holds: from its epoch to its last tick's end.
+    // A time outside it gets the library's error.
+    let last_ms = last_ms.saturating_add(tick_ms - 1);
+    let outside = span.last_ms < epoch_ms || span.first_ms > last_ms;
+    if outside && span.first_ms != span.last_ms {
+        return Err(Failure::Usage(format!(
+            "{} is outside layout {name}, whose times run {}..={}",
+            layout::bounded(&args.time),
+            Rfc3339(epoch_ms),
+            Rfc3339(last_ms)
+        )));
+    }
+    let (first, last) = if span.last_ms < epoch_ms {
+        (span.last_ms, span.last_ms)
+    } else if span.first_ms > last_ms {
+        (span.first_ms, span.first_ms)
+    } else {
+        (span.first_ms.max(epoch_ms), span.last_ms.min(last_ms))
+    };
+    let (lower, upper) = match choice {
+        Choice::Ids(layout) => {
+            let form = args.format.unwrap_or_default();
+            let lower = layout.min_id_at(first).map_err(Failure::usage)?;
+            let upper = layout.max_id_at(last).map_err(Failure::usage)?;
+            (
+                form.encode(lower).to_string(),
+                form.encode(upper).to_string(),
+            )
+        }
+        Choice::Sno => {
+            // Every ID of the span's 4 ms units: both timelines, every metabyte, partition and
+            // sequence.
+            let lower = SnoId::compose(first, 0, 0, 0, 0).map_err(Failure::usage)?;
+            let upper =
+                SnoId::compose(last, 1, u8::MAX, u16::MAX, u16::MAX).map_err(Failure::usage)?;
+            (lower.to_string(), upper.to_string())
+        }
+    };
+    // The ticks holding the span: every time in them has an ID within these bounds.
+    let tick_start_ms = first - (first - epoch_ms) % tick_ms;
+    let tick_end_ms = (last - (last - epoch_ms) % tick_ms).saturating_add(tick_ms);
     let mut out = io::stdout().lock();
     if args.json {
         let json = BoundsJson {
             layout: name,
-            timestamp_ms: unix_ms,
+            timestamp_ms: first,
             tick_start_ms,
             tick_end_ms,
             lower: lower.as_str(),
@@ -156,24 +194,19 @@ pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
         };
         write_json_line(&mut out, &json)?;
     } else {
+        let (ticks, each) = match tick_end_ms - tick_start_ms == tick_ms {
+            true => ("tick", ""),
+            false => ("ticks", " each"),
+        };
         writeln!(
             out,
-            "lower {lower}\nupper {upper}\ntick {}..{} ({} ms)",
+            "lower {lower}\nupper {upper}\n{ticks} {}..{} ({tick_ms} ms{each})",
             Rfc3339(tick_start_ms),
             Rfc3339(tick_end_ms),
-            tick_ms
         )?;
     }
     out.flush()?;
     Ok(())
-}
-
-/// The epoch ticks are counted from.
-fn epoch_of(choice: Choice) -> u64 {
-    match choice {
-        Choice::Ids(layout) => layout.epoch_ms(),
-        Choice::Sno => SnoId::EPOCH_MS,
-    }
 }
 
 /// Where an ID was read, for the message of a bad one: `line 3` of stdin or `argument 2`

@@ -10,6 +10,7 @@
 //! snowmint mint --layout 'time:41,region:4,host:6,sequence:12' --epoch-ms 1704067200000 \
 //!     --node region=3 --node host=17
 //! snowmint bounds --layout discord 2024-05-01T00:00:00Z
+//! snowmint bounds --layout discord 2024-05-01..=2024-05-07
 //! snowmint completions bash
 //! ```
 //!
@@ -90,8 +91,8 @@ enum Command {
     Inspect(InspectArgs),
     /// Rewrite IDs from one text form to another: arguments, or stdin one per line.
     Convert(ConvertArgs),
-    /// The smallest and the largest ID a layout can mint at a time, for paging by ID: the IDs
-    /// minted in [t0, t1) are those with lower(t0) <= id < lower(t1).
+    /// The smallest and the largest ID a layout can mint at a time or in a span (a day, an
+    /// hour, a range), for paging by ID: the IDs minted in it are those in lower..=upper.
     Bounds(BoundsArgs),
     /// Print a completion script for SHELL on stdout: for bash, save it as
     /// ~/.local/share/bash-completion/completions/snowmint; for zsh, as _snowmint in a

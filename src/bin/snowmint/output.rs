@@ -112,7 +112,8 @@ impl Serialize for Sno {
 }
 
 /// `bounds --json`: `{"layout":"…","timestamp_ms":…,"tick_start_ms":…,"tick_end_ms":…,
-/// "lower":"…","upper":"…"}`, the tick's end exclusive.
+/// "lower":"…","upper":"…"}`: the time (a span's start, within the layout), the ticks holding
+/// the span (the last one's end exclusive) and the bounds.
 #[derive(Serialize)]
 pub(crate) struct BoundsJson<'a> {
     pub(crate) layout: &'a str,
