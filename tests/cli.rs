@@ -216,7 +216,7 @@ fn out_of_range_and_negative_numbers_name_the_flag_and_the_range() {
     ];
     for (args, message) in cases {
         let output = run(args);
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert_eq!(
             String::from_utf8_lossy(&output.stderr),
             format!("snowmint: {message}\n"),
@@ -274,7 +274,7 @@ fn layout_errors_speak_of_flags() {
     ];
     for (args, message) in cases {
         let output = run(args);
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert_eq!(
             String::from_utf8_lossy(&output.stderr),
             format!("snowmint: {message}\n"),
@@ -437,6 +437,42 @@ fn completions_are_printed_for_each_shell() {
     );
 }
 
+#[test]
+fn completions_into_a_closed_pipe_end_quietly() {
+    for shell in ["bash", "zsh", "fish"] {
+        // The reading end is closed before snowmint starts: its first write fails.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = Command::new(BIN)
+            .args(["completions", shell])
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{shell}: {:?}",
+            output.status
+        );
+        assert!(
+            output.stderr.is_empty(),
+            "{shell}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn completions_help_names_each_shells_file_without_stray_characters() {
+    let help = stdout_of(&run(&["completions", "--help"])).to_owned();
+    assert!(
+        help.contains("~/.local/share/bash-completion/completions/snowmint"),
+        "{help}"
+    );
+    assert!(!help.contains('\\'), "{help}");
+}
+
 /// A `mint` run: the layout, extra flags, and the node values the IDs must carry.
 struct MintCase {
     layout: &'static str,
@@ -564,10 +600,15 @@ fn help_lists_the_presets() {
     }
 }
 
-/// Fails with status 1 and exactly one stderr line, `snowmint: ...`, naming `bad`.
-fn assert_one_line_error(args: &[&str], output: &Output, bad: &str) {
+/// Fails with `status` (2 for a usage error, 1 for a failure at run time) and exactly one
+/// stderr line, `snowmint: ...`, naming `bad`.
+fn assert_one_line_error(args: &[&str], output: &Output, bad: &str, status: i32) {
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{args:?}: stderr: {stderr}");
+    assert_eq!(
+        output.status.code(),
+        Some(status),
+        "{args:?}: stderr: {stderr}"
+    );
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{args:?}: stderr: {stderr}");
     assert!(stderr.ends_with('\n'), "{args:?}: {stderr:?}");
@@ -606,7 +647,7 @@ fn bad_input_fails_with_one_line_naming_the_bad_value() {
     ];
     for &(args, bad) in cases {
         let output = run(args);
-        assert_one_line_error(args, &output, bad);
+        assert_one_line_error(args, &output, bad, 2);
         assert!(output.stdout.is_empty(), "{args:?} printed to stdout");
     }
 }
@@ -615,7 +656,7 @@ fn bad_input_fails_with_one_line_naming_the_bad_value() {
 fn unknown_node_flag_error_names_the_layouts_node_fields() {
     let args = ["mint", "--layout", "discord", "--machine", "1"];
     let output = run(&args);
-    assert_one_line_error(&args, &output, "machine");
+    assert_one_line_error(&args, &output, "machine", 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("worker, process"),
@@ -628,13 +669,13 @@ fn inspect_stops_at_the_first_bad_id_after_printing_the_good_ones() {
     let good = "1541815603606036480";
     let args = ["inspect", "--json", good, "12x4", good];
     let output = run(&args);
-    assert_one_line_error(&args, &output, "12x4");
+    assert_one_line_error(&args, &output, "12x4", 2);
     let objects = json_lines(std::str::from_utf8(&output.stdout).unwrap());
     assert_eq!(objects.len(), 1);
     assert_eq!(objects[0]["id"], good);
 
     let output = run_with_stdin(&["inspect"], &format!("{good}\n{good}\n-7\n{good}\n"));
-    assert_one_line_error(&["inspect", "<stdin>"], &output, "7");
+    assert_one_line_error(&["inspect", "<stdin>"], &output, "7", 1);
     let stdout = std::str::from_utf8(&output.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
 }
@@ -658,6 +699,54 @@ fn usage_errors_keep_clap_status_2() {
 }
 
 #[test]
+fn every_subcommand_exits_2_for_a_bad_command_line_and_1_for_a_failure_at_run_time() {
+    let dir = scratch_dir("exit_status");
+    let corrupt = dir.join("corrupt.snap");
+    fs::write(&corrupt, "garbage\n").unwrap();
+    let corrupt = path_str(&corrupt);
+    let layout_file = dir.join("layout.json");
+    fs::write(&layout_file, "{}\n").unwrap();
+    let layout_file = path_str(&layout_file);
+    // The arguments, stdin (for commands that read it), and the status.
+    let cases: &[(&[&str], &str, i32)] = &[
+        (&["mint", "--machine", "-1"], "", 2),
+        (&["mint", "--machine", "x"], "", 2),
+        (&["mint", "--machine", "1024"], "", 2),
+        (&["mint", "--count", "0"], "", 2),
+        (&["mint", "--layout", "nope"], "", 2),
+        (&["mint", "--layout", "discord", "--machine", "1"], "", 2),
+        (&["mint", "--snapshot", corrupt], "", 1),
+        (&["mint", "--layout", layout_file], "", 1),
+        (&["inspect", "abc"], "", 2),
+        (&["inspect", "--keep-going", "abc", "1"], "", 2),
+        (&["inspect"], "abc\n", 1),
+        (&["inspect", "--keep-going"], "abc\n1\n", 1),
+        (&["inspect", "--format", "nope", "1"], "", 2),
+        (&["inspect", "--layout", layout_file, "1"], "", 1),
+        (&["convert", "--to", "hex", "abc"], "", 2),
+        (&["convert", "--to", "hex"], "abc\n", 1),
+        (&["convert", "1"], "", 2),
+        (&["bounds", "2024-05-01T00:00:00"], "", 2),
+        (&["bounds", "--layout", "discord", "0"], "", 2),
+        (&["bounds", "--layout", "nope", "now"], "", 2),
+        (&["bounds"], "", 2),
+        (&["completions", "tcsh"], "", 2),
+        (&["completions"], "", 2),
+    ];
+    for &(args, stdin, status) in cases {
+        let output = run_with_stdin(args, stdin);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(status), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("snowmint: "), "{args:?}: {stderr}");
+    }
+    let help = stdout_of(&run(&["--help"])).to_owned();
+    assert!(
+        help.contains("Exit status: 0 on success") && help.contains("1 for a failure at run time"),
+        "{help}"
+    );
+}
+
+#[test]
 fn mint_into_a_closed_pipe_ends_quietly() {
     let mut child = Command::new(BIN)
         .args(["mint", "--count", "10000000"])
@@ -677,6 +766,42 @@ fn mint_into_a_closed_pipe_ends_quietly() {
         "stderr: {}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+#[test]
+fn mint_on_a_slow_layout_shows_the_first_ids_before_the_run_ends() {
+    // Two IDs per 100 ms tick: 40 IDs take at least 1.9 s, and fit any output buffer.
+    let mut child = Command::new(BIN)
+        .args([
+            "mint",
+            "--layout",
+            "time:41,sequence:1",
+            "--epoch-ms",
+            "1700000000000",
+            "--tick-ms",
+            "100",
+            "--count",
+            "40",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn snowmint");
+    let stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let reader = thread::spawn(move || {
+        let mut line = String::new();
+        let read = BufReader::new(stdout).read_line(&mut line);
+        let _ = sender.send(read.map(|_| line));
+    });
+    let first = receiver.recv_timeout(std::time::Duration::from_millis(1000));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    reader.join().unwrap();
+    let line = first
+        .expect("no ID within 1 s of a run that lasts 1.9 s")
+        .unwrap();
+    assert!(line.trim_end().parse::<Id>().is_ok(), "{line:?}");
 }
 
 #[test]
@@ -731,7 +856,7 @@ fn one_id_of_each_preset() -> Vec<(Layout, String)> {
 }
 
 #[test]
-fn inspect_json_has_no_tick_key_for_layouts_without_a_tick_tock_bit() {
+fn inspect_json_has_no_timeline_key_for_layouts_without_a_tick_tock_bit() {
     for (layout, id) in one_id_of_each_preset() {
         assert!(layout.tick_tock_field().is_none(), "{}", layout.name());
         let epoch = layout.epoch_ms().to_string();
@@ -746,7 +871,7 @@ fn inspect_json_has_no_tick_key_for_layouts_without_a_tick_tock_bit() {
         ];
         // Fixed-epoch presets take their own epoch too.
         let stdout = stdout_of(&run(&args)).to_owned();
-        assert!(!stdout.contains("\"tick\""), "{args:?}: {stdout}");
+        assert!(!stdout.contains("\"timeline\""), "{args:?}: {stdout}");
         let objects = json_lines(&stdout);
         assert_eq!(objects.len(), 1);
         let keys: BTreeSet<&str> = objects[0]
@@ -806,7 +931,7 @@ fn tick_tock_on_a_layout_without_the_bit_fails_naming_the_flag() {
             ];
             args.extend_from_slice(extra);
             let output = run(&args);
-            assert_one_line_error(&args, &output, "tick");
+            assert_one_line_error(&args, &output, "tick", 2);
             assert_eq!(
                 String::from_utf8_lossy(&output.stderr),
                 expected,
@@ -986,7 +1111,7 @@ fn snapshot_ahead_of_the_clock_with_on_clock_behind_error_fails_saying_how_far_b
         "error",
     ];
     let output = run(&args);
-    assert_one_line_error(&args, &output, "behind");
+    assert_one_line_error(&args, &output, "behind", 1);
     let behind = behind_ms(&output);
     assert!(
         (5_000..=10_000).contains(&behind),
@@ -1013,7 +1138,7 @@ fn snapshot_ahead_of_the_clock_by_more_than_max_wait_ms_fails_under_wait() {
         let mut args = vec!["mint", "--snapshot", path_str(&file)];
         args.extend_from_slice(flags);
         let output = run(&args);
-        assert_one_line_error(&args, &output, "behind");
+        assert_one_line_error(&args, &output, "behind", 1);
         let behind = behind_ms(&output);
         assert!((5_000..=10_000).contains(&behind), "{args:?}: {behind} ms");
         let max_ms = if flags.is_empty() { 1_000 } else { 100 };
@@ -1072,51 +1197,55 @@ fn corrupt_snapshot_fails_naming_the_line_and_is_left_as_it_is() {
         (
             b"garbage\n".to_vec(),
             "JSON",
-            "line 1 column 1: not a snowmint snapshot (JSON): expected value",
+            "the file is not a snowmint snapshot (JSON): line 1 column 1: expected value",
         ),
         (
             Vec::new(),
             "EOF",
-            "line 1 column 0: not a snowmint snapshot (JSON): EOF while parsing a value",
+            "the file is not a snowmint snapshot (JSON): line 1 column 0: EOF while parsing a value",
         ),
         (
             good.replace(&format!("\"last_tick\": {last_tick}"), "\"last_tick\": 12x")
                 .into_bytes(),
             "JSON",
-            "not a snowmint snapshot (JSON): expected `,` or `}`",
+            "the file is not a snowmint snapshot (JSON): line 36 column ",
         ),
         (
             good.as_bytes()[..good.len() / 2].to_vec(),
             "EOF",
-            "not a snowmint snapshot (JSON): EOF while parsing",
+            "the file is not a snowmint snapshot (JSON): line ",
         ),
         (
             serde_json::to_string(&node_1024).unwrap().into_bytes(),
             "1024",
-            "machine id 1024 is out of range for layout twitter (0..=1023)",
+            "the file holds an invalid snapshot: machine id 1024 is out of range for layout twitter (0..=1023)",
         ),
         (
             edited("sequence", 4096.into()),
             "4096",
-            "invalid snapshot for layout twitter: sequence 4096 is out of range (0..=4095)",
+            "the file holds an invalid snapshot: invalid snapshot for layout twitter: sequence 4096 is out of range (0..=4095)",
         ),
         (
             edited("sequence", (-1).into()),
             "1",
-            "invalid value: integer `-1`, expected u64",
+            "the file holds an invalid snapshot: line 38 column 16: invalid value: integer `-1`, expected u64",
         ),
         (
             b"{\"layout\": \"\xff\"}\n".to_vec(),
             "JSON",
-            "line 1 column 13: not a snowmint snapshot (JSON): invalid unicode",
+            "the file is not a snowmint snapshot (JSON): line 1 column 13: invalid unicode",
         ),
-        (vec![b' '; 70_000], "65536", "larger than 65536 bytes"),
+        (
+            vec![b' '; 70_000],
+            "65536",
+            "the file is larger than 65536 bytes",
+        ),
     ];
     for (content, bad, message) in cases {
         fs::write(&file, &content).unwrap();
         let args = ["mint", "--snapshot", f];
         let output = run(&args);
-        assert_one_line_error(&args, &output, bad);
+        assert_one_line_error(&args, &output, bad, 1);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
             stderr.starts_with(&format!("snowmint: snapshot {f}: ")) && stderr.contains(message),
@@ -1126,6 +1255,53 @@ fn corrupt_snapshot_fails_naming_the_line_and_is_left_as_it_is() {
         assert!(output.stdout.is_empty());
         assert_eq!(fs::read(&file).unwrap(), content, "the file was changed");
         assert_eq!(file_names(&dir), ["bad.snap"]);
+    }
+}
+
+#[test]
+fn a_snapshot_files_bad_content_is_reported_as_the_files_in_one_bounded_line() {
+    let dir = scratch_dir("snapshot_content");
+    let file = dir.join("state.snap");
+    let f = path_str(&file);
+    stdout_of(&run(&["mint", "--machine", "5", "--snapshot", f]));
+    let edited = |key: &str, value: serde_json::Value| {
+        let mut json = snapshot_json(&file);
+        json[key] = value;
+        serde_json::to_string_pretty(&json).unwrap()
+    };
+    let huge = "x".repeat(60_000);
+    let cases = [
+        (edited("nodes", serde_json::json!([])), "machine"),
+        (
+            edited(
+                "sequence_range",
+                serde_json::json!({"start": 0, "end": 4096}),
+            ),
+            "4096",
+        ),
+        (edited("layout", 5.into()), "an object"),
+        (edited("layout", huge.as_str().into()), "an object"),
+        (edited("layout", "a\"".repeat(20_000).into()), "an object"),
+        (
+            edited("nodes", serde_json::json!([[huge, 1]])),
+            "node field",
+        ),
+    ];
+    for (content, what) in cases {
+        fs::write(&file, &content).unwrap();
+        let output = run(&["mint", "--snapshot", f]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let shown = &content[..content.len().min(200)];
+        assert!(!output.status.success(), "{shown}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        let prefix = format!("snowmint: snapshot {f}: the file holds an invalid snapshot: ");
+        assert!(stderr.starts_with(&prefix), "{stderr} for {shown}");
+        assert!(stderr.contains(what), "{stderr} for {shown}");
+        assert!(stderr.len() < prefix.len() + 300, "{stderr}");
+        assert!(
+            !stderr.contains("struct") && !stderr.contains("Def"),
+            "{stderr}"
+        );
     }
 }
 
@@ -1185,7 +1361,7 @@ fn snapshot_that_does_not_fit_the_command_line_fails_naming_both_values() {
         let mut args = vec!["mint", "--snapshot", path_str(file)];
         args.extend_from_slice(flags);
         let output = run(&args);
-        assert_one_line_error(&args, &output, bad);
+        assert_one_line_error(&args, &output, bad, 2);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(also), "{args:?}: {stderr}");
         assert!(output.stdout.is_empty(), "{args:?}");
@@ -1238,7 +1414,7 @@ fn snapshot_in_a_missing_directory_fails_before_minting() {
     let file = dir.join("no").join("such.snap");
     let args = ["mint", "--snapshot", path_str(&file)];
     let output = run(&args);
-    assert_one_line_error(&args, &output, "tmp");
+    assert_one_line_error(&args, &output, "tmp", 1);
     assert!(
         output.stdout.is_empty(),
         "printed an ID it could not record"

@@ -12,11 +12,11 @@ mod support;
 
 use support::{BIN, json_lines, now_ms, run, run_with_stdin, stdout_of};
 
-/// Fails with status 1, nothing on stdout, and exactly one stderr line, `snowmint: ...`,
+/// Fails with status 2 (a usage error), nothing on stdout, and exactly one stderr line, `snowmint: ...`,
 /// containing each of `needles`.
 fn assert_one_line_error(args: &[&str], output: &Output, needles: &[&str]) {
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{args:?}: stderr: {stderr}");
+    assert_eq!(output.status.code(), Some(2), "{args:?}: stderr: {stderr}");
     assert!(
         output.stdout.is_empty(),
         "{args:?} printed {:?}",
@@ -291,8 +291,8 @@ fn inspect_sno_prints_the_documents_known_answers() {
     let output = run(&["inspect", "--layout", "sno", SNO_ZERO, SNO_MAX]);
     assert_eq!(
         stdout_of(&output),
-        "2222222222222222 (sno 2010-01-01T00:00:00.000Z tick=0 meta=0 partition=0 sequence=0)\n\
-         xxxxxxxxxxxxxxxx (sno 2079-09-07T15:47:35.548Z tick=1 meta=255 partition=65535 \
+        "2222222222222222 (sno 2010-01-01T00:00:00.000Z timeline=0 meta=0 partition=0 sequence=0)\n\
+         xxxxxxxxxxxxxxxx (sno 2079-09-07T15:47:35.548Z timeline=1 meta=255 partition=65535 \
          sequence=65535)\n"
     );
 }
@@ -305,10 +305,10 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     assert_eq!(
         stdout,
         "{\"id\":\"2222222222222222\",\"layout\":\"sno\",\"timestamp_ms\":1262304000000,\
-         \"time\":\"2010-01-01T00:00:00.000Z\",\"tick\":0,\"meta\":0,\"partition\":0,\
+         \"time\":\"2010-01-01T00:00:00.000Z\",\"timeline\":0,\"meta\":0,\"partition\":0,\
          \"sequence\":0}\n\
          {\"id\":\"xxxxxxxxxxxxxxxx\",\"layout\":\"sno\",\"timestamp_ms\":3461327255548,\
-         \"time\":\"2079-09-07T15:47:35.548Z\",\"tick\":1,\"meta\":255,\"partition\":65535,\
+         \"time\":\"2079-09-07T15:47:35.548Z\",\"timeline\":1,\"meta\":255,\"partition\":65535,\
          \"sequence\":65535}\n"
     );
     let objects = json_lines(stdout);
@@ -317,7 +317,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
         "layout",
         "timestamp_ms",
         "time",
-        "tick",
+        "timeline",
         "meta",
         "partition",
         "sequence",
@@ -334,7 +334,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     assert_eq!(zero["layout"], "sno");
     assert_eq!(zero["timestamp_ms"], SnoId::EPOCH_MS);
     assert_eq!(zero["time"], "2010-01-01T00:00:00.000Z");
-    for key in ["tick", "meta", "partition", "sequence"] {
+    for key in ["timeline", "meta", "partition", "sequence"] {
         assert_eq!(zero[key], 0, "{key}");
     }
     let max = &objects[1];
@@ -342,7 +342,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     assert_eq!(max["layout"], "sno");
     assert_eq!(max["timestamp_ms"], SnoId::MAX_TIMESTAMP_MS);
     assert_eq!(max["time"], "2079-09-07T15:47:35.548Z");
-    assert_eq!(max["tick"], 1);
+    assert_eq!(max["timeline"], 1);
     assert_eq!(max["meta"], u8::MAX);
     assert_eq!(max["partition"], u16::MAX);
     assert_eq!(max["sequence"], u16::MAX);
@@ -364,7 +364,7 @@ fn inspect_sno_reads_stdin_and_agrees_with_the_library() {
     assert_eq!(object["time"], "2024-05-01T00:00:00.004Z");
     assert_eq!(
         (
-            &object["tick"],
+            &object["timeline"],
             &object["meta"],
             &object["partition"],
             &object["sequence"]
@@ -478,7 +478,7 @@ fn bounds_with_tick(flags: &[&str], format: Encoding, time: &str) -> (Id, Id, St
     let stdout = stdout_of(&output);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{args:?}: {stdout}");
-    assert!(lines[2].starts_with("tick "), "{args:?}: {stdout}");
+    assert!(lines[2].starts_with("tick"), "{args:?}: {stdout}");
     assert!(stdout.ends_with('\n'), "{args:?}: {stdout:?}");
     let read = |line: &str, key: &str| {
         let text = line
@@ -718,13 +718,13 @@ fn bounds_refuse_bad_times_with_one_line_naming_the_problem() {
         ),
         (&["garbage"], &["\"garbage\"", "year", "YYYY-MM-DD"]),
         (&[""], &["\"\"", "year"]),
-        (&["2024-05-01"], &["\"2024-05-01\"", "'T'", "position 10"]),
+        (&["2024-05-01Z"], &["\"2024-05-01Z\"", "'T'", "position 10"]),
         (&["2024-5-01T00:00:00Z"], &["month", "position 5"]),
         (
             &["2024-05-01T00:00:00"],
             &["\"2024-05-01T00:00:00\"", "Z or an offset", "position 19"],
         ),
-        (&["2024-05-01T00:00Z"], &["':'", "position 16"]),
+        (&["2024-05-01T00:00+02:00"], &["':'", "position 16"]),
         (
             &["2024-05-01T00:00:00.Z"],
             &["no digit after '.'", "position 20"],
@@ -819,4 +819,169 @@ fn ids_minted_at_a_time_lie_in_its_paging_bounds_and_no_others_do() {
             }
         }
     }
+}
+
+#[test]
+fn the_tick_tock_bit_is_named_timeline_in_text_json_and_sno_output_alike() {
+    let layout = "unused:1,time:41,tick-tock,machine:9,sequence:12";
+    let parsed = Layout::builder("custom", 64)
+        .unused(1)
+        .time(41)
+        .tick_tock()
+        .node("machine", 9)
+        .sequence(12)
+        .epoch_ms(1_288_834_974_657)
+        .build()
+        .unwrap();
+    let id = parsed
+        .compose_on_timeline(1_714_521_600_000, 1, &[("machine", 5)], 0)
+        .unwrap()
+        .to_string();
+    let sno = SnoId::compose(1_714_521_600_004, 1, 0, 0, 0)
+        .unwrap()
+        .to_string();
+    let flags = ["--layout", layout, "--epoch-ms", "1288834974657"];
+    let text = stdout_of(&run(&[&["inspect"], &flags[..], &[&id]].concat())).to_owned();
+    let json = stdout_of(&run(&[&["inspect", "--json"], &flags[..], &[&id]].concat())).to_owned();
+    let sno_text = stdout_of(&run(&["inspect", "--layout", "sno", &sno])).to_owned();
+    let sno_json = stdout_of(&run(&["inspect", "--layout", "sno", "--json", &sno])).to_owned();
+    assert!(text.contains(" timeline=1 "), "{text}");
+    assert!(sno_text.contains(" timeline=1 "), "{sno_text}");
+    for json in [&json, &sno_json] {
+        assert_eq!(json_lines(json)[0]["timeline"], 1, "{json}");
+    }
+    for output in [&text, &json, &sno_text, &sno_json] {
+        assert!(!output.contains("tick"), "{output}");
+    }
+}
+
+#[test]
+fn bounds_of_a_date_an_hour_or_a_minute_cover_the_whole_utc_span() {
+    let day = 1_714_521_600_000; // 2024-05-01T00:00:00Z
+    let hour = day + 13 * 3_600_000;
+    let minute = hour + 45 * 60_000;
+    let cases = [
+        ("2024-05-01", day, 86_400_000),
+        ("2024-05-01T13", hour, 3_600_000),
+        ("2024-05-01t13Z", hour, 3_600_000),
+        ("2024-05-01T13:45", minute, 60_000),
+        ("2024-05-01 13:45z", minute, 60_000),
+    ];
+    for (time, start_ms, span_ms) in cases {
+        for (flags, layout) in [
+            (&["--layout", "twitter"][..], Layout::TWITTER),
+            (&["--layout", "sonyflake"], Layout::SONYFLAKE),
+        ] {
+            let (lower, upper, ticks) = bounds_with_tick(flags, Encoding::Decimal, time);
+            assert_eq!(lower, layout.min_id_at(start_ms).unwrap(), "{time}");
+            assert_eq!(
+                upper,
+                layout.max_id_at(start_ms + span_ms - 1).unwrap(),
+                "{time}"
+            );
+            assert_eq!(
+                ticks,
+                format!(
+                    "ticks {}..{} ({} ms each)",
+                    rfc3339(start_ms),
+                    rfc3339(start_ms + span_ms),
+                    layout.tick_ms()
+                ),
+                "{time}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bounds_of_a_range_run_from_its_start_to_before_its_end_or_through_it_with_dot_dot_equals() {
+    let day = 1_714_521_600_000; // 2024-05-01T00:00:00Z
+    let twitter = Layout::TWITTER;
+    let cases = [
+        ("2024-05-01..2024-05-03", day, day + 2 * 86_400_000 - 1),
+        ("2024-05-01..=2024-05-03", day, day + 3 * 86_400_000 - 1),
+        (
+            "2024-05-01T23..2024-05-02",
+            day + 23 * 3_600_000,
+            day + 86_400_000 - 1,
+        ),
+        ("1714521600005..1714521600010", day + 5, day + 9),
+        ("1714521600005..=1714521600010", day + 5, day + 10),
+        (
+            "2024-05-01T00:00:00.250Z..=2024-05-01T01",
+            day + 250,
+            day + 2 * 3_600_000 - 1,
+        ),
+        ("2024-05-01..2024-05-01T00:00:00.001Z", day, day),
+    ];
+    for (time, first_ms, last_ms) in cases {
+        let (lower, upper) = bounds_of(&[], Encoding::Decimal, time);
+        assert_eq!(lower, twitter.min_id_at(first_ms).unwrap(), "{time}");
+        assert_eq!(upper, twitter.max_id_at(last_ms).unwrap(), "{time}");
+    }
+    // A single instant keeps its one tick.
+    let (_, _, tick) = bounds_with_tick(&[], Encoding::Decimal, "2024-05-01T00:00:00.005Z");
+    assert_eq!(tick, tick_line(day + 5, 1));
+}
+
+#[test]
+fn bounds_of_a_span_are_clamped_to_the_layouts_times() {
+    // Discord's epoch is 2015-01-01T00:00:00Z.
+    let epoch = Layout::DISCORD.epoch_ms();
+    let flags = ["--layout", "discord"];
+    let (lower, upper) = bounds_of(&flags, Encoding::Decimal, "2014-12-31..=2015-01-01");
+    assert_eq!(lower, Layout::DISCORD.min_id_at(epoch).unwrap());
+    assert_eq!(
+        upper,
+        Layout::DISCORD.max_id_at(epoch + 86_400_000 - 1).unwrap()
+    );
+    // 20 bits of 1 ms ticks from 1970: the layout ends at 00:17:28.575.
+    let flags = ["--layout", "time:20,sequence:12", "--epoch-ms", "0"];
+    let (lower, upper, ticks) = bounds_with_tick(&flags, Encoding::Decimal, "1970-01-01");
+    assert_eq!((lower.to_u64(), upper.to_u64()), (0, u64::from(u32::MAX)));
+    assert_eq!(
+        ticks,
+        "ticks 1970-01-01T00:00:00.000Z..1970-01-01T00:17:28.576Z (1 ms each)"
+    );
+}
+
+#[test]
+fn bounds_refuse_a_span_outside_the_layout_or_an_empty_range_in_one_line() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["bounds", "--layout", "discord", "2010-01-01..2011-01-01"],
+            &[
+                "2010-01-01..2011-01-01 is outside layout discord",
+                "2015-01-01T00:00:00.000Z",
+            ],
+        ),
+        (
+            &["bounds", "2024-05-02..2024-05-01"],
+            &["\"2024-05-02..2024-05-01\"", "the range is empty"],
+        ),
+        (
+            &["bounds", "2024-05-01..2024-05-01"],
+            &["the range is empty"],
+        ),
+        (
+            &["bounds", "2024-05-01..soon"],
+            &["the range's end", "position 0"],
+        ),
+        (
+            &["bounds", "2024-05-01T24..=2024-05-02"],
+            &["the range's start", "24:00 is not a time of day"],
+        ),
+    ];
+    for &(args, needles) in cases {
+        assert_one_line_error(args, &run(args), needles);
+    }
+    let long = format!("2024-05-01..{}", "9".repeat(1000));
+    let args = ["bounds", long.as_str()];
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        output.stderr.len() < 300,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

@@ -26,14 +26,20 @@ fn message(form: Encoding, text: &str) -> String {
     form.decode(text).unwrap_err().to_string()
 }
 
-/// Exits with status 1, having printed `stdout` and exactly `stderr`.
+/// Exits having printed `stdout` and exactly `stderr`, with status 1 for a bad line of stdin
+/// (input read at run time) and 2 for anything else these tests give (a usage error).
 fn assert_failed_with(what: &str, output: &Output, stdout: &str, stderr: &str) {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         stderr,
         "{what}: stderr"
     );
-    assert_eq!(output.status.code(), Some(1), "{what}: status");
+    let status = if stderr.starts_with("snowmint: line ") {
+        1
+    } else {
+        2
+    };
+    assert_eq!(output.status.code(), Some(status), "{what}: status");
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         stdout,
@@ -157,7 +163,7 @@ fn inspect_sno_names_bad_lines_and_keeps_going_too() {
     let sno_line = |text: &str| {
         let id: SnoId = text.parse().unwrap();
         format!(
-            "{text} (sno {} tick={} meta={} partition={} sequence={})\n",
+            "{text} (sno {} timeline={} meta={} partition={} sequence={})\n",
             id.time_rfc3339(),
             id.tick(),
             id.meta(),
@@ -485,7 +491,7 @@ fn convert_with_a_layout_checks_each_id_fits_it() {
         "8000000000000000\n"
     );
     let output = run(&["convert", "--to", "hex", "--layout", "twitter", top]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.starts_with("snowmint: argument 1: ") && stderr.lines().count() == 1,
@@ -515,6 +521,6 @@ fn a_node_field_may_not_take_a_json_key_as_its_name() {
         &output,
         "",
         "snowmint: layout custom: a node field may not be named id, a key of inspect --json \
-         (id, decimal, layout, timestamp_ms, time, tick, sequence)\n",
+         (id, decimal, layout, timestamp_ms, time, timeline, sequence)\n",
     );
 }

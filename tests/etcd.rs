@@ -503,7 +503,7 @@ fn an_unreachable_etcd_is_an_error_within_the_request_timeout() {
 fn the_cli_refuses_etcd_with_the_leased_field_or_without_a_node_field() {
     let run = |args: &[&str]| {
         let output = Command::new(BIN).args(args).output().unwrap();
-        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(output.status.code(), Some(2));
         String::from_utf8(output.stderr).unwrap()
     };
     let etcd = ["--etcd", "http://127.0.0.1:1", "--prefix", "/p/"];

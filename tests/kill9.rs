@@ -495,7 +495,7 @@ fn sno_runs_resume_from_a_snapshot_across_kill_9() {
     assert!(ids.iter().all(|id| seen.insert(*id)));
     // A flag that disagrees with the file is refused, naming both values.
     let other = sno(&["--meta", "8"], "1").output().unwrap();
-    assert_eq!(other.status.code(), Some(1));
+    assert_eq!(other.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&other.stderr),
         format!(

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::layout::{self, Choice};
+use crate::time::SPAN_FORMS;
 use crate::{Cli, Failure};
 
 use clap::error::ErrorKind;
@@ -212,7 +213,7 @@ impl MintArgs {
         for (flag, name, value) in given {
             let Some(field) = layout.node_field(&name) else {
                 let fields: Vec<&str> = layout.node_fields().map(|field| field.name()).collect();
-                return Err(Failure::Input(format!(
+                return Err(Failure::Usage(format!(
                     "{flag} {value}: layout {} has no node field {}; its node fields are: {}",
                     layout.name(),
                     layout::bounded(&name),
@@ -228,14 +229,14 @@ impl MintArgs {
                 .ok()
                 .filter(|&value| value <= max)
                 .ok_or_else(|| {
-                    Failure::Input(format!(
+                    Failure::Usage(format!(
                         "{flag} {value} is out of range for layout {} ({}: 0..={max})",
                         layout.name(),
                         field.name()
                     ))
                 })?;
             if nodes.iter().any(|&(seen, _)| seen == field.name()) {
-                return Err(Failure::Input(format!(
+                return Err(Failure::Usage(format!(
                     "{flag} {value}: the {} field is given twice",
                     field.name()
                 )));
@@ -308,8 +309,8 @@ pub(crate) struct InspectArgs {
                           sno's 16-character text and --format does not apply"))]
     pub(crate) format: Option<Encoding>,
 
-    /// Report each bad ID on stderr and carry on, exiting with status 1 at the end if any was
-    /// bad; without it, the first bad ID ends the run.
+    /// Report each bad ID on stderr and carry on, failing at the end if any was bad (status 2
+    /// for an argument, 1 for a line of stdin); without it, the first bad ID ends the run.
     #[arg(long)]
     pub(crate) keep_going: bool,
 
@@ -344,8 +345,8 @@ pub(crate) struct ConvertArgs {
           value_parser = number_in(1, u64::MAX))]
     pub(crate) tick_ms: Option<u64>,
 
-    /// Report each bad ID on stderr and carry on, exiting with status 1 at the end if any was
-    /// bad; without it, the first bad ID ends the run.
+    /// Report each bad ID on stderr and carry on, failing at the end if any was bad (status 2
+    /// for an argument, 1 for a line of stdin); without it, the first bad ID ends the run.
     #[arg(long)]
     pub(crate) keep_going: bool,
 
@@ -364,13 +365,15 @@ pub(crate) struct BoundsArgs {
                           sno ids have one text form"))]
     pub(crate) format: Option<Encoding>,
 
-    /// Print one JSON object: the layout, the time and the tick holding it (start, and end
-    /// exclusive) in Unix milliseconds, and the bounds as strings.
+    /// Print one JSON object: the layout, the time (a span's start, within the layout) and
+    /// the ticks holding the span (the first's start, the last's end exclusive) in Unix
+    /// milliseconds, and the bounds as strings.
     #[arg(long)]
     pub(crate) json: bool,
 
-    /// The time: `now`, Unix milliseconds (e.g. 1714521600000), or RFC 3339 (e.g.
-    /// 2024-05-01T12:00:00Z or 2024-05-01T14:00:00.250+02:00).
-    #[arg(value_name = "TIME")]
+    #[arg(value_name = "TIME", help = format!(
+        "The time: {SPAN_FORMS}. E.g. 1714521600000, 2024-05-01T14:00:00.250+02:00, 2024-05-01, \
+         2024-05-01T12, 2024-05-01..2024-05-08. A span reaching past the layout's times is \
+         clamped to them"))]
     pub(crate) time: String,
 }

@@ -7,7 +7,7 @@ use crate::Failure;
 use crate::args::{BoundsArgs, ConvertArgs, InspectArgs};
 use crate::layout::{self, Choice};
 use crate::output::{BoundsJson, Decoded, Sno, write_json_line};
-use crate::time::{Rfc3339, parse_time};
+use crate::time::{Rfc3339, parse_span};
 
 use snowmint::{
     Id,
@@ -40,7 +40,7 @@ pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
 /// `inspect --layout sno`: sno's 16-character IDs, every component.
 pub(crate) fn inspect_sno(args: &InspectArgs) -> Result<(), Failure> {
     if let Some(format) = args.format {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "--format {format} does not apply to --layout sno: sno ids have one text form, 16 \
              characters of 23456789abcdefghijklmnopqrstuvwx"
         )));
@@ -66,7 +66,7 @@ pub(crate) fn convert(args: &ConvertArgs) -> Result<(), Failure> {
         Some(value) => match layout::resolve(value, args.epoch_ms, args.tick_ms)? {
             Choice::Ids(layout) => Some(layout),
             Choice::Sno => {
-                return Err(Failure::Input(
+                return Err(Failure::Usage(
                     "convert does not apply to --layout sno: sno ids have one text form".to_owned(),
                 ));
             }
@@ -103,7 +103,7 @@ pub(crate) fn read_id(form: Encoding, text: &str) -> Result<Id, Failure> {
             let padded = std::str::from_utf8(&padded).expect("ASCII hex digits");
             return form.decode(padded).map_err(Failure::from);
         }
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "{:?} is not a hex id: expected 1 to {WIDTH} hex digits, optionally after 0x",
             crate::layout::bounded(text)
         )));
@@ -113,37 +113,80 @@ pub(crate) fn read_id(form: Encoding, text: &str) -> Result<Id, Failure> {
 
 pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
     let choice = args.layout.choice()?;
-    let unix_ms = parse_time(&args.time)
-        .map_err(|problem| Failure::Input(format!("invalid time {:?}: {problem}", args.time)))?;
-    let (name, tick_ms, lower, upper) = match choice {
-        Choice::Ids(layout) => {
-            let form = args.format.unwrap_or_default();
-            let lower = form.encode(layout.min_id_at(unix_ms)?).to_string();
-            let upper = form.encode(layout.max_id_at(unix_ms)?).to_string();
-            (layout.name(), layout.tick_ms(), lower, upper)
-        }
+    let span = parse_span(&args.time).map_err(|problem| {
+        Failure::Usage(format!(
+            "invalid time {:?}: {problem}",
+            layout::bounded(&args.time)
+        ))
+    })?;
+    let (name, epoch_ms, tick_ms, last_ms) = match choice {
+        Choice::Ids(layout) => (
+            layout.name(),
+            layout.epoch_ms(),
+            layout.tick_ms(),
+            layout.max_unix_ms(),
+        ),
         Choice::Sno => {
             if let Some(format) = args.format {
-                return Err(Failure::Input(format!(
+                return Err(Failure::Usage(format!(
                     "--format {format} does not apply to --layout sno: sno ids have one text form"
                 )));
             }
-            // Every ID of the time's 4 ms unit: both timelines, every metabyte, partition and
-            // sequence.
-            let lower = SnoId::compose(unix_ms, 0, 0, 0, 0)?;
-            let upper = SnoId::compose(unix_ms, 1, u8::MAX, u16::MAX, u16::MAX)?;
-            let unit = SnoGenerator::LAYOUT.tick_ms();
-            ("sno", unit, lower.to_string(), upper.to_string())
+            let layout = SnoGenerator::LAYOUT;
+            (
+                "sno",
+                layout.epoch_ms(),
+                layout.tick_ms(),
+                layout.max_unix_ms(),
+            )
         }
     };
-    // The tick holding the time: every time in it has these bounds.
-    let tick_start_ms = unix_ms - (unix_ms - epoch_of(choice)) % tick_ms;
-    let tick_end_ms = tick_start_ms.saturating_add(tick_ms);
+    // The span, clamped to the times the layout holds: from its epoch to its last tick's end.
+    // A time outside it gets the library's error.
+    let last_ms = last_ms.saturating_add(tick_ms - 1);
+    let outside = span.last_ms < epoch_ms || span.first_ms > last_ms;
+    if outside && span.first_ms != span.last_ms {
+        return Err(Failure::Usage(format!(
+            "{} is outside layout {name}, whose times run {}..={}",
+            layout::bounded(&args.time),
+            Rfc3339(epoch_ms),
+            Rfc3339(last_ms)
+        )));
+    }
+    let (first, last) = if span.last_ms < epoch_ms {
+        (span.last_ms, span.last_ms)
+    } else if span.first_ms > last_ms {
+        (span.first_ms, span.first_ms)
+    } else {
+        (span.first_ms.max(epoch_ms), span.last_ms.min(last_ms))
+    };
+    let (lower, upper) = match choice {
+        Choice::Ids(layout) => {
+            let form = args.format.unwrap_or_default();
+            let lower = layout.min_id_at(first).map_err(Failure::usage)?;
+            let upper = layout.max_id_at(last).map_err(Failure::usage)?;
+            (
+                form.encode(lower).to_string(),
+                form.encode(upper).to_string(),
+            )
+        }
+        Choice::Sno => {
+            // Every ID of the span's 4 ms units: both timelines, every metabyte, partition and
+            // sequence.
+            let lower = SnoId::compose(first, 0, 0, 0, 0).map_err(Failure::usage)?;
+            let upper =
+                SnoId::compose(last, 1, u8::MAX, u16::MAX, u16::MAX).map_err(Failure::usage)?;
+            (lower.to_string(), upper.to_string())
+        }
+    };
+    // The ticks holding the span: every time in them has an ID within these bounds.
+    let tick_start_ms = first - (first - epoch_ms) % tick_ms;
+    let tick_end_ms = (last - (last - epoch_ms) % tick_ms).saturating_add(tick_ms);
     let mut out = io::stdout().lock();
     if args.json {
         let json = BoundsJson {
             layout: name,
-            timestamp_ms: unix_ms,
+            timestamp_ms: first,
             tick_start_ms,
             tick_end_ms,
             lower: lower.as_str(),
@@ -151,24 +194,19 @@ pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
         };
         write_json_line(&mut out, &json)?;
     } else {
+        let (ticks, each) = match tick_end_ms - tick_start_ms == tick_ms {
+            true => ("tick", ""),
+            false => ("ticks", " each"),
+        };
         writeln!(
             out,
-            "lower {lower}\nupper {upper}\ntick {}..{} ({} ms)",
+            "lower {lower}\nupper {upper}\n{ticks} {}..{} ({tick_ms} ms{each})",
             Rfc3339(tick_start_ms),
             Rfc3339(tick_end_ms),
-            tick_ms
         )?;
     }
     out.flush()?;
     Ok(())
-}
-
-/// The epoch ticks are counted from.
-fn epoch_of(choice: Choice) -> u64 {
-    match choice {
-        Choice::Ids(layout) => layout.epoch_ms(),
-        Choice::Sno => SnoId::EPOCH_MS,
-    }
 }
 
 /// Where an ID was read, for the message of a bad one: `line 3` of stdin or `argument 2`
@@ -193,26 +231,30 @@ impl fmt::Display for Place {
 /// failing, its inner one a bad ID, reported as `<place>: <error>`.
 ///
 /// A bad ID stops the run after what was printed is flushed; with `keep_going` it is reported
-/// on stderr at once, the run goes on, and at the end the process exits with status 1.
+/// on stderr at once, the run goes on, and at the end the process exits with the status of a
+/// bad ID: 2 for an argument (a usage error), 1 for a line of stdin.
 pub(crate) fn for_each_id(
     ids: &[String],
     keep_going: bool,
     mut handle: impl FnMut(&mut dyn Write, &str) -> io::Result<Result<(), Failure>>,
 ) -> Result<(), Failure> {
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut any_bad = false;
+    let mut worst: Option<Failure> = None;
     let mut each = |out: &mut BufWriter<_>, place: Place, text: &str| -> Result<(), Failure> {
         let Err(error) = handle(out, text)? else {
             return Ok(());
         };
-        let failure = Failure::Input(format!("{place}: {error}"));
+        let failure = match place {
+            Place::Argument(_) => Failure::Usage(format!("{place}: {error}")),
+            Place::Line(_) => Failure::Data(format!("{place}: {error}")),
+        };
         if !keep_going {
             return fail_after_flush(out, failure);
         }
         // What was printed before it first, so a terminal shows the two in order.
         out.flush()?;
         eprintln!("snowmint: {failure}");
-        any_bad = true;
+        worst = Some(failure);
         Ok(())
     };
     if ids.is_empty() {
@@ -239,9 +281,9 @@ pub(crate) fn for_each_id(
         }
     }
     out.flush()?;
-    if any_bad {
+    if let Some(failure) = worst {
         // Each bad ID has had its line on stderr: only the status is left to give.
-        return Err(Failure::Reported);
+        return Err(Failure::Reported(failure.status()));
     }
     Ok(())
 }

@@ -35,7 +35,7 @@ pub(crate) fn resolve(
     tick_ms: Option<u64>,
 ) -> Result<Choice, Failure> {
     let refuse = |flag: &str, given: u64, why: &str| {
-        Err(Failure::Input(format!(
+        Err(Failure::Usage(format!(
             "--{flag} {given} does not apply to --layout {}: {why}",
             bounded(value)
         )))
@@ -76,10 +76,10 @@ pub(crate) fn resolve(
         );
     }
     Layout::preset(value, epoch_ms).map(Choice::Ids).map_err(|error| match error {
-        Error::EpochRequired { layout } => Failure::Input(format!(
+        Error::EpochRequired { layout } => Failure::Usage(format!(
             "layout {layout} needs --epoch-ms, its epoch in Unix milliseconds"
         )),
-        Error::UnknownLayout { name, expected } => Failure::Input(format!(
+        Error::UnknownLayout { name, expected } => Failure::Usage(format!(
             "unknown layout {name:?}; expected sno, a preset ({expected}), a JSON layout file, or \
              fields such as unused:1,time:41,machine:10,sequence:12"
         )),
@@ -94,7 +94,7 @@ pub(crate) const JSON_KEYS: [&str; 7] = [
     "layout",
     "timestamp_ms",
     "time",
-    "tick",
+    "timeline",
     "sequence",
 ];
 
@@ -104,7 +104,7 @@ fn free_keys(layout: Layout) -> Result<Layout, Failure> {
         .node_fields()
         .find(|field| JSON_KEYS.contains(&field.name()))
     {
-        Some(field) => Err(Failure::Input(format!(
+        Some(field) => Err(Failure::Usage(format!(
             "layout {}: a node field may not be named {}, a key of inspect --json ({})",
             layout.name(),
             field.name(),
@@ -118,13 +118,13 @@ fn free_keys(layout: Layout) -> Result<Layout, Failure> {
 fn read_file(path: &Path) -> Result<Layout, Failure> {
     let shown = path.display();
     let file = File::open(path)
-        .map_err(|error| Failure::Input(format!("layout file {shown}: cannot open: {error}")))?;
+        .map_err(|error| Failure::Data(format!("layout file {shown}: cannot open: {error}")))?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|error| Failure::Input(format!("layout file {shown}: cannot read: {error}")))?;
+        .map_err(|error| Failure::Data(format!("layout file {shown}: cannot read: {error}")))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Data(format!(
             "layout file {shown}: larger than {MAX_FILE_BYTES} bytes, expected a JSON layout"
         )));
     }
@@ -133,7 +133,7 @@ fn read_file(path: &Path) -> Result<Layout, Failure> {
         let message = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(message, _)| message);
-        Failure::Input(match error.line() {
+        Failure::Data(match error.line() {
             0 => format!("layout file {shown}: {message}"),
             line => format!(
                 "layout file {shown}: line {line} column {}: {message}",
@@ -146,7 +146,7 @@ fn read_file(path: &Path) -> Result<Layout, Failure> {
 /// An inline layout: fields most significant first, `NAME:BITS` each (`unused`, `time` and
 /// `sequence` are those kinds, any other name a node field) or `tick-tock` (one bit).
 fn inline(spec: &str, epoch_ms: Option<u64>, tick_ms: Option<u64>) -> Result<Layout, Failure> {
-    let bad = |problem: String| Failure::Input(format!("--layout {}: {problem}", bounded(spec)));
+    let bad = |problem: String| Failure::Usage(format!("--layout {}: {problem}", bounded(spec)));
     let mut fields: Vec<(&str, u8)> = Vec::new();
     for (index, item) in spec.split(',').enumerate() {
         let item = item.trim();
@@ -214,7 +214,12 @@ fn inline(spec: &str, epoch_ms: Option<u64>, tick_ms: Option<u64>) -> Result<Lay
 
 /// `text`, its first 64 characters and an ellipsis when longer.
 pub(crate) fn bounded(text: &str) -> String {
-    match text.char_indices().nth(64) {
+    bounded_to(text, 64)
+}
+
+/// `text`, its first `max` characters and an ellipsis when longer.
+pub(crate) fn bounded_to(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_owned(),
     }

@@ -10,15 +10,16 @@
 //! snowmint mint --layout 'time:41,region:4,host:6,sequence:12' --epoch-ms 1704067200000 \
 //!     --node region=3 --node host=17
 //! snowmint bounds --layout discord 2024-05-01T00:00:00Z
+//! snowmint bounds --layout discord 2024-05-01..=2024-05-07
 //! snowmint completions bash
 //! ```
 //!
-//! Errors print one line, `snowmint: <message>`, on stderr. A command line the parser refuses
-//! (an unknown flag, a value that is not a number or outside its fixed range) exits with
-//! status 2, and for a usage error clap's usage block follows; input that parses but does not
-//! fit (a node value outside the layout's range, a bad ID, a corrupt file) exits with
-//! status 1. A closed stdout (`snowmint mint | head -1`) ends the program quietly with
-//! status 0.
+//! Errors print one line, `snowmint: <message>`, on stderr; for a flag unknown, missing or
+//! conflicting, clap's usage block follows. The exit status ([`EXIT_STATUS`], which
+//! `snowmint --help` prints) is 2 for anything wrong on the command line, whether clap or the
+//! program finds it (a value out of its range or the layout's, an ID or time argument that
+//! does not parse), and 1 for a failure at run time (the clock, a file, stdin, etcd). A closed
+//! stdout (`snowmint mint | head -1`) ends the program quietly with status 0.
 //!
 //! # Layouts
 //!
@@ -73,7 +74,7 @@ use clap::{Parser, Subcommand};
 
 /// Mint Snowflake-style 64-bit IDs, and decode them.
 #[derive(Debug, Parser)]
-#[command(name = "snowmint", version, propagate_version = true)]
+#[command(name = "snowmint", version, propagate_version = true, after_help = EXIT_STATUS)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -90,12 +91,12 @@ enum Command {
     Inspect(InspectArgs),
     /// Rewrite IDs from one text form to another: arguments, or stdin one per line.
     Convert(ConvertArgs),
-    /// The smallest and the largest ID a layout can mint at a time, for paging by ID: the IDs
-    /// minted in [t0, t1) are those with lower(t0) <= id < lower(t1).
+    /// The smallest and the largest ID a layout can mint at a time or in a span (a day, an
+    /// hour, a range), for paging by ID: the IDs minted in it are those in lower..=upper.
     Bounds(BoundsArgs),
-    /// Print a completion script for SHELL: `snowmint completions bash > ~/.local/share/\
-    /// bash-completion/completions/snowmint`, or zsh into a directory on `$fpath` as
-    /// `_snowmint`, or fish into `~/.config/fish/completions/snowmint.fish`.
+    /// Print a completion script for SHELL on stdout: for bash, save it as
+    /// ~/.local/share/bash-completion/completions/snowmint; for zsh, as _snowmint in a
+    /// directory on $fpath; for fish, as ~/.config/fish/completions/snowmint.fish.
     Completions {
         #[arg(value_enum, value_name = "SHELL")]
         shell: Shell,
@@ -110,7 +111,9 @@ enum Shell {
     Fish,
 }
 
-/// Writes `shell`'s completion script for the whole command line to stdout.
+/// Writes `shell`'s completion script for the whole command line to stdout. The script is
+/// made in memory first: clap_complete panics when its writer fails, and a closed stdout
+/// (`snowmint completions zsh | true`) is an I/O error like any other here.
 fn completions(shell: Shell) -> Result<(), Failure> {
     use clap::CommandFactory;
     use clap_complete::{Shell as Target, generate};
@@ -119,8 +122,10 @@ fn completions(shell: Shell) -> Result<(), Failure> {
         Shell::Zsh => Target::Zsh,
         Shell::Fish => Target::Fish,
     };
+    let mut script = Vec::new();
+    generate(target, &mut Cli::command(), "snowmint", &mut script);
     let mut out = io::stdout().lock();
-    generate(target, &mut Cli::command(), "snowmint", &mut out);
+    io::Write::write_all(&mut out, &script)?;
     io::Write::flush(&mut out)?;
     Ok(())
 }
@@ -135,15 +140,70 @@ enum Failure {
     /// The snapshot file named cannot be read, does not parse, does not fit the command line,
     /// or cannot be saved: what and why.
     Snapshot { path: PathBuf, problem: String },
-    /// A command-line value the library does not check (a time, a flag that does not apply):
-    /// what and why.
-    Input(String),
+    /// Something wrong on the command line that clap does not check (a value out of the
+    /// layout's range, a time, an ID given as an argument, a flag that does not apply): what
+    /// and why.
+    Usage(String),
+    /// Input read at run time is wrong (an ID on stdin, a layout file's content): what and why.
+    Data(String),
     /// Every problem has had its line on stderr already (`--keep-going`): only the status is
     /// left to give.
-    Reported,
+    Reported(u8),
 }
 
+/// The exit statuses, for `snowmint --help`; the README says the same.
+const EXIT_STATUS: &str = "\
+Exit status: 0 on success (a closed stdout, as in `snowmint mint | head -1`, included); 1 for a \
+failure at run time: the clock, a file (a snapshot, a layout file), stdin or stdout, etcd; 2 \
+for anything wrong on the command line: a flag unknown or missing, a value that is not a \
+number or out of range, a node value outside the layout's field, an ID or a time given as an \
+argument that does not parse or fit, flags that do not match a snapshot file. Errors print \
+one line on stderr, `snowmint: <what was wrong and what was expected>`.";
+
+/// [`EXIT_STATUS`]'s: a usage error.
+const USAGE: u8 = 2;
+/// [`EXIT_STATUS`]'s: a failure at run time.
+const RUNTIME: u8 = 1;
+
 impl Failure {
+    /// The exit status: [`USAGE`] for what is wrong on the command line, [`RUNTIME`] for
+    /// the rest.
+    pub(crate) fn status(&self) -> u8 {
+        use snowmint::Error;
+        match self {
+            Failure::Usage(_) => USAGE,
+            Failure::Io(_) | Failure::Snapshot { .. } | Failure::Data(_) => RUNTIME,
+            Failure::Reported(status) => *status,
+            // What the clock, a lease or a file did, found while minting.
+            #[cfg(feature = "etcd")]
+            Failure::Snowmint(
+                Error::Etcd { .. }
+                | Error::NodeRangeFull { .. }
+                | Error::LeaseExpired { .. }
+                | Error::LeaseLost { .. }
+                | Error::HighWaterReached { .. },
+            ) => RUNTIME,
+            Failure::Snowmint(
+                Error::Persist { .. }
+                | Error::NodeIdSource { .. }
+                | Error::SequenceExhausted { .. }
+                | Error::LayoutExhausted { .. }
+                | Error::ClockBehind { .. }
+                | Error::Forked { .. }
+                | Error::TimeOverflow { .. }
+                | Error::BeforeEpoch { .. }
+                | Error::EpochTick { .. },
+            ) => RUNTIME,
+            // The rest is the library's check of a value from the command line.
+            Failure::Snowmint(_) => USAGE,
+        }
+    }
+
+    /// A library error about a value given on the command line.
+    pub(crate) fn usage(error: snowmint::Error) -> Self {
+        Failure::Usage(Failure::Snowmint(error).to_string())
+    }
+
     /// A failure of the snapshot file's write ahead of minting, said as the snapshot's.
     fn in_snapshot(self, path: &Path) -> Self {
         match self {
@@ -152,6 +212,11 @@ impl Failure {
             }
             failure => failure,
         }
+    }
+
+    /// A snapshot file that does not fit the flags given with it: a usage error.
+    fn snapshot_mismatch(path: &Path, problem: impl fmt::Display) -> Self {
+        Failure::Usage(Failure::snapshot(path, problem).to_string())
     }
 
     fn snapshot(path: &Path, problem: impl fmt::Display) -> Self {
@@ -191,8 +256,8 @@ impl fmt::Display for Failure {
             Failure::Snapshot { path, problem } => {
                 write!(f, "snapshot {}: {problem}", path.display())
             }
-            Failure::Input(problem) => f.write_str(problem),
-            Failure::Reported => f.write_str("bad input, reported above"),
+            Failure::Usage(problem) | Failure::Data(problem) => f.write_str(problem),
+            Failure::Reported(_) => f.write_str("bad input, reported above"),
         }
     }
 }
@@ -213,10 +278,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away (`snowmint mint | head -1`): nothing left to do.
         Err(Failure::Io(error)) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(Failure::Reported) => ExitCode::FAILURE,
+        Err(Failure::Reported(status)) => ExitCode::from(status),
         Err(failure) => {
             eprintln!("snowmint: {failure}");
-            ExitCode::FAILURE
+            ExitCode::from(failure.status())
         }
     }
 }

@@ -7,7 +7,9 @@ use std::path::Path;
 use crate::Failure;
 use crate::args::MintArgs;
 use crate::inspect::fail_after_flush;
-use crate::snapshot::{SnapshotLock, SnapshotStore, fresh_sno, load_snapshot, save_snapshot};
+use crate::snapshot::{
+    INVALID, SnapshotLock, SnapshotStore, fresh_sno, load_snapshot, plain, save_snapshot,
+};
 
 use crate::layout::Choice;
 
@@ -22,7 +24,7 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     };
     for (flag, given) in [("--partition", args.partition), ("--meta", args.meta)] {
         if let Some(value) = given {
-            return Err(Failure::Input(format!(
+            return Err(Failure::Usage(format!(
                 "{flag} {value} is for --layout sno; layout {} has node fields instead (--node)",
                 layout.name()
             )));
@@ -32,7 +34,7 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let policy = args.policy();
     let format = args.format.unwrap_or_default();
     if let (ClockBehind::TickTock { .. }, None) = (policy, layout.tick_tock_field()) {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "--on-clock-behind tick-tock needs a layout with a tick-tock bit, and layout {} has \
              none; give --layout fields with one, e.g. unused:1,time:41,tick-tock,machine:9,\
              sequence:12 with --epoch-ms",
@@ -64,12 +66,10 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let generator = builder
         .on_clock_behind(policy)
         .build()
-        .map_err(|error| match error {
-            // The node flags were checked against the layout: a node out of range is the file's.
-            snowmint::Error::InvalidSnapshot { .. } | snowmint::Error::NodeOutOfRange { .. } => {
-                Failure::snapshot(path, error)
-            }
-            error => error.into(),
+        .map_err(|error| match &loaded {
+            // The command line was checked against the layout: what is left is the file's.
+            Some(_) => invalid_content(path, &error),
+            None => error.into(),
         })?;
     let resumed = loaded.unwrap_or_else(|| generator.snapshot());
     let store = SnapshotStore::new(path, resumed);
@@ -84,6 +84,15 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let exact = generator.store().exact(&generator.generator().snapshot());
     drop(generator);
     finish(path, minted, save_snapshot(path, &exact))
+}
+
+/// The library's refusal of the state read from the snapshot file at `path`, said as the
+/// file's.
+fn invalid_content(path: &Path, error: &snowmint::Error) -> Failure {
+    Failure::snapshot(
+        path,
+        format_args!("{INVALID}: {}", plain(&error.to_string())),
+    )
 }
 
 /// How a run with a snapshot file ends: `minted`, unless the write of the exact state
@@ -116,7 +125,7 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
         ("node values (--machine, --node, ...)", args.has_nodes()),
     ];
     if let Some((flag, _)) = refused.into_iter().find(|&(_, given)| given) {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "{flag} does not apply to --layout sno (sno ids carry --partition and --meta)"
         )));
     }
@@ -133,19 +142,19 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
     };
     // Held until this function returns: past the write of the exact state.
     let _held = SnapshotLock::take(path)?;
-    let resumed = match load_snapshot::<SnoSnapshot>(path)? {
-        Some(snapshot) => {
-            check_sno_fits(path, &snapshot, partition, meta)?;
-            snapshot
-        }
-        None => fresh_sno(partition.unwrap_or(0), meta.unwrap_or(0)),
-    };
+    let loaded = load_snapshot::<SnoSnapshot>(path)?;
+    if let Some(snapshot) = &loaded {
+        check_sno_fits(path, snapshot, partition, meta)?;
+    }
+    let from_file = loaded.is_some();
+    let resumed = loaded.unwrap_or_else(|| fresh_sno(partition.unwrap_or(0), meta.unwrap_or(0)));
     let generator = SnoGenerator::resume(&resumed)
         .on_clock_behind(args.policy())
         .build()
-        .map_err(|error| match error {
-            snowmint::Error::InvalidSnapshot { .. } => Failure::snapshot(path, error),
-            error => error.into(),
+        .map_err(|error| match from_file {
+            // --partition and --meta were checked by their parsers: what is left is the file's.
+            true => invalid_content(path, &error),
+            false => error.into(),
         })?;
     let store = SnapshotStore::new(path, resumed);
     // As the fenced generator does: a batch is printed only once the file holds a state above
@@ -189,7 +198,7 @@ fn check_sno_fits(
     for (name, value, saved) in given {
         match value {
             Some(value) if value != saved => {
-                return Err(Failure::snapshot(
+                return Err(Failure::snapshot_mismatch(
                     path,
                     format_args!(
                         "--{name} {value} does not match the snapshot's {name} {saved}; omit \
@@ -243,7 +252,7 @@ pub(crate) fn mint_leased(
     _policy: ClockBehind,
 ) -> Result<(), Failure> {
     leased_field(&layout, nodes)?;
-    Err(Failure::Input(
+    Err(Failure::Usage(
         "--etcd needs snowmint built with the etcd feature (cargo build --features cli,etcd)"
             .to_owned(),
     ))
@@ -255,13 +264,13 @@ pub(crate) fn leased_field(
     nodes: &[(&'static str, u64)],
 ) -> Result<snowmint::layout::Field, Failure> {
     let field = *layout.node_fields().next().ok_or_else(|| {
-        Failure::Input(format!(
+        Failure::Usage(format!(
             "layout {} has no node field for --etcd to lease; expected a layout with one",
             layout.name()
         ))
     })?;
     if let Some(&(name, value)) = nodes.iter().find(|&&(name, _)| name == field.name()) {
-        return Err(Failure::Input(format!(
+        return Err(Failure::Usage(format!(
             "--{name} {value} and --etcd both give the {name} id; omit --{name}"
         )));
     }
@@ -289,7 +298,9 @@ pub(crate) fn with_nodes<C>(
 pub(crate) const BATCH: usize = 4096;
 
 /// Mints `count` IDs onto stdout, one per line as `text` writes it, in batches: one
-/// compare-and-swap reserves what is left of the current tick, up to [`BATCH`] IDs.
+/// compare-and-swap reserves what is left of the current tick, up to [`BATCH`] IDs. Each
+/// batch is written out once printed, so a reader sees every tick's IDs as the tick is
+/// minted on a slow layout, and a run killed midway has printed all it minted but one batch.
 pub(crate) fn mint_ids<T: Copy + Default, D: fmt::Display>(
     mut mint_batch: impl FnMut(&mut [T]) -> snowmint::Result<usize>,
     count: u64,
@@ -307,6 +318,8 @@ pub(crate) fn mint_ids<T: Copy + Default, D: fmt::Display>(
         for &id in &batch[..minted] {
             writeln!(out, "{}", text(id))?;
         }
+        // At most a tick's IDs: at most one write per tick, or per BATCH lines.
+        out.flush()?;
         left -= minted as u64;
     }
     out.flush()?;
@@ -323,7 +336,7 @@ pub(crate) fn check_fits(
 ) -> Result<(), Failure> {
     let saved = &snapshot.layout;
     if saved != layout {
-        return Err(Failure::snapshot(
+        return Err(Failure::snapshot_mismatch(
             path,
             format_args!(
                 "it is for layout {} with epoch {} ms, but --layout/--epoch-ms give layout {} \
@@ -342,7 +355,7 @@ pub(crate) fn check_fits(
         match saved {
             Some(&(_, saved)) if saved == value => {}
             Some(&(_, saved)) => {
-                return Err(Failure::snapshot(
+                return Err(Failure::snapshot_mismatch(
                     path,
                     format_args!(
                         "--{name} {value} does not match the snapshot's {name} {saved}; \
@@ -351,7 +364,7 @@ pub(crate) fn check_fits(
                 ));
             }
             None => {
-                return Err(Failure::snapshot(
+                return Err(Failure::snapshot_mismatch(
                     path,
                     format_args!("--{name} {value} is given, but the snapshot has no {name}"),
                 ));

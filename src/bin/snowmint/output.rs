@@ -19,9 +19,9 @@ pub(crate) fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io
 /// Text: `1ptWyK4WgZU (twitter 2022-06-28T16:07:40.105Z machine=378 sequence=0)`, the
 /// library's [`Parts`] `Display` with the ID in `form`.
 ///
-/// JSON: `{"id":"…",["decimal":"…",]"layout":"…","timestamp_ms":…,"time":"…",["tick":0|1,]
+/// JSON: `{"id":"…",["decimal":"…",]"layout":"…","timestamp_ms":…,"time":"…",["timeline":0|1,]
 /// <node fields>,"sequence":…}`. `id` is in `form`, and `decimal` is there exactly when
-/// `form` is not decimal; `tick` (the timeline) exactly when the layout has a tick-tock bit.
+/// `form` is not decimal; `timeline` (the tick-tock bit) exactly when the layout has one, as in the text form.
 pub(crate) struct Decoded<'l> {
     pub(crate) form: Encoding,
     pub(crate) parts: Parts<'l>,
@@ -61,7 +61,7 @@ impl Serialize for Decoded<'_> {
         map.serialize_entry("timestamp_ms", &parts.timestamp_ms())?;
         map.serialize_entry("time", &Text(parts.time_rfc3339()))?;
         if let Some(timeline) = parts.timeline() {
-            map.serialize_entry("tick", &timeline)?;
+            map.serialize_entry("timeline", &timeline)?;
         }
         for (name, value) in parts.nodes() {
             map.serialize_entry(name, &value)?;
@@ -73,9 +73,10 @@ impl Serialize for Decoded<'_> {
 
 /// A sno ID, every component.
 ///
-/// Text: `2222222222222222 (sno 2010-01-01T00:00:00.000Z tick=0 meta=0 partition=0 sequence=0)`.
+/// Text: `2222222222222222 (sno 2010-01-01T00:00:00.000Z timeline=0 meta=0 partition=0 sequence=0)`,
+/// the tick-tock bit named `timeline` as for every layout.
 ///
-/// JSON: `{"id":"…","layout":"sno","timestamp_ms":…,"time":"…","tick":…,"meta":…,
+/// JSON: `{"id":"…","layout":"sno","timestamp_ms":…,"time":"…","timeline":…,"meta":…,
 /// "partition":…,"sequence":…}`.
 pub(crate) struct Sno(pub(crate) SnoId);
 
@@ -84,7 +85,7 @@ impl fmt::Display for Sno {
         let id = self.0;
         write!(
             f,
-            "{id} (sno {} tick={} meta={} partition={} sequence={})",
+            "{id} (sno {} timeline={} meta={} partition={} sequence={})",
             id.time_rfc3339(),
             id.tick(),
             id.meta(),
@@ -102,7 +103,7 @@ impl Serialize for Sno {
         object.serialize_field("layout", "sno")?;
         object.serialize_field("timestamp_ms", &id.timestamp_ms())?;
         object.serialize_field("time", &Text(id.time_rfc3339()))?;
-        object.serialize_field("tick", &id.tick())?;
+        object.serialize_field("timeline", &id.tick())?;
         object.serialize_field("meta", &id.meta())?;
         object.serialize_field("partition", &id.partition())?;
         object.serialize_field("sequence", &id.sequence())?;
@@ -111,7 +112,8 @@ impl Serialize for Sno {
 }
 
 /// `bounds --json`: `{"layout":"…","timestamp_ms":…,"tick_start_ms":…,"tick_end_ms":…,
-/// "lower":"…","upper":"…"}`, the tick's end exclusive.
+/// "lower":"…","upper":"…"}`: the time (a span's start, within the layout), the ticks holding
+/// the span (the last one's end exclusive) and the bounds.
 #[derive(Serialize)]
 pub(crate) struct BoundsJson<'a> {
     pub(crate) layout: &'a str,
@@ -160,7 +162,7 @@ mod tests {
     }
 
     #[test]
-    fn json_has_a_tick_key_after_time_exactly_when_the_layout_has_the_bit() {
+    fn json_has_a_timeline_key_after_time_exactly_when_the_layout_has_the_bit() {
         for timeline in [0, 1] {
             let id = TICK_TOCK
                 .compose_on_timeline(1_656_432_460_105, timeline, &[("machine", 378)], 9)
@@ -169,7 +171,7 @@ mod tests {
                 json(&decoded(&TICK_TOCK, Encoding::Decimal, id)),
                 format!(
                     "{{\"id\":\"{id}\",\"layout\":\"tt\",\"timestamp_ms\":1656432460105,\
-                     \"time\":\"2022-06-28T16:07:40.105Z\",\"tick\":{timeline},\"machine\":378,\
+                     \"time\":\"2022-06-28T16:07:40.105Z\",\"timeline\":{timeline},\"machine\":378,\
                      \"sequence\":9}}\n"
                 )
             );
@@ -177,7 +179,7 @@ mod tests {
         let id = Layout::TWITTER
             .compose(1_656_432_460_105, &[("machine", 378)], 9)
             .unwrap();
-        assert!(!json(&decoded(&Layout::TWITTER, Encoding::Decimal, id)).contains("tick"));
+        assert!(!json(&decoded(&Layout::TWITTER, Encoding::Decimal, id)).contains("timeline"));
     }
 
     #[test]
@@ -229,12 +231,12 @@ mod tests {
         let id: SnoId = "2222222222222222".parse().unwrap();
         assert_eq!(
             Sno(id).to_string(),
-            "2222222222222222 (sno 2010-01-01T00:00:00.000Z tick=0 meta=0 partition=0 sequence=0)"
+            "2222222222222222 (sno 2010-01-01T00:00:00.000Z timeline=0 meta=0 partition=0 sequence=0)"
         );
         assert_eq!(
             json(&Sno(id)),
             "{\"id\":\"2222222222222222\",\"layout\":\"sno\",\"timestamp_ms\":1262304000000,\
-             \"time\":\"2010-01-01T00:00:00.000Z\",\"tick\":0,\"meta\":0,\"partition\":0,\
+             \"time\":\"2010-01-01T00:00:00.000Z\",\"timeline\":0,\"meta\":0,\"partition\":0,\
              \"sequence\":0}\n"
         );
     }

@@ -165,7 +165,9 @@ pub(crate) fn load_snapshot<T: Saved>(path: &Path) -> Result<Option<T>, Failure>
     if bytes.len() as u64 > SNAPSHOT_MAX_BYTES {
         return Err(Failure::snapshot(
             path,
-            format_args!("larger than {SNAPSHOT_MAX_BYTES} bytes, expected a snowmint snapshot"),
+            format_args!(
+                "the file is larger than {SNAPSHOT_MAX_BYTES} bytes, expected a snowmint snapshot"
+            ),
         ));
     }
     parse_snapshot(&bytes)
@@ -180,25 +182,88 @@ pub(crate) fn format_snapshot<T: Serialize>(snapshot: &T) -> String {
     text
 }
 
-/// Parses [`format_snapshot`]'s text; the error says what was wrong, and where in the text
-/// when it is one place.
+/// Parses [`format_snapshot`]'s text; the error says that the file's content is wrong, what
+/// was wrong, and where in the text when it is one place, in [`plain`] words.
 pub(crate) fn parse_snapshot<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     serde_json::from_slice(bytes).map_err(|error| {
         let what = match error.classify() {
-            serde_json::error::Category::Data => "",
-            _ => "not a snowmint snapshot (JSON): ",
+            serde_json::error::Category::Data => INVALID,
+            _ => "the file is not a snowmint snapshot (JSON)",
         };
         // serde_json's message ends with "at line L column C"; the line comes first here.
         let message = error.to_string();
         let message = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(message, _)| message);
+        let message = plain(message);
         match error.line() {
             // Checks made on the whole snapshot have no position.
-            0 => format!("{what}{message}"),
-            line => format!("line {line} column {}: {what}{message}", error.column()),
+            0 => format!("{what}: {message}"),
+            line => format!("{what}: line {line} column {}: {message}", error.column()),
         }
     })
+}
+
+/// What a snapshot file whose JSON is well formed but does not hold a valid state is said to
+/// be, before what is wrong with it.
+pub(crate) const INVALID: &str = "the file holds an invalid snapshot";
+
+/// The most characters of a message about a snapshot file's content.
+const MAX_MESSAGE_CHARS: usize = 400;
+
+/// `message` (serde's, or the library's about a state read from a file) fit for a user: each
+/// value it echoes between backticks or double quotes cut to 64 characters and an ellipsis,
+/// Rust type names (`struct LayoutDef`) said as the JSON they stand for, and the whole cut to
+/// [`MAX_MESSAGE_CHARS`].
+pub(crate) fn plain(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        out += &without_type_names(&rest[..open]);
+        let quote = &rest[open..=open];
+        let quoted = &rest[open + 1..];
+        // A double-quoted value is Rust's Debug form: `\"` inside it does not close it.
+        let mut escaped = false;
+        let close = quoted.char_indices().find_map(|(at, c)| {
+            let closes = !escaped && quote.starts_with(c);
+            escaped = !escaped && c == '\\' && quote == "\"";
+            closes.then_some(at)
+        });
+        let (value, after) = close.map_or((quoted, ""), |at| (&quoted[..at], &quoted[at + 1..]));
+        out += quote;
+        out += &crate::layout::bounded(value);
+        out += quote;
+        rest = after;
+    }
+    out += &without_type_names(rest);
+    crate::layout::bounded_to(&out, MAX_MESSAGE_CHARS)
+}
+
+/// `text` with serde's names of Rust types (`tuple struct Name`, `struct Name`, `enum Name`)
+/// replaced by the JSON they expect.
+fn without_type_names(text: &str) -> String {
+    let mut out = text.to_owned();
+    for (kind, json) in [
+        ("unit struct ", "null"),
+        ("tuple struct ", "an array"),
+        ("struct ", "an object"),
+        ("enum ", "one of its names"),
+    ] {
+        let mut from = 0;
+        while let Some(at) = out[from..].find(kind).map(|at| from + at) {
+            let name_at = at + kind.len();
+            let name_len = out[name_at..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(out.len() - name_at);
+            if name_len == 0 {
+                from = name_at;
+                continue;
+            }
+            out.replace_range(at..name_at + name_len, json);
+            from = at + json.len();
+        }
+    }
+    out
 }
 
 /// Writes `snapshot` to `path` durably: to a temporary file of this write's own, fsynced,
@@ -355,6 +420,34 @@ mod tests {
     }
 
     #[test]
+    fn plain_bounds_each_echoed_value_and_drops_rust_type_names() {
+        let long = "z".repeat(1000);
+        assert_eq!(
+            plain(&format!(
+                "invalid type: string \"{long}\", expected struct LayoutDef"
+            )),
+            format!(
+                "invalid type: string \"{}…\", expected an object",
+                &long[..64]
+            )
+        );
+        assert_eq!(
+            plain(&format!("unknown field `{long}`, expected enum FieldKind")),
+            format!(
+                "unknown field `{}…`, expected one of its names",
+                &long[..64]
+            )
+        );
+        assert_eq!(
+            plain("a \"struct X\" stays, tuple struct Pair goes"),
+            "a \"struct X\" stays, an array goes"
+        );
+        let escaped = format!("string \"{}\"", "a\\\"".repeat(1000));
+        assert!(plain(&escaped).chars().count() < 80, "{}", plain(&escaped));
+        assert!(plain(&"`x` ".repeat(1000)).chars().count() <= MAX_MESSAGE_CHARS + 1);
+    }
+
+    #[test]
     fn parse_errors_name_the_line_and_column() {
         let good = format_snapshot(&Snapshot::at_mark(
             Layout::TWITTER,
@@ -364,15 +457,15 @@ mod tests {
         let cases = [
             (
                 String::new(),
-                "line 1 column 0: not a snowmint snapshot (JSON): EOF",
+                "the file is not a snowmint snapshot (JSON): line 1 column 0: EOF",
             ),
             (
                 "snowmint-snapshot 1\n".to_owned(),
-                "line 1 column 1: not a snowmint snapshot (JSON): expected value",
+                "the file is not a snowmint snapshot (JSON): line 1 column 1: expected value",
             ),
             (
                 good.replace("\"last_tick\": ", "\"last_tick\": -"),
-                "line 36 column 28: invalid value: integer `-411165025343`, expected u64",
+                "the file holds an invalid snapshot: line 36 column 28: invalid value: integer `-411165025343`, expected u64",
             ),
             (
                 good.replace("\"name\": \"machine\"", "\"name\": \"worker\""),
