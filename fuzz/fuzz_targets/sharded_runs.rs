@@ -389,6 +389,9 @@ struct ThreadRun {
     size: u64,
 }
 
+/// A shard's node fields and sequence range.
+type ShardInfo = (Vec<(&'static str, u64)>, RangeInclusive<u64>);
+
 struct Run<'g> {
     layout: Layout,
     policy: Policy,
@@ -403,8 +406,7 @@ struct Run<'g> {
     own: usize,
     /// The most IDs a run holds.
     cap: u64,
-    /// Each shard's node fields and sequence range.
-    info: Vec<(Vec<(&'static str, u64)>, RangeInclusive<u64>)>,
+    info: Vec<ShardInfo>,
     run: ThreadRun,
     seen: HashSet<u64>,
     /// IDs (shard, minted) that a failed `mint_many` reserved and dropped.
