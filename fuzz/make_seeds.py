@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seeds of fuzz/seeds/layout_roundtrip/, fuzz/seeds/generator_clock/,
 fuzz/seeds/sno_text/, fuzz/seeds/decode_text/, fuzz/seeds/generator_lagging_clock/,
-fuzz/seeds/generator_cached_clock/, fuzz/seeds/high_water_file/ and fuzz/seeds/snapshot_resume/.
+fuzz/seeds/generator_cached_clock/, fuzz/seeds/high_water_file/, fuzz/seeds/snapshot_resume/
+and fuzz/seeds/sharded_runs/.
 
 libFuzzer hands these targets raw bytes that `arbitrary` 1.x decodes into their `Input`; this
 encodes chosen inputs the same way, so the seeds start from realistic and extreme cases instead
@@ -1339,6 +1340,244 @@ SNAP_SEEDS = {
     "timeline_out_of_range": snap_fields(1, 1, False, 10, 0, 2, 0, None, 0, False, False, 1),
 }
 
+# ---- sharded_runs ----
+
+# enum ShardsSpec { Split(u8), Block { first: u8, count: u8 } }
+def split(n):
+    """`SplitSequence(1 + n % 4)`."""
+    return variant(0, 2, u8(n))
+
+
+def block(first, count):
+    """`NodeBlock` of `1 + count % 4` values of the last node field, from `first`."""
+    return variant(1, 2, u8(first), u8(count))
+
+
+# enum Op { Step { ticks, ms }, Within(u8), NearLast { ticks, ms }, Far(Far), Mint, TryMint,
+#           Burst(u8), Fill, MintBatch(u8), TryMintBatch(u8), MintMany(u8), LocalTryMint,
+#           LocalMint, ShardTryMint(u8), ShardsTryMint(u8), ShardMint(u8) }
+SR_OPS = 16
+
+
+def sr_step(ticks, ms=0):
+    """The clock `ticks % 7 - 3` ticks from the current one (3: stay in the tick)."""
+    return variant(0, SR_OPS, u8(ticks), u8(ms))
+
+
+def sr_within(ms):
+    """Another reading of the current tick: `ms % tick_ms` into it."""
+    return variant(1, SR_OPS, u8(ms))
+
+
+def sr_near_last(ticks, ms=0):
+    """The clock `ticks % 7 - 3` ticks from the thread's shard's last minted tick."""
+    return variant(2, SR_OPS, u8(ticks), u8(ms))
+
+
+def sr_far(f):
+    return variant(3, SR_OPS, f)
+
+
+SR_MINT = variant(4, SR_OPS)
+SR_TRY_MINT = variant(5, SR_OPS)
+
+
+def sr_burst(n):
+    """`n + 1` of the handle's try_mints (n < 64)."""
+    assert n < 64
+    return variant(6, SR_OPS, u8(n))
+
+
+SR_FILL = variant(7, SR_OPS)
+
+
+def sr_mint_batch(n):
+    assert n < 24
+    return variant(8, SR_OPS, u8(n))
+
+
+def sr_try_mint_batch(n):
+    assert n < 24
+    return variant(9, SR_OPS, u8(n))
+
+
+def sr_mint_many(n):
+    assert n < 24
+    return variant(10, SR_OPS, u8(n))
+
+
+SR_LOCAL_TRY_MINT = variant(11, SR_OPS)
+SR_LOCAL_MINT = variant(12, SR_OPS)
+
+
+def sr_shard_try_mint(i):
+    return variant(13, SR_OPS, u8(i))
+
+
+def sr_shards_try_mint(i):
+    return variant(14, SR_OPS, u8(i))
+
+
+def sr_shard_mint(i):
+    return variant(15, SR_OPS, u8(i))
+
+
+SR_LAYOUTS = ["twitter", "tiny", "small", "tt", "tiny-tt"]
+
+
+def sr_seed(*, layout, tick_4ms=False, node=0, pol, shards, start, ticks=0, ops):
+    return b"".join(
+        [
+            u8(SR_LAYOUTS.index(layout)),
+            boolean(tick_4ms),
+            u16(node),
+            policy(pol),
+            shards,
+            u16(start),
+            borrow(ticks),
+            vec(ops, last=True),
+        ]
+    )
+
+
+SR_SEEDS = {
+    # Runs doubling up to the cap on twitter (2 shards: 256 IDs), interrupted by direct mints
+    # from the thread's own shard and the other one, a batch and mint_many.
+    "twitter_runs_grow": sr_seed(
+        layout="twitter",
+        node=7,
+        pol="Error",
+        shards=split(1),
+        start=5,
+        ops=[sr_burst(63)] * 12
+        + [
+            SR_LOCAL_TRY_MINT,
+            sr_burst(40),
+            sr_shard_try_mint(1),
+            sr_burst(40),
+            sr_shards_try_mint(0),
+            sr_try_mint_batch(5),
+            sr_burst(20),
+            sr_mint_many(10),
+            SR_MINT,
+            sr_step(4),
+            sr_burst(63),
+            SR_FILL,
+            SR_MINT,
+            SR_TRY_MINT,
+        ],
+    ),
+    # Readings changing inside 2 ms ticks with runs left over (4 shards of 32 IDs: runs of up
+    # to 4), a full tick, then the next tick.
+    "small_readings_in_tick": sr_seed(
+        layout="small",
+        node=3,
+        pol="Wait",
+        shards=split(3),
+        start=40,
+        ops=[
+            sr_burst(20),
+            sr_within(1),
+            SR_TRY_MINT,
+            SR_TRY_MINT,
+            sr_within(0),
+            sr_burst(10),
+            SR_FILL,
+            SR_MINT,
+            sr_step(4),
+            sr_burst(6),
+            sr_shard_try_mint(2),
+            sr_burst(6),
+            sr_within(1),
+            SR_FILL,
+            sr_mint_batch(23),
+            sr_step(4, 1),
+            SR_MINT,
+        ],
+    ),
+    # Tick-tock on the 16-bit layout, a node block of 2: full ticks, steps back that toggle,
+    # a third toggle refused, the other shard minted from directly.
+    "tiny_tt_toggles": sr_seed(
+        layout="tiny-tt",
+        pol="TickTock",
+        shards=block(0, 1),
+        start=20,
+        ops=[
+            SR_FILL,
+            sr_step(0),
+            SR_TRY_MINT,
+            SR_FILL,
+            sr_near_last(1),
+            SR_TRY_MINT,
+            sr_shard_try_mint(1),
+            sr_step(5),
+            sr_burst(9),
+            sr_step(1),
+            SR_MINT,
+            sr_near_last(4),
+            sr_burst(9),
+            sr_mint_many(5),
+        ],
+    ),
+    # Borrowing 2 ticks on 4 ms ticks with 4 IDs a tick; the layout's edges and errors.
+    "tiny_borrow_edges": sr_seed(
+        layout="tiny",
+        tick_4ms=True,
+        node=1,
+        pol="Wait",
+        shards=split(1),
+        start=8,
+        ticks=2,
+        ops=[
+            SR_FILL,
+            SR_FILL,
+            SR_MINT,
+            SR_FILL,
+            sr_step(2, 1),
+            SR_TRY_MINT,
+            sr_near_last(3, 3),
+            SR_LOCAL_MINT,
+            sr_far(epoch_tick(3)),
+            SR_TRY_MINT,
+            sr_far(before_epoch_ms(0)),
+            SR_MINT,
+            sr_far(last_ticks(0)),
+            SR_FILL,
+            SR_MINT,
+            sr_far(past_end_ms(3)),
+            SR_TRY_MINT,
+            sr_shard_mint(1),
+        ],
+    ),
+    # A block of 3 machines on the 41-bit tick-tock layout under Error with 4 ms ticks:
+    # readings inside a tick, a batch, a step back refused, direct mints from each shard.
+    "tt_block_4ms": sr_seed(
+        layout="tt",
+        tick_4ms=True,
+        node=5,
+        pol="Error",
+        shards=block(5, 2),
+        start=100,
+        ticks=1,
+        ops=[
+            sr_burst(63),
+            sr_within(2),
+            sr_burst(63),
+            sr_mint_batch(23),
+            sr_step(2),
+            SR_TRY_MINT,
+            sr_shard_mint(2),
+            sr_shards_try_mint(1),
+            sr_step(4, 3),
+            SR_MINT,
+            sr_far(jump(-1000)),
+            SR_TRY_MINT,
+            sr_far(jump(2000)),
+            sr_burst(3),
+        ],
+    ),
+}
+
 TARGETS = {
     "layout_roundtrip": SEEDS,
     "generator_clock": GC_SEEDS,
@@ -1348,6 +1587,7 @@ TARGETS = {
     "generator_cached_clock": CACHED_SEEDS,
     "high_water_file": HW_SEEDS,
     "snapshot_resume": SNAP_SEEDS,
+    "sharded_runs": SR_SEEDS,
 }
 
 
