@@ -66,7 +66,7 @@ pub enum Error {
     /// does not fit the generator it is used with.
     #[error("high-water file {path}: {reason}")]
     Persist {
-        /// The file's path, its last 64 characters (behind an ellipsis when there were more).
+        /// The file's path, its last 256 characters (behind an ellipsis when there were more).
         path: String,
         /// What went wrong, and what was expected.
         reason: String,
@@ -893,6 +893,10 @@ impl Error {
 /// How many characters of a user's input an error repeats.
 const ECHO_CHARS: usize = 64;
 
+/// How many characters of a file's path an error repeats: enough for the paths servers keep
+/// their files under, and still one bounded line.
+const PATH_ECHO_CHARS: usize = 256;
+
 /// `input` as an error repeats it: at most [`ECHO_CHARS`] characters, and an ellipsis when
 /// there were more.
 pub(crate) fn bounded(input: &str) -> String {
@@ -902,16 +906,16 @@ pub(crate) fn bounded(input: &str) -> String {
     }
 }
 
-/// `path` as an error repeats it: at most [`ECHO_CHARS`] characters, its end (the file's name)
-/// kept behind an ellipsis when there were more.
+/// `path` as an error repeats it: at most [`PATH_ECHO_CHARS`] characters, its end (the file's
+/// name) kept behind an ellipsis when there were more.
 pub(crate) fn bounded_path(path: &std::path::Path) -> String {
     let text = path.display().to_string();
     let chars = text.chars().count();
     match text
         .char_indices()
-        .nth(chars.saturating_sub(ECHO_CHARS - 1))
+        .nth(chars.saturating_sub(PATH_ECHO_CHARS - 1))
     {
-        Some((start, _)) if chars > ECHO_CHARS => format!("…{}", &text[start..]),
+        Some((start, _)) if chars > PATH_ECHO_CHARS => format!("…{}", &text[start..]),
         _ => text,
     }
 }

@@ -43,10 +43,11 @@ fn a_name_of_64_characters_is_echoed_whole() {
 }
 
 #[test]
-fn a_long_high_water_path_is_echoed_as_its_last_64_characters() {
+fn a_long_high_water_path_is_echoed_as_its_last_256_characters() {
     let dir = std::env::temp_dir()
         .join(format!("snowmint-echo-{}", std::process::id()))
-        .join("d".repeat(200));
+        .join("d".repeat(200))
+        .join("e".repeat(200));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("mark");
     std::fs::write(&path, "not a mark\n").unwrap();
@@ -54,14 +55,14 @@ fn a_long_high_water_path_is_echoed_as_its_last_64_characters() {
     else {
         panic!("a file without a mark was opened")
     };
-    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+    std::fs::remove_dir_all(dir.parent().unwrap().parent().unwrap()).unwrap();
     let Error::Persist { path: shown, .. } = &err else {
         panic!("{err:?}")
     };
-    assert_eq!(shown.chars().count(), 64);
+    assert_eq!(shown.chars().count(), 256);
     assert!(
-        shown.starts_with('…') && shown.ends_with("ddd/mark"),
+        shown.starts_with('…') && shown.ends_with("eee/mark"),
         "{shown}"
     );
-    assert!(err.to_string().len() < SHORT, "{err}");
+    assert!(err.to_string().len() < SHORT + 256 * 3, "{err}");
 }
