@@ -192,4 +192,33 @@ impl Snapshot {
             .saturating_mul(self.layout.tick_ms())
             .saturating_add(self.layout.epoch_ms())
     }
+
+    /// Whether a generator in this state can only mint IDs whose time is after `mark_ms`: it was
+    /// resumed from [`Snapshot::at_mark`] with that mark (or a later one), or has minted past
+    /// it. The check a [`MarkStore`](crate::persist::MarkStore) makes in its `start` before it
+    /// fences a generator.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, Snapshot, clock::ManualClock};
+    ///
+    /// let mark = 1_700_000_000_500;
+    /// let above = Generator::resume(&Snapshot::at_mark(Layout::TWITTER, &[("machine", 5)], Some(mark)))
+    ///     .clock(ManualClock::new(mark))
+    ///     .build()?;
+    /// assert!(above.snapshot().starts_above(mark));
+    ///
+    /// let fresh = Generator::builder(Layout::TWITTER).node("machine", 5).clock(ManualClock::new(mark)).build()?;
+    /// assert!(!fresh.snapshot().starts_above(mark)); // could still mint in the mark's tick
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn starts_above(&self, mark_ms: u64) -> bool {
+        let layout = self.layout;
+        let needed = layout.tick_holding(mark_ms);
+        let full = self.last_tick > needed
+            || self.last_tick == needed && (needed == 0 || self.sequence == layout.max_sequence());
+        let other = layout.tick_tock_field().is_none() || self.other_timeline_tick >= needed;
+        full && other
+    }
 }

@@ -188,7 +188,44 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(generator: Generator<C>, store: impl Into<S>) -> Result<Self> {
-        let store = store.into();
+        Self::with_store(generator, store.into())
+    }
+
+    /// [`new`](Self::new) with the store itself, whose type then needs no annotation: for a
+    /// [`MarkStore`] of the caller's own.
+    ///
+    /// # Errors
+    ///
+    /// As for [`new`](Self::new).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Clock, Generator, Layout, Result, clock::ManualClock};
+    /// use snowmint::persist::{FencedGenerator, MarkStore};
+    /// use std::sync::Arc;
+    ///
+    /// /// A store that takes every ID.
+    /// struct Open;
+    ///
+    /// impl MarkStore for Open {
+    ///     fn start<C: Clock + Send + Sync + 'static>(&self, _: &Arc<Generator<C>>) -> Result<()> {
+    ///         Ok(())
+    ///     }
+    ///     fn admit(&self, _time_ms: u64) -> Result<()> {
+    ///         Ok(())
+    ///     }
+    ///     fn stop(&mut self, _end_ms: u64) -> Result<()> {
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// let fenced = FencedGenerator::with_store(generator, Open)?;
+    /// assert!(fenced.mint().is_ok());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn with_store(generator: Generator<C>, store: S) -> Result<Self> {
         let generator = Arc::new(generator.named("FencedGenerator"));
         store.start(&generator)?;
         Ok(FencedGenerator {

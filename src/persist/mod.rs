@@ -487,18 +487,6 @@ pub(crate) fn resume_above(
     Generator::resume(&Snapshot::at_mark(layout, nodes, mark))
 }
 
-/// Whether a generator whose state is `snapshot` can only mint above `mark`: it was started
-/// by [`resume_above`] (or is past that start).
-pub(crate) fn starts_above(snapshot: &Snapshot, mark: u64) -> bool {
-    let layout = snapshot.layout;
-    let needed = layout.tick_holding(mark);
-    let full = snapshot.last_tick > needed
-        || snapshot.last_tick == needed
-            && (needed == 0 || snapshot.sequence == layout.max_sequence());
-    let other = layout.tick_tock_field().is_none() || snapshot.other_timeline_tick >= needed;
-    full && other
-}
-
 fn parse_mark(text: &str) -> Result<u64, String> {
     let expected = "expected one line with a Unix-millisecond mark";
     let line = text.strip_suffix('\n').unwrap_or(text);
@@ -618,7 +606,7 @@ impl MarkStore for FileStore {
             return Ok(());
         };
         let layout = *generator.layout();
-        if starts_above(&generator.snapshot(), mark) {
+        if generator.snapshot().starts_above(mark) {
             return Ok(());
         }
         Err(file_error(

@@ -7,7 +7,7 @@ use super::lease::EtcdLease;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
-use crate::persist::{FencedGenerator, MarkStore, starts_above};
+use crate::persist::{FencedGenerator, MarkStore};
 
 /// A [`Generator`] whose node ID is leased from etcd, and which returns an ID only while the
 /// lease is known live and the ID's time is below the high-water mark recorded in etcd: a
@@ -102,7 +102,7 @@ impl MarkStore for EtcdLease {
             });
         }
         if let Some(mark) = self.mark() {
-            if !starts_above(&snapshot, mark) {
+            if !snapshot.starts_above(mark) {
                 return Err(Error::InvalidLeaseConfig {
                     reason: format!(
                         "the generator could still mint at or below the mark {mark} ms found at \
