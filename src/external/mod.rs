@@ -13,5 +13,5 @@ mod rusqlite;
 mod schemars;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
-#[cfg(feature = "sqlx")]
+#[cfg(any(feature = "sqlx", feature = "sqlx-0_8"))]
 mod sqlx;
