@@ -84,6 +84,9 @@
 //!   generator, waiting on Tokio's timer instead of the thread (pulls `tokio`).
 //! - `smol`: `snowmint::smol::MintAsync`, the same on smol's timer (pulls `async-io`, smol's
 //!   reactor, without its executor).
+//! - `docs`: for these docs only (`cargo doc --no-deps --features docs`, and docs.rs): every
+//!   feature above but `cli`, and the `etcd` module documented without building etcd-client,
+//!   whose build needs `protoc`. Without `etcd` too, `EtcdLease::claim` always fails.
 //!
 //! # Examples
 //!
@@ -150,7 +153,7 @@ mod trace;
 pub use asynch::*;
 pub use clock::Clock;
 pub use error::{Error, Result};
-#[cfg(feature = "etcd")]
+#[cfg(any(feature = "etcd", feature = "docs"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub use external::etcd;
 #[cfg(feature = "serde")]
