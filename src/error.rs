@@ -87,7 +87,7 @@ pub enum Error {
         reason: String,
     },
 
-    #[cfg(feature = "etcd")]
+    #[cfg(any(feature = "etcd", feature = "docs"))]
     #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// An etcd lease configuration (`EtcdConfig`, feature `etcd`) is inconsistent.
     #[error("invalid etcd lease configuration: {reason}")]
@@ -96,7 +96,7 @@ pub enum Error {
         reason: String,
     },
 
-    #[cfg(feature = "etcd")]
+    #[cfg(any(feature = "etcd", feature = "docs"))]
     #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// An etcd request failed, timed out, or got an answer other than expected.
     #[error("etcd {operation} at {endpoints} failed: {reason}")]
@@ -109,7 +109,7 @@ pub enum Error {
         reason: String,
     },
 
-    #[cfg(feature = "etcd")]
+    #[cfg(any(feature = "etcd", feature = "docs"))]
     #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// Every node ID of a lease's range is held by a live lease.
     #[error(
@@ -123,7 +123,7 @@ pub enum Error {
         range: RangeInclusive<u64>,
     },
 
-    #[cfg(feature = "etcd")]
+    #[cfg(any(feature = "etcd", feature = "docs"))]
     #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// Fencing: no renewal of the etcd lease was confirmed in time, so the lease may have
     /// expired and another generator may hold the node ID. Minting resumes after a renewal.
@@ -143,7 +143,7 @@ pub enum Error {
         overdue_ms: u64,
     },
 
-    #[cfg(feature = "etcd")]
+    #[cfg(any(feature = "etcd", feature = "docs"))]
     #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// The etcd key of a leased node ID is gone or held by another lease: the generator stops
     /// for good.
@@ -157,7 +157,7 @@ pub enum Error {
         reason: String,
     },
 
-    #[cfg(feature = "etcd")]
+    #[cfg(any(feature = "etcd", feature = "docs"))]
     #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
     /// An ID's time reached the high-water mark recorded in etcd: no ID at or above it may be
     /// returned until a renewal raises the mark.
@@ -850,7 +850,7 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::SequenceExhausted { .. } | Error::ClockBehind { .. } => true,
-            #[cfg(feature = "etcd")]
+            #[cfg(any(feature = "etcd", feature = "docs"))]
             Error::LeaseExpired { .. }
             | Error::HighWaterReached { .. }
             | Error::NodeRangeFull { .. }

@@ -68,9 +68,11 @@
 //!   regression (`warn`), tick-tock toggle (`warn`), borrowed tick (`debug`), and lease claim
 //!   and release (`info`) or loss (`error`); emitted from the cold paths only, beside the
 //!   counters of [`generator::Stats`] (pulls `tracing`).
-//! - `postgres`, `sqlx`, `rusqlite`: an [`Id`] as a signed 64-bit column (PostgreSQL `BIGINT`,
-//!   SQLite `INTEGER`): `postgres-types`' `ToSql`/`FromSql`, sqlx's `Type`/`Encode`/`Decode`
-//!   (any sqlx database whose `i64` works), rusqlite's `ToSql`/`FromSql`. Checked both ways:
+//! - `postgres`, `sqlx`, `sqlx-0_8`, `rusqlite`: an [`Id`] as a signed 64-bit column
+//!   (PostgreSQL `BIGINT`, SQLite `INTEGER`): `postgres-types` 0.2's `ToSql`/`FromSql` (the
+//!   `postgres` 0.19 and `tokio-postgres` 0.7 clients), sqlx's `Type`/`Encode`/`Decode` (any sqlx
+//!   database whose `i64` works) for sqlx 0.9 (`sqlx`, which needs Rust 1.94) and sqlx 0.8
+//!   (`sqlx-0_8`), rusqlite's `ToSql`/`FromSql` for rusqlite 0.32 to 0.43. Checked both ways:
 //!   an ID above `i64::MAX` is [`Error::IdTooLargeForI64`], a negative value
 //!   [`Error::NegativeId`]. Which presets outgrow `i64`, and when: [`docs::text_and_paging`].
 //! - `schemars`: `JsonSchema` for [`Id`] (a decimal string with its pattern) and [`SnoId`], as
@@ -82,6 +84,9 @@
 //!   generator, waiting on Tokio's timer instead of the thread (pulls `tokio`).
 //! - `smol`: `snowmint::smol::MintAsync`, the same on smol's timer (pulls `async-io`, smol's
 //!   reactor, without its executor).
+//! - `docs`: for these docs only (`cargo doc --no-deps --features docs`, and docs.rs): every
+//!   feature above but `cli`, and the `etcd` module documented without building etcd-client,
+//!   whose build needs `protoc`. Without `etcd` too, `EtcdLease::claim` always fails.
 //!
 //! # Examples
 //!
@@ -148,7 +153,7 @@ mod trace;
 pub use asynch::*;
 pub use clock::Clock;
 pub use error::{Error, Result};
-#[cfg(feature = "etcd")]
+#[cfg(any(feature = "etcd", feature = "docs"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub use external::etcd;
 #[cfg(feature = "serde")]

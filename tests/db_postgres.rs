@@ -1,6 +1,7 @@
 //! `Id` in a real PostgreSQL `BIGINT` column, through the `postgres` client (feature
-//! `postgres`) and through sqlx (feature `sqlx`): 100,000 IDs inserted from four threads under
-//! a primary key, a time window by ID bounds, `ORDER BY id` as minting order, the column's
+//! `postgres`) and through sqlx 0.9 and 0.8 (features `sqlx`, `sqlx-0_8`; the sqlx tests are
+//! `db/sqlx_postgres.rs`, once per line): 100,000 IDs inserted from four threads under a
+//! primary key, a time window by ID bounds, `ORDER BY id` as minting order, the column's
 //! boundary values, and IDs above `i64::MAX` refused.
 //!
 //! The tests connect to `SNOWMINT_PG_URL` (`.ci/check` starts a private server and sets it,
@@ -13,8 +14,6 @@ mod db;
 use postgres::{Client, NoTls};
 use postgres_types::ToSql;
 use snowmint::Id;
-use sqlx::{Connection, PgConnection, Postgres, QueryBuilder};
-use tokio::runtime::{Builder, Runtime};
 
 use common::files::unique_suffix;
 use db::{BOUNDARIES, Row, assert_negative, assert_too_large, too_large, window_bounds};
@@ -43,16 +42,6 @@ pub fn table_name(test: &str) -> String {
 fn connect(url: &str) -> Client {
     Client::connect(url, NoTls)
         .unwrap_or_else(|err| panic!("SNOWMINT_PG_URL is set but {url} is unreachable: {err}"))
-}
-
-/// A single-threaded tokio runtime and a sqlx connection on it; fails the test when the server
-/// is unreachable.
-fn connect_sqlx(url: &str) -> (Runtime, PgConnection) {
-    let runtime = Builder::new_current_thread().enable_all().build().unwrap();
-    let connection = runtime
-        .block_on(PgConnection::connect(url))
-        .unwrap_or_else(|err| panic!("SNOWMINT_PG_URL is set but {url} is unreachable: {err}"));
-    (runtime, connection)
 }
 
 /// A table of its own for one test, dropped when the test ends (passed or failed).
@@ -198,121 +187,33 @@ fn postgres_client_checks_the_signed_range() {
     assert_negative(&err, -5);
 }
 
-/// (a), (b), (c) with sqlx on PostgreSQL.
-#[test]
-fn sqlx_postgres_keeps_ids_unique_windowed_and_ordered() {
-    let Some(url) = pg_url("sqlx_postgres_keeps_ids_unique_windowed_and_ordered") else {
-        return;
-    };
-    let table = Table::create(&url, "sqlx_pg");
-    let name = &table.name;
-    let rows = db::mint_and_insert(
-        || connect_sqlx(&url),
-        |(runtime, connection), batch: &[Row]| {
-            let mut insert =
-                QueryBuilder::new(format!("INSERT INTO {name} (id, thread, seq, minted_ms) "));
-            insert.push_values(batch, |mut values, row| {
-                values
-                    .push_bind(row.id)
-                    .push_bind(row.thread)
-                    .push_bind(row.seq)
-                    .push_bind(row.minted_ms);
-            });
-            let done = runtime
-                .block_on(insert.build().execute(&mut *connection))
-                .unwrap();
-            assert_eq!(done.rows_affected(), batch.len() as u64);
-        },
-    );
+/// The sqlx tests on sqlx 0.9, which takes query text built at run time only when asserted
+/// safe (these tests format only their own table names into it).
+#[path = "db"] // its `tests` is `db/sqlx_postgres.rs`
+mod sqlx_0_9 {
+    pub(crate) use ::sqlx;
 
-    let (runtime, mut connection) = connect_sqlx(&url);
-    let (from, to) = window_bounds();
-    let by_id: Vec<Id> = runtime
-        .block_on(
-            sqlx::query_scalar(&format!(
-                "SELECT id FROM {name} WHERE id >= $1 AND id <= $2 ORDER BY id"
-            ))
-            .bind(from)
-            .bind(to)
-            .fetch_all(&mut connection),
-        )
-        .unwrap();
-    let minted: Vec<Id> = runtime
-        .block_on(
-            sqlx::query_scalar(&format!(
-                "SELECT id FROM {name} WHERE minted_ms >= $1 AND minted_ms < $2 ORDER BY id"
-            ))
-            .bind(db::WINDOW.0 as i64)
-            .bind(db::WINDOW.1 as i64)
-            .fetch_all(&mut connection),
-        )
-        .unwrap();
-    db::check_window(&by_id, &minted, &rows);
+    pub(crate) fn sql(text: &str) -> sqlx::AssertSqlSafe<String> {
+        sqlx::AssertSqlSafe(text.to_owned())
+    }
 
-    let threads_by_id: Vec<(i32, i32)> = runtime
-        .block_on(
-            sqlx::query_as(&format!("SELECT thread, seq FROM {name} ORDER BY id"))
-                .fetch_all(&mut connection),
-        )
-        .unwrap();
-    db::check_order(&threads_by_id);
+    // The same file on purpose: its `sqlx` and `sql` are this module's.
+    #[allow(clippy::duplicate_mod)]
+    #[path = "sqlx_postgres.rs"]
+    mod tests;
 }
 
-/// (d), (e) with sqlx on PostgreSQL.
-#[test]
-fn sqlx_postgres_checks_the_signed_range() {
-    let Some(url) = pg_url("sqlx_postgres_checks_the_signed_range") else {
-        return;
-    };
-    let table = Table::create(&url, "sqlx_pg_range");
-    let name = &table.name;
-    let (runtime, mut connection) = connect_sqlx(&url);
-    let insert = format!("INSERT INTO {name} (id, thread, seq, minted_ms) VALUES ($1, 0, 0, 0)");
+/// The sqlx tests on sqlx 0.8, which borrows the `&str`.
+#[path = "db"]
+mod sqlx_0_8 {
+    pub(crate) use ::sqlx_0_8 as sqlx;
 
-    for id in BOUNDARIES {
-        runtime
-            .block_on(sqlx::query(&insert).bind(id).execute(&mut connection))
-            .unwrap();
-        let back: Id = runtime
-            .block_on(
-                sqlx::query_scalar(&format!("SELECT id FROM {name} WHERE id = $1"))
-                    .bind(id)
-                    .fetch_one(&mut connection),
-            )
-            .unwrap();
-        assert_eq!(back, id);
+    pub(crate) fn sql(text: &str) -> &str {
+        text
     }
 
-    for id in too_large() {
-        let err = runtime
-            .block_on(sqlx::query(&insert).bind(id).execute(&mut connection))
-            .unwrap_err();
-        assert!(matches!(err, sqlx::Error::Encode(_)), "{err:?}");
-        db::assert_too_large_message(&err, id);
-        let err = sqlx::query::<Postgres>(&insert).try_bind(id).unwrap_err();
-        assert_too_large(&*err, id);
-    }
-    let count: i64 = runtime
-        .block_on(
-            sqlx::query_scalar(&format!("SELECT count(*) FROM {name}")).fetch_one(&mut connection),
-        )
-        .unwrap();
-    assert_eq!(count, BOUNDARIES.len() as i64, "a refused ID was stored");
-
-    runtime
-        .block_on(
-            sqlx::query(&format!(
-                "INSERT INTO {name} (id, thread, seq, minted_ms) VALUES (-5, 0, 0, 0)"
-            ))
-            .execute(&mut connection),
-        )
-        .unwrap();
-    let err = runtime
-        .block_on(
-            sqlx::query_scalar::<_, Id>(&format!("SELECT id FROM {name} WHERE id < 0"))
-                .fetch_one(&mut connection),
-        )
-        .unwrap_err();
-    assert!(matches!(err, sqlx::Error::ColumnDecode { .. }), "{err:?}");
-    assert_negative(&err, -5);
+    // The same file on purpose: its `sqlx` and `sql` are this module's.
+    #[allow(clippy::duplicate_mod)]
+    #[path = "sqlx_postgres.rs"]
+    mod tests;
 }

@@ -8,8 +8,9 @@
 //!
 //! - [`clocks`]: where time comes from, clock faults and the [`ClockBehind`] policies,
 //!   restarts (snapshots and the high-water file), counters and notifications.
-//! - [`throughput`]: past one cache line and one tick: sequence ranges, per-core shards, one
-//!   generator per thread, batches and borrowing.
+//! - [`throughput`]: one generator shared by every thread and task (`Arc`, a `static`), and
+//!   past one cache line and one tick: sequence ranges, per-core shards, one generator per
+//!   thread, batches and borrowing.
 //! - [`fleets`]: distinct node IDs across machines: where they come from, and leases from
 //!   etcd.
 //! - [`text_and_paging`]: IDs as text, in JSON, in `BIGINT` columns, and paging by ID.

@@ -1,5 +1,5 @@
-//! Throughput: sequence ranges, per-core shards, one generator per thread, batches and
-//! borrowing.
+//! Throughput: one generator shared by every task, sequence ranges, per-core shards, one
+//! generator per thread, batches and borrowing.
 //!
 //! One [`Generator`] is one cache line that every minting thread writes, and one tick of a
 //! layout holds a fixed number of IDs (4,096 per millisecond for `twitter`). Each tool below
@@ -13,6 +13,77 @@
 //! | [`LocalGenerator`] ([`build_local`], [`build_local_shards`]) | a generator one thread owns: a load and a store per ID, no compare-and-swap | one event loop or worker per core, each with its own generator |
 //! | [`mint_batch`], [`mint_many`] | one compare-and-swap reserves many consecutive IDs | bulk inserts, or a thread that needs IDs in runs |
 //! | [`GeneratorBuilder::borrow_ahead`] | a full tick moves on to the next one, up to a bound ahead of the clock | bursts above the layout's ceiling must not stall |
+//!
+//! # One generator for every task
+//!
+//! A [`Generator`] is `Send` and `Sync` and mints through `&self`, so one per node serves every
+//! thread and task: build it once at start-up and share a reference. In an async service, an
+//! `Arc` moves into each `tokio::spawn`ed task (or into axum's router state), and
+//! `mint_async` (feature `tokio`) waits out a full tick on Tokio's timer instead of blocking the
+//! worker thread. `examples/axum_service.rs` is a whole service: handlers that mint, store in
+//! PostgreSQL and page through a time window by ID bounds.
+//!
+//! ```
+//! # #[cfg(feature = "tokio")] {
+//! use std::sync::Arc;
+//!
+//! use snowmint::tokio::MintAsync;
+//! use snowmint::{Generator, Layout};
+//!
+//! let runtime = tokio::runtime::Builder::new_multi_thread().enable_time().build().unwrap();
+//! let generator = Arc::new(Generator::builder(Layout::TWITTER).node("machine", 7).build()?);
+//! let ids = runtime.block_on(async {
+//!     let tasks: Vec<_> = (0..8)
+//!         .map(|_| {
+//!             let generator = Arc::clone(&generator);
+//!             tokio::spawn(async move { generator.mint_async().await })
+//!         })
+//!         .collect();
+//!     let mut ids = Vec::new();
+//!     for task in tasks {
+//!         ids.push(task.await.unwrap()?);
+//!     }
+//!     Ok::<_, snowmint::Error>(ids)
+//! })?;
+//! let mut unique = ids.clone();
+//! unique.sort();
+//! unique.dedup();
+//! assert_eq!(unique.len(), 8);
+//! # }
+//! # Ok::<(), snowmint::Error>(())
+//! ```
+//!
+//! Where passing it around is awkward, a `static` holds it. A generator has no `const`
+//! constructor (its node fields are checked by `build()`, at run time), so the `static` is a
+//! `OnceLock` that `main` fills, where a failed build is an error it can report, rather than a
+//! `LazyLock` that would panic on first use. After a `fork()` the child's copy fails with
+//! [`Error::Forked`]; a `OnceLock` cannot be refilled, so a child that mints builds its own
+//! generator with its own node ID.
+//!
+//! ```
+//! use std::sync::OnceLock;
+//!
+//! use snowmint::{Generator, Layout};
+//!
+//! static GENERATOR: OnceLock<Generator> = OnceLock::new();
+//!
+//! /// The process's generator; `main` builds it before anything mints.
+//! fn generator() -> &'static Generator {
+//!     GENERATOR.get().expect("main builds the generator at start-up")
+//! }
+//!
+//! // In `main`, before starting the threads or the runtime:
+//! let built = Generator::builder(Layout::TWITTER).node("machine", 7).build()?;
+//! assert!(GENERATOR.set(built).is_ok(), "built once");
+//!
+//! let ids: Vec<_> = std::thread::scope(|scope| {
+//!     let threads: Vec<_> = (0..4).map(|_| scope.spawn(|| generator().mint())).collect();
+//!     threads.into_iter().map(|thread| thread.join().unwrap()).collect()
+//! });
+//! assert_eq!(ids.len(), 4);
+//! assert!(ids.iter().all(Result::is_ok));
+//! # Ok::<(), snowmint::Error>(())
+//! ```
 //!
 //! # Sequence ranges
 //!
@@ -156,6 +227,7 @@
 //! ```
 //!
 //! [`build_local`]: crate::GeneratorBuilder::build_local
+//! [`Error::Forked`]: crate::Error::Forked
 //! [`build_local_shards`]: crate::GeneratorBuilder::build_local_shards
 //! [`build_sharded`]: crate::GeneratorBuilder::build_sharded
 //! [`Generator`]: crate::Generator

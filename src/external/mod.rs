@@ -2,7 +2,7 @@
 //! layouts and snapshots, their JSON schemas (schemars), IDs in database columns (postgres,
 //! sqlx, rusqlite), and node IDs leased from etcd (re-exported as `snowmint::etcd`).
 
-#[cfg(feature = "etcd")]
+#[cfg(any(feature = "etcd", feature = "docs"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub mod etcd;
 #[cfg(feature = "postgres")]
@@ -13,5 +13,5 @@ mod rusqlite;
 mod schemars;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
-#[cfg(feature = "sqlx")]
+#[cfg(any(feature = "sqlx", feature = "sqlx-0_8"))]
 mod sqlx;

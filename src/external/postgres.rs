@@ -1,5 +1,5 @@
 //! `ToSql` and `FromSql` for [`Id`] as PostgreSQL's `BIGINT` (feature `postgres`), the traits
-//! of `postgres-types` that the `postgres` and `tokio-postgres` clients use.
+//! of `postgres-types` 0.2 that the `postgres` 0.19 and `tokio-postgres` 0.7 clients use.
 //!
 //! `BIGINT` (`INT8`) is signed: an ID is written as its [`Id::to_i64`] value, so an ID above
 //! `i64::MAX` is refused with [`Error::IdTooLargeForI64`] rather than stored as a negative

@@ -1,5 +1,5 @@
-//! rusqlite's `ToSql` and `FromSql` for [`Id`] (feature `rusqlite`): an ID is SQLite's
-//! `INTEGER`, a signed 64-bit integer.
+//! rusqlite's `ToSql` and `FromSql` for [`Id`] (feature `rusqlite`), for rusqlite 0.32 through
+//! 0.43, whose traits are the same: an ID is SQLite's `INTEGER`, a signed 64-bit integer.
 //!
 //! Writing uses [`Id::to_i64`], so an ID above `i64::MAX` is refused with
 //! [`Error::IdTooLargeForI64`] (rusqlite's `Error::ToSqlConversionFailure`) rather than stored

@@ -18,7 +18,7 @@ use crate::sync::{AtomicU64, Ordering};
 
 mod fenced;
 
-#[cfg(feature = "etcd")]
+#[cfg(any(feature = "etcd", feature = "docs"))]
 pub(crate) use fenced::minted_end;
 pub use fenced::{FencedGenerator, MarkStore};
 

@@ -196,6 +196,7 @@ pub fn assert_too_large(err: &(dyn StdError + 'static), id: Id) {
 
 /// Asserts that `err`'s message holds the refusal to store `id` (sqlx's `Query::bind` keeps
 /// only the message of an encoding error; `try_bind` returns the error itself).
+#[allow(dead_code)] // db_postgres.rs only: sqlx 0.8 and 0.9 on PostgreSQL
 pub fn assert_too_large_message(err: &dyn std::fmt::Display, id: Id) {
     let refusal = Error::IdTooLargeForI64 { id: id.to_u64() }.to_string();
     let message = err.to_string();
