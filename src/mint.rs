@@ -163,19 +163,28 @@ pub trait Mint {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     fn mint_many(&self, n: usize) -> Result<Vec<Self::Id>> {
-        let mut ids = Vec::new();
-        // Reserved before minting: a size that cannot be allocated is an error, not an abort.
-        ids.try_reserve_exact(n).map_err(|_| Error::TooLarge {
-            what: "mint_many",
-            requested: n as u64,
-        })?;
-        ids.resize(n, Self::Id::default());
-        let mut filled = 0;
-        while filled < n {
-            filled += self.mint_batch(&mut ids[filled..])?;
-        }
-        Ok(ids)
+        mint_many_by(n, |out| self.mint_batch(out))
     }
+}
+
+/// Every generator's `mint_many`: exactly `n` IDs in a new `Vec`, filled by `mint_batch` runs
+/// until it is full. The `Vec` is reserved before minting, so a size that cannot be allocated
+/// is [`Error::TooLarge`], not an abort; the IDs of an interrupted fill are dropped.
+pub(crate) fn mint_many_by<T: Copy + Default>(
+    n: usize,
+    mut mint_batch: impl FnMut(&mut [T]) -> Result<usize>,
+) -> Result<Vec<T>> {
+    let mut ids = Vec::new();
+    ids.try_reserve_exact(n).map_err(|_| Error::TooLarge {
+        what: "mint_many",
+        requested: n as u64,
+    })?;
+    ids.resize(n, T::default());
+    let mut filled = 0;
+    while filled < n {
+        filled += mint_batch(&mut ids[filled..])?;
+    }
+    Ok(ids)
 }
 
 /// Implements [`Mint`] for a generator type by calling its own methods of the same names.
@@ -202,6 +211,10 @@ macro_rules! mint_by_inherent {
             #[inline]
             fn try_mint_batch(&self, out: &mut [$id]) -> Result<usize> {
                 <$generator>::try_mint_batch(self, out)
+            }
+
+            fn mint_many(&self, n: usize) -> Result<Vec<$id>> {
+                <$generator>::mint_many(self, n)
             }
         }
     };

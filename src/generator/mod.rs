@@ -456,18 +456,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
-        let mut ids = Vec::new();
-        // Reserved before minting: a size that cannot be allocated is an error, not an abort.
-        ids.try_reserve_exact(n).map_err(|_| Error::TooLarge {
-            what: "mint_many",
-            requested: n as u64,
-        })?;
-        ids.resize(n, Id::from_u64(0));
-        let mut filled = 0;
-        while filled < n {
-            filled += self.mint_batch(&mut ids[filled..])?;
-        }
-        Ok(ids)
+        crate::mint::mint_many_by(n, |out| self.mint_batch(out))
     }
 
     /// Reserves up to `want` (at least 1) consecutive states of one tick with one CAS, as

@@ -353,6 +353,34 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
         let written = self.generator.try_mint_batch(out)?;
         self.cover_run(&mut out[..written])
     }
+
+    /// Mints exactly `n` IDs, across as many ticks as they need, into a new `Vec`: one store
+    /// check per [`mint_batch`](Self::mint_batch) run, waiting for the clock when a tick is
+    /// full.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint), and [`Error::TooLarge`](crate::Error::TooLarge) when `n`
+    /// IDs cannot be allocated. The IDs minted before an error are dropped, never handed out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Layout, persist::{HighWaterFile, PersistentGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mint-many-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).build()?;
+    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// let ids = generator.mint_many(10_000)?; // more than one tick holds
+    /// assert_eq!(ids.len(), 10_000);
+    /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
+        crate::mint::mint_many_by(n, |out| self.mint_batch(out))
+    }
 }
 
 impl<C, S: MarkStore> FencedGenerator<C, S> {

@@ -557,6 +557,29 @@ impl<C: Clock> SnoGenerator<C> {
         self.batch(self.meta, out, false)
     }
 
+    /// Mints exactly `n` IDs, across as many 4 ms units as they need, into a new `Vec`: one
+    /// compare-and-swap per unit's worth, waiting for the clock when a unit is full.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint), and [`Error::TooLarge`] when `n` IDs cannot be allocated.
+    /// The IDs reserved before an error are dropped; they are never handed out again.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoGenerator;
+    ///
+    /// let generator = SnoGenerator::builder().partition(1).build()?;
+    /// let ids = generator.mint_many(100_000)?; // more than one 4 ms unit holds
+    /// assert_eq!(ids.len(), 100_000);
+    /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn mint_many(&self, n: usize) -> Result<Vec<SnoId>> {
+        crate::mint::mint_many_by(n, |out| self.mint_batch(out))
+    }
+
     #[inline(always)]
     fn batch(&self, meta: u8, out: &mut [SnoId], wait: bool) -> Result<usize> {
         if out.is_empty() {
