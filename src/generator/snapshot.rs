@@ -13,6 +13,10 @@ use crate::layout::Layout;
 /// tick: its [`ClockBehind`](crate::ClockBehind) policy decides whether it waits, fails, or
 /// moves to the other timeline.
 ///
+/// Its fields are public to read and to set; new ones may be added, so a `Snapshot` is made by
+/// a generator's `snapshot`, by [`Snapshot::at_mark`] (with `None`: a generator that has minted
+/// nothing, whose fields can then be set) or, with the `serde` feature, by deserializing one.
+///
 /// # Examples
 ///
 /// ```
@@ -39,6 +43,7 @@ use crate::layout::Layout;
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Snapshot {
     /// The generator's layout.
     pub layout: Layout,

@@ -405,15 +405,10 @@ mod tests {
             let layout = Layout::preset(name, Some(1_700_000_000_000))
                 .or_else(|_| Layout::preset(name, None))
                 .unwrap();
-            let snapshot = Snapshot {
-                layout,
-                nodes: layout.node_fields().map(|f| (f.name(), f.max())).collect(),
-                last_tick: layout.max_ticks(),
-                sequence: layout.max_sequence(),
-                timeline: 0,
-                other_timeline_tick: 0,
-                sequence_range: 0..=layout.max_sequence(),
-            };
+            let nodes: Vec<_> = layout.node_fields().map(|f| (f.name(), f.max())).collect();
+            let mut snapshot = Snapshot::at_mark(layout, &nodes, None);
+            snapshot.last_tick = layout.max_ticks();
+            snapshot.sequence = layout.max_sequence();
             let text = format_snapshot(&snapshot);
             assert_eq!(parse_snapshot(text.as_bytes()), Ok(snapshot), "{text}");
         }
