@@ -76,6 +76,21 @@ pub enum Error {
         source: Option<IoError>,
     },
 
+    /// A [`MarkStore`](crate::persist::MarkStore) of the caller's own failed: its mark could
+    /// not be kept, read or raised. Made by [`Error::mark_store`], which bounds the store's name.
+    #[error("mark store {store}: {reason}")]
+    MarkStore {
+        /// The store's name, as its implementer gives it: at most 64 characters (and an
+        /// ellipsis when there were more).
+        store: String,
+        /// What went wrong, in the store's words.
+        reason: String,
+        /// The error behind it, if one was: also the error's
+        /// [`source`](std::error::Error::source).
+        #[source]
+        source: Option<SourceError>,
+    },
+
     /// A node ID source ([`NodeIdSource`](crate::node_id::NodeIdSource)) has no value, or one that
     /// does not parse or does not fit the layout's node field.
     #[error("node id from {origin}: {reason}")]
@@ -823,7 +838,94 @@ impl std::error::Error for IoError {
     }
 }
 
+/// Any error kept as the source of an [`Error::MarkStore`]: shared, so the error stays `Clone`,
+/// and compared by its message, so it stays `PartialEq`.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::error::SourceError;
+/// use std::io;
+///
+/// let error = SourceError::from(Box::new(io::Error::other("disk full")) as Box<_>);
+/// assert_eq!(error.clone(), error); // `Clone` and `PartialEq`
+/// assert_eq!(error.to_string(), "disk full");
+/// assert!(error.get().downcast_ref::<io::Error>().is_some());
+/// ```
+#[derive(Debug, Clone)]
+pub struct SourceError(Arc<dyn std::error::Error + Send + Sync>);
+
+impl SourceError {
+    /// The error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::error::SourceError;
+    /// use std::io;
+    ///
+    /// let error = SourceError::from(Box::new(io::Error::other("disk full")) as Box<_>);
+    /// assert_eq!(error.get().to_string(), "disk full");
+    /// ```
+    pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl From<Box<dyn std::error::Error + Send + Sync>> for SourceError {
+    fn from(error: Box<dyn std::error::Error + Send + Sync>) -> Self {
+        SourceError(Arc::from(error))
+    }
+}
+
+impl PartialEq for SourceError {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for SourceError {}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for SourceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
 impl Error {
+    /// A [`MarkStore`](crate::persist::MarkStore)'s own failure, [`Error::MarkStore`]: `store`
+    /// names the store (its first 64 characters are kept), `reason` says what went wrong, and
+    /// `source` is the error behind it, if one was.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Error;
+    /// use std::io;
+    ///
+    /// let err = Error::mark_store("redis", "cannot raise the mark", Some(io::Error::other("timed out").into()));
+    /// assert_eq!(err.to_string(), "mark store redis: cannot raise the mark");
+    /// assert_eq!(std::error::Error::source(&err).unwrap().to_string(), "timed out");
+    /// assert!(matches!(Error::mark_store("memory", "past the mark", None), Error::MarkStore { .. }));
+    /// ```
+    pub fn mark_store(
+        store: &str,
+        reason: impl Into<String>,
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Error {
+        Error::MarkStore {
+            store: bounded(store),
+            reason: reason.into(),
+            source: source.map(SourceError::from),
+        }
+    }
+
     /// Whether the same call can succeed later without any change by the caller: a full tick
     /// ([`SequenceExhausted`](Error::SequenceExhausted)), a clock behind the last minted time
     /// ([`ClockBehind`](Error::ClockBehind)), and, with the `etcd` feature, a lease not yet

@@ -17,6 +17,10 @@ use crate::id::Id;
 /// maximum. Implemented by [`FileStore`](super::FileStore) and, with the `etcd` feature, by
 /// the etcd lease.
 ///
+/// A store of the caller's own reports its failures as [`Error::MarkStore`](crate::Error::MarkStore),
+/// made by [`Error::mark_store`](crate::Error::mark_store) with the store's name, what went
+/// wrong and the error behind it; the generator returns them as they are.
+///
 /// # Examples
 ///
 /// A store whose mark is fixed: IDs from that time on are refused.
@@ -36,7 +40,7 @@ use crate::id::Id;
 ///         if time_ms < self.0 {
 ///             return Ok(());
 ///         }
-///         Err(Error::Persist { path: "memory".into(), reason: "past the mark".into(), source: None })
+///         Err(Error::mark_store("until", format!("{time_ms} ms is past the mark {} ms", self.0), None))
 ///     }
 ///     fn stop(&mut self, _end_ms: u64) -> Result<()> {
 ///         Ok(())
@@ -48,7 +52,9 @@ use crate::id::Id;
 /// let fenced: FencedGenerator<_, Until> = FencedGenerator::new(generator, Until(1_700_000_000_001))?;
 /// assert!(fenced.mint().is_ok());
 /// clock.advance(1);
-/// assert!(fenced.mint().is_err());
+/// let err = fenced.mint().unwrap_err();
+/// assert_eq!(err.to_string(), "mark store until: 1700000000001 ms is past the mark 1700000000001 ms");
+/// assert!(matches!(err, Error::MarkStore { .. }));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 pub trait MarkStore {

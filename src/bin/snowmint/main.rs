@@ -185,6 +185,7 @@ impl Failure {
             ) => RUNTIME,
             Failure::Snowmint(
                 Error::Persist { .. }
+                | Error::MarkStore { .. }
                 | Error::NodeIdSource { .. }
                 | Error::SequenceExhausted { .. }
                 | Error::LayoutExhausted { .. }
@@ -207,7 +208,7 @@ impl Failure {
     /// A failure of the snapshot file's write ahead of minting, said as the snapshot's.
     fn in_snapshot(self, path: &Path) -> Self {
         match self {
-            Failure::Snowmint(snowmint::Error::Persist { reason, .. }) => {
+            Failure::Snowmint(snowmint::Error::MarkStore { reason, .. }) => {
                 Failure::snapshot(path, reason)
             }
             failure => failure,

@@ -341,10 +341,12 @@ impl<T: Saved> SnapshotStore<T> {
         }
         let mark = time_ms.saturating_add(AHEAD_MS);
         let ahead = self.resumed.ahead(mark);
-        save_snapshot(&self.path, &ahead).map_err(|reason| snowmint::Error::Persist {
-            path: self.path.display().to_string(),
-            reason: format!("{reason}; nothing was minted past it"),
-            source: None,
+        save_snapshot(&self.path, &ahead).map_err(|reason| {
+            snowmint::Error::mark_store(
+                "snapshot file",
+                format!("{reason}; nothing was minted past it"),
+                None,
+            )
         })?;
         // Relaxed: stored once the file holds it; a reader needs nothing else from this write.
         self.mark.store(mark, Ordering::Relaxed);
