@@ -53,8 +53,9 @@
 //! its [`Parts`], [`Error`] and [`Result`], [`ClockBehind`], [`Clock`] and [`Snapshot`]. The
 //! rest is by topic: [`clock`] (the clocks), [`layout`] (custom layouts and their fields),
 //! [`encoding`] (text forms), [`shard`] (sequence ranges, sharded and per-core generators),
-//! [`persist`] (the high-water file), [`node_id`] (where node IDs come from), [`sno`],
-//! [`generator`] (counters, events, state words), [`error`], and `etcd` with its feature.
+//! [`persist`] (the high-water file and durable file replacement), [`node_id`] (where node
+//! IDs come from), [`sno`], [`generator`] (counters, events, state words), [`time`] (RFC 3339
+//! text of a time), [`error`], and `etcd` with its feature.
 //!
 //! # Feature flags
 //!
@@ -146,7 +147,7 @@ pub mod shard;
 pub mod sno;
 mod state;
 mod sync;
-mod time;
+pub mod time;
 mod trace;
 
 #[cfg(any(feature = "tokio", feature = "smol"))]

@@ -1,10 +1,22 @@
-//! RFC 3339 formatting of Unix milliseconds, without a date-time dependency.
+//! RFC 3339 text of a time, without a date-time dependency: [`Rfc3339`], the form of an ID's
+//! time ([`Parts::time_rfc3339`](crate::Parts::time_rfc3339)).
 
 use std::fmt;
 
-/// Displays Unix milliseconds as RFC 3339 in UTC with milliseconds: `2022-06-28T16:07:40.105Z`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Rfc3339(pub(crate) u64);
+/// Displays Unix milliseconds as RFC 3339 in UTC with milliseconds: `2022-06-28T16:07:40.105Z`
+/// (the proleptic Gregorian calendar, four-digit years up to 9999 and wider beyond).
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::time::Rfc3339;
+///
+/// assert_eq!(Rfc3339(0).to_string(), "1970-01-01T00:00:00.000Z");
+/// assert_eq!(Rfc3339(1_656_432_460_105).to_string(), "2022-06-28T16:07:40.105Z");
+/// assert_eq!(format!("from {}", Rfc3339(951_782_400_000)), "from 2000-02-29T00:00:00.000Z");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rfc3339(pub u64);
 
 impl fmt::Display for Rfc3339 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

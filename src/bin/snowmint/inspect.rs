@@ -7,12 +7,13 @@ use crate::Failure;
 use crate::args::{BoundsArgs, ConvertArgs, InspectArgs};
 use crate::layout::{self, Choice};
 use crate::output::{BoundsJson, Decoded, Sno, write_json_line};
-use crate::time::{Rfc3339, parse_span};
+use crate::time::parse_span;
 
 use snowmint::{
     Id,
     encoding::Encoding,
     sno::{SnoGenerator, SnoId},
+    time::Rfc3339,
 };
 
 pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {

@@ -1,7 +1,8 @@
-//! Times on the command line, to Unix milliseconds, and Unix milliseconds back to RFC 3339.
+//! Times on the command line, to Unix milliseconds; the library's [`Rfc3339`] writes them back.
 
-use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use snowmint::time::Rfc3339;
 
 /// Unix milliseconds from a time on the command line: `now` (the wall clock), Unix
 /// milliseconds (all digits), or RFC 3339 (as [`parse_rfc3339`] reads it).
@@ -210,39 +211,6 @@ pub(crate) fn parse_rfc3339(text: &str) -> Result<u64, String> {
     let unix_ms = seconds * 1000 + ms as i64;
     u64::try_from(unix_ms)
         .map_err(|_| "before 1970-01-01T00:00:00Z, where Unix time starts".to_owned())
-}
-
-/// Displays Unix milliseconds as RFC 3339 in UTC with milliseconds, as the library writes an
-/// ID's time: `2024-05-01T00:00:00.010Z`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Rfc3339(pub(crate) u64);
-
-impl fmt::Display for Rfc3339 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (secs, ms) = (self.0 / 1000, self.0 % 1000);
-        let (days, day_secs) = (secs / 86_400, secs % 86_400);
-        let (year, month, day) = civil_from_days(days);
-        write!(
-            f,
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
-            day_secs / 3600,
-            day_secs / 60 % 60,
-            day_secs % 60
-        )
-    }
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm):
-/// [`days_from_civil`]'s inverse.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let (era, doe) = (z / 146_097, z % 146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + u64::from(month <= 2), month, day)
 }
 
 /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
