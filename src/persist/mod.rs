@@ -3,6 +3,9 @@
 //! The guarantee and its cost are documented on [`HighWaterFile`], the public entry point. In
 //! short: the mark on disk is written *ahead* of every ID returned, so every ID returned has a
 //! time below it, and a generator restarted from the file starts above it.
+//!
+//! Its write, [`replace_durably`], is public: a file of the caller's own (a state written
+//! ahead of minting, as the `snowmint` tool's `--snapshot` file is) is replaced the same way.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -244,9 +247,8 @@ impl HighWaterFile {
 
     /// Writes at least `mark` durably and returns the mark now on disk: under an exclusive
     /// lock on `PATH.lock` (every writer of the file, in this process or another, takes it),
-    /// reads the mark on disk and writes the greater of the two to a temporary file of this
-    /// write's own, `fsync`s it, renames it over `PATH` and `fsync`s the directory. So the
-    /// mark on disk never goes down, whoever writes it.
+    /// reads the mark on disk and writes the greater of the two with [`replace_durably`]. So
+    /// the mark on disk never goes down, whoever writes it.
     fn write(&self, mark: u64) -> Result<u64> {
         let fail = |what: &str, err: io::Error| io_error(&self.path, what, err);
         self.owner.ensure(&self.path, self.mark)?;
@@ -256,25 +258,8 @@ impl HighWaterFile {
             Some(on_disk) if on_disk >= mark => return Ok(on_disk),
             _ => mark,
         };
-        // A name no other write uses: this process's ID and a count of its writes.
-        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = self.sibling(&format!(".tmp.{}.{n}", std::process::id()));
-        let written = (|| {
-            let mut file =
-                File::create(&tmp).map_err(|e| fail("cannot create a temporary file", e))?;
-            file.write_all(format!("{mark}\n").as_bytes())
-                .map_err(|e| fail("cannot write a temporary file", e))?;
-            file.sync_all()
-                .map_err(|e| fail("cannot sync a temporary file", e))?;
-            drop(file);
-            fs::rename(&tmp, &self.path).map_err(|e| fail("cannot rename a temporary file", e))
-        })();
-        if written.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        written?;
-        sync_dir(&self.path).map_err(|e| fail("cannot sync the directory", e))?;
+        replace_durably(&self.path, format!("{mark}\n").as_bytes())
+            .map_err(|e| fail("cannot write the mark", e))?;
         Ok(mark)
     }
 
@@ -514,6 +499,83 @@ fn io_error(path: &Path, what: &str, err: io::Error) -> Error {
         reason: what.to_owned(),
         source: Some(err.into()),
     }
+}
+
+/// Replaces the file at `path` with `bytes` durably, so that after a crash at any point it holds
+/// either its old content or all of `bytes`: writes a temporary file of this write's own beside
+/// it (`PATH.tmp.PID.N`, this process's ID and a count of its writes), gives it the permissions
+/// of the file it replaces, `fsync`s it, renames it over `path` and `fsync`s the directory.
+/// This is the write of a [`HighWaterFile`]; it takes no lock, so concurrent writers of one
+/// path must agree among themselves (the last rename wins).
+///
+/// A temporary file left by a write cut short is never read or reused; on an error it is
+/// removed.
+///
+/// # Errors
+///
+/// The failed step's I/O error, of the same [`kind`](io::Error::kind), its message naming the
+/// step and the temporary file: `cannot create`, `cannot write`, `cannot set permissions of`,
+/// `cannot fsync` or `cannot rename PATH.tmp.PID.N over it`; or, when only the directory's
+/// `fsync` failed, `saved, but fsyncing its directory failed (the rename may not be durable)`.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::persist::replace_durably;
+///
+/// let dir = std::env::temp_dir().join(format!("snowmint-doc-replace-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// replace_durably(dir.join("state"), b"one\n")?;
+/// replace_durably(dir.join("state"), b"two\n")?;
+/// assert_eq!(std::fs::read_to_string(dir.join("state"))?, "two\n");
+/// assert_eq!(std::fs::read_dir(&dir)?.count(), 1); // no temporary file is left
+///
+/// let err = replace_durably(dir.join("missing").join("state"), b"x").unwrap_err();
+/// assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+/// assert!(err.to_string().starts_with("cannot create "));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn replace_durably(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
+    let path = path.as_ref();
+    // A name no other write uses: this process's ID and a count of its writes.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp.{}.{n}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let step = |what: &str, err: io::Error| {
+        io::Error::new(err.kind(), format!("{what} {}: {err}", tmp.display()))
+    };
+    let written = (|| {
+        let mut file = File::create(&tmp).map_err(|e| step("cannot create", e))?;
+        file.write_all(bytes).map_err(|e| step("cannot write", e))?;
+        // Keep the replaced file's permissions (it may be private to its owner).
+        if let Ok(metadata) = fs::metadata(path) {
+            file.set_permissions(metadata.permissions())
+                .map_err(|e| step("cannot set permissions of", e))?;
+        }
+        file.sync_all().map_err(|e| step("cannot fsync", e))?;
+        drop(file);
+        fs::rename(&tmp, path).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot rename {} over it: {e}", tmp.display()),
+            )
+        })
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written?;
+    sync_dir(path).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "saved, but fsyncing its directory failed (the rename may not be durable): {e}"
+            ),
+        )
+    })
 }
 
 /// Makes a rename in `path`'s directory durable.

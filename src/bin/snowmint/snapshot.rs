@@ -3,7 +3,7 @@
 //! held by one process at a time.
 
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,7 +13,7 @@ use crate::Failure;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use snowmint::clock::Clock;
-use snowmint::persist::MarkStore;
+use snowmint::persist::{MarkStore, replace_durably};
 use snowmint::sno::{SnoGenerator, SnoSnapshot};
 use snowmint::{Generator, Snapshot};
 
@@ -266,40 +266,10 @@ fn without_type_names(text: &str) -> String {
     out
 }
 
-/// Writes `snapshot` to `path` durably: to a temporary file of this write's own, fsynced,
-/// renamed over `path`, and the directory fsynced. On failure the temporary file is removed
-/// and the error says which step failed.
+/// Writes `snapshot` to `path` durably, with the library's [`replace_durably`]: on failure the
+/// error says which step failed.
 pub(crate) fn save_snapshot<T: Serialize>(path: &Path, snapshot: &T) -> Result<(), String> {
-    // A name no other write uses: this process's ID and a count of its writes.
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    let n = WRITES.fetch_add(1, Ordering::Relaxed);
-    let mut tmp_path = path.as_os_str().to_owned();
-    tmp_path.push(format!(".tmp.{}.{n}", std::process::id()));
-    let tmp_path = PathBuf::from(tmp_path);
-    let tmp_name = tmp_path.display();
-    let written = (|| {
-        let mut tmp = File::create(&tmp_path)
-            .map_err(|error| format!("cannot create {tmp_name}: {error}"))?;
-        tmp.write_all(format_snapshot(snapshot).as_bytes())
-            .map_err(|error| format!("cannot write {tmp_name}: {error}"))?;
-        // Keep a snapshot's permissions (it may be private to its owner).
-        if let Ok(metadata) = fs::metadata(path) {
-            tmp.set_permissions(metadata.permissions())
-                .map_err(|error| format!("cannot set permissions of {tmp_name}: {error}"))?;
-        }
-        tmp.sync_all()
-            .map_err(|error| format!("cannot fsync {tmp_name}: {error}"))?;
-        drop(tmp);
-        fs::rename(&tmp_path, path)
-            .map_err(|error| format!("cannot rename {tmp_name} over it: {error}"))
-    })();
-    if let Err(problem) = written {
-        let _ = fs::remove_file(&tmp_path);
-        return Err(problem);
-    }
-    sync_parent(path).map_err(|error| {
-        format!("saved, but fsyncing its directory failed (the rename may not be durable): {error}")
-    })
+    replace_durably(path, format_snapshot(snapshot).as_bytes()).map_err(|error| error.to_string())
 }
 
 /// The snapshot file as the mark store of the library's fenced generator: before an ID is
@@ -377,22 +347,6 @@ impl<T: Saved> MarkStore for SnapshotStore<T> {
     fn stop(&mut self, _end_ms: u64) -> snowmint::Result<()> {
         Ok(())
     }
-}
-
-/// Fsyncs the directory holding `path`, making a rename into it durable.
-#[cfg(unix)]
-pub(crate) fn sync_parent(path: &Path) -> io::Result<()> {
-    let parent = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    File::open(parent)?.sync_all()
-}
-
-/// Directories cannot be opened for fsync here; the rename is as durable as the platform makes it.
-#[cfg(not(unix))]
-pub(crate) fn sync_parent(_path: &Path) -> io::Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]
