@@ -23,12 +23,11 @@ use snowmint::persist::{HighWaterFile, PersistentGenerator};
 use snowmint::sno::SnoId;
 use snowmint::{ClockBehind, Error, Generator, Id, Snapshot, clock::ManualClock};
 
+use common::cli::BIN;
 use common::clocks::{OffsetClock, wall_ms};
 use common::files::TempDir;
 use common::layouts::TT;
 use common::process::{KillOnDrop, faketime_library, read_lines};
-
-const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
 
 /// [`TT`] on the command line, with its node.
 const TT_ARGS: [&str; 6] = [
