@@ -62,7 +62,7 @@ use snowmint::{
 mod common;
 
 use common::layouts::{self, MAX_MINTS, RECENT_MS};
-use common::ticks::{at, borrow_ticks, mint_tick, small_offset, tick_of};
+use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
 use common::{Call, Minted, Outcome, Policy, UNWRITTEN, perform, supported};
 
 /// How the shards are made.
@@ -73,25 +73,6 @@ enum ShardsSpec {
     /// `NodeBlock` on the layout's last node field: `1 + count % 4` values (at most the
     /// field's), from `first` (within the field).
     Block { first: u8, count: u8 },
-}
-
-/// A clock move far from the current time, or onto the edges of the layout.
-#[derive(Debug, Arbitrary)]
-enum Far {
-    /// `1 + back` ms before the epoch.
-    BeforeEpoch(u16),
-    /// A millisecond inside the epoch's own tick (reserved: generators never mint in it).
-    EpochTick(u8),
-    /// Tick `1 + ticks % 4`, the first ones a generator mints in.
-    FirstTicks { ticks: u8, ms: u8 },
-    /// Tick `max_ticks - back % 4`, the layout's last ones.
-    LastTicks { back: u8, ms: u8 },
-    /// `extra` ms past the start of the tick after the layout's last.
-    PastEnd(u16),
-    /// Forward or back by this many ticks.
-    Jump(i32),
-    /// Any reading.
-    Raw(u64),
 }
 
 /// Which accessor a direct mint reaches its shard through.
@@ -497,33 +478,7 @@ impl Run<'_> {
                 let tick = i128::from(last) + small_offset(ticks);
                 self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
             }
-            Op::Far(ref far) => {
-                let unix_ms = match *far {
-                    Far::BeforeEpoch(back) => at(&layout, 0, -1 - i128::from(back)),
-                    Far::EpochTick(ms) => at(&layout, 0, i128::from(ms) % tick_ms),
-                    Far::FirstTicks { ticks, ms } => {
-                        at(&layout, 1 + i128::from(ticks % 4), i128::from(ms) % tick_ms)
-                    }
-                    Far::LastTicks { back, ms } => at(
-                        &layout,
-                        i128::from(layout.max_ticks()) - i128::from(back % 4),
-                        i128::from(ms) % tick_ms,
-                    ),
-                    Far::PastEnd(extra) => at(
-                        &layout,
-                        i128::from(layout.max_ticks()) + 1,
-                        i128::from(extra),
-                    ),
-                    Far::Jump(ticks) => {
-                        let tick = tick_of(&layout, self.unix_ms) + i128::from(ticks);
-                        let into = (i128::from(self.unix_ms) - i128::from(layout.epoch_ms()))
-                            .rem_euclid(tick_ms);
-                        at(&layout, tick, into)
-                    }
-                    Far::Raw(unix_ms) => unix_ms,
-                };
-                self.set_clock(unix_ms);
-            }
+            Op::Far(ref far) => self.set_clock(far.unix_ms(&layout, self.unix_ms)),
             Op::Mint => {
                 self.handle(true);
             }

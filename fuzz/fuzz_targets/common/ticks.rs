@@ -1,9 +1,11 @@
 //! Time as the generator models count it: ticks from a layout's epoch, readings placed on
-//! them, and the fuzzer's bytes turned into small moves and borrow bounds.
+//! them, and the fuzzer's bytes turned into clock moves (small, or far to a layout's edges)
+//! and borrow bounds.
 
 // Each target uses part of this module.
 #![allow(dead_code)]
 
+use arbitrary::Arbitrary;
 use snowmint::Layout;
 
 /// `epoch + ticks * tick_ms + ms`, clamped to the `u64` range.
@@ -38,5 +40,54 @@ pub(crate) fn borrow_ticks(b: u8) -> u64 {
         128..=223 => 1 + u64::from(b % 4),
         224..=254 => u64::from(b - 224),
         255 => u64::MAX,
+    }
+}
+
+/// A clock move far from the current time, or onto the edges of the layout.
+#[derive(Debug, Arbitrary)]
+pub(crate) enum Far {
+    /// `1 + back` ms before the epoch.
+    BeforeEpoch(u16),
+    /// A millisecond inside the epoch's own tick (reserved: generators never mint in it).
+    EpochTick(u8),
+    /// Tick `1 + ticks % 4`, the first ones a generator mints in.
+    FirstTicks { ticks: u8, ms: u8 },
+    /// Tick `max_ticks - back % 4`, the layout's last ones.
+    LastTicks { back: u8, ms: u8 },
+    /// `extra` ms past the start of the tick after the layout's last.
+    PastEnd(u16),
+    /// Forward or back by this many ticks.
+    Jump(i32),
+    /// Any reading.
+    Raw(u64),
+}
+
+impl Far {
+    /// The reading this move sets, on `layout`, from a clock reading `now_ms`.
+    pub(crate) fn unix_ms(&self, layout: &Layout, now_ms: u64) -> u64 {
+        let tick_ms = i128::from(layout.tick_ms());
+        match *self {
+            Far::BeforeEpoch(back) => at(layout, 0, -1 - i128::from(back)),
+            Far::EpochTick(ms) => at(layout, 0, i128::from(ms) % tick_ms),
+            Far::FirstTicks { ticks, ms } => {
+                at(layout, 1 + i128::from(ticks % 4), i128::from(ms) % tick_ms)
+            }
+            Far::LastTicks { back, ms } => at(
+                layout,
+                i128::from(layout.max_ticks()) - i128::from(back % 4),
+                i128::from(ms) % tick_ms,
+            ),
+            Far::PastEnd(extra) => at(
+                layout,
+                i128::from(layout.max_ticks()) + 1,
+                i128::from(extra),
+            ),
+            Far::Jump(ticks) => {
+                let tick = tick_of(layout, now_ms) + i128::from(ticks);
+                let into = (i128::from(now_ms) - i128::from(layout.epoch_ms())).rem_euclid(tick_ms);
+                at(layout, tick, into)
+            }
+            Far::Raw(unix_ms) => unix_ms,
+        }
     }
 }
