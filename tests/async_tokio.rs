@@ -22,7 +22,7 @@ use tokio::time::{MissedTickBehavior, timeout};
 
 use common::asyncs::{IDS, MAX_LATE, Random, SteppedBack, TIMED, on_time};
 use common::checks::{assert_increasing, assert_unique_and_increasing};
-use common::clocks::T0;
+use common::clocks::{T0, on_manual_clock};
 use common::files::TempDir;
 #[cfg(unix)]
 #[cfg(unix)]
@@ -164,13 +164,12 @@ fn a_clock_stepped_back_200ms_is_waited_out_asleep() {
 
 /// A generator on a manual clock at [`T0`] that has minted once, under `Wait { max_ms }`.
 fn waiting(max_ms: u64) -> (Generator<ManualClock>, ManualClock) {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(Layout::SONYFLAKE)
-        .node("machine", 1)
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::Wait { max_ms })
-        .build()
-        .unwrap();
+    let (generator, clock) = on_manual_clock(
+        Generator::builder(Layout::SONYFLAKE)
+            .node("machine", 1)
+            .on_clock_behind(ClockBehind::Wait { max_ms }),
+        T0,
+    );
     generator.mint().unwrap();
     (generator, clock)
 }

@@ -2,12 +2,11 @@
 //! (`is_js_safe`).
 
 use proptest::prelude::*;
-use snowmint::{
-    ClockBehind, Error, Generator, Id, Layout, clock::ManualClock, layout::JS_MAX_SAFE_INTEGER,
-};
+use snowmint::{ClockBehind, Error, Generator, Id, Layout, layout::JS_MAX_SAFE_INTEGER};
 
 mod common;
 
+use common::clocks::on_manual_clock;
 use common::layouts::presets;
 
 /// A tick-tock layout shaped like sno's: 4 ms ticks, the timeline bit under the time.
@@ -155,13 +154,12 @@ fn tick_tock_bounds_cover_both_timelines() {
 fn a_half_open_id_range_selects_the_ids_a_generator_minted_in_a_time_range() {
     // Mint on both timelines of a tick-tock layout, stepping the clock back once.
     let first = SNO_LIKE.epoch_ms() + 40_000;
-    let clock = ManualClock::new(first);
-    let generator = Generator::builder(SNO_LIKE)
-        .node("partition", 3)
-        .clock(clock.clone())
-        .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
-        .build()
-        .unwrap();
+    let (generator, clock) = on_manual_clock(
+        Generator::builder(SNO_LIKE)
+            .node("partition", 3)
+            .on_clock_behind(ClockBehind::TickTock { max_ms: 0 }),
+        first,
+    );
     let mut minted = Vec::new();
     let mut t = first;
     for step in 0..400u64 {

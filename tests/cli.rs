@@ -9,9 +9,10 @@ use std::thread;
 
 use snowmint::{Id, Layout, Snapshot, layout::PRESET_NAMES};
 
-mod support;
+mod common;
 
-use support::{BIN, json_lines, now_ms, run, run_with_stdin, stdout_of};
+use common::cli::{BIN, json_lines, run, run_with_stdin, stdout_of};
+use common::clocks::wall_ms;
 
 /// The IDs on stdout, one decimal per line.
 ///
@@ -31,7 +32,7 @@ fn ids_of(output: &Output) -> Vec<Id> {
 }
 
 fn assert_within_a_minute_of_now(timestamp_ms: u64) {
-    let now = now_ms();
+    let now = wall_ms();
     assert!(
         timestamp_ms.abs_diff(now) <= 60_000,
         "timestamp {timestamp_ms} ms is not within a minute of now ({now} ms)"
@@ -92,9 +93,9 @@ fn inspect_without_json_prints_one_human_line_per_id() {
 
 #[test]
 fn mint_a_million_gives_a_million_increasing_current_twitter_ids() {
-    let before = now_ms();
+    let before = wall_ms();
     let output = run(&["mint", "--count", "1000000"]);
-    let after = now_ms();
+    let after = wall_ms();
     let ids = ids_of(&output);
     assert_eq!(ids.len(), 1_000_000);
     assert!(
@@ -303,6 +304,7 @@ fn an_inline_layout_with_a_tick_tock_bit_mints_with_tick_tock() {
     let ids = ids_of(&run(&args));
     assert_eq!(ids.len(), 10);
     assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{ids:?}");
+    // Named `custom`, as the CLI names an inline layout, so its file inspects the same.
     let layout = Layout::builder("custom", 64)
         .unused(1)
         .time(41)
@@ -318,7 +320,7 @@ fn an_inline_layout_with_a_tick_tock_bit_mints_with_tick_tock() {
             (parts.node("machine"), parts.timeline()),
             (Some(5), Some(0))
         );
-        assert!(parts.timestamp_ms().abs_diff(now_ms()) < 60_000);
+        assert!(parts.timestamp_ms().abs_diff(wall_ms()) < 60_000);
     }
     // The same flag decodes them, and a JSON layout file does too.
     let text: String = ids.iter().map(|id| format!("{id}\n")).collect();
@@ -1076,7 +1078,7 @@ fn snapshot_ahead_of_now(dir: &Path, ahead_ms: u64) -> (PathBuf, u64) {
     let file = dir.join("ahead.snap");
     let _ = fs::remove_file(&file);
     stdout_of(&run(&["mint", "--snapshot", path_str(&file)]));
-    let last_ms = now_ms() + ahead_ms;
+    let last_ms = wall_ms() + ahead_ms;
     set_snapshot_value(&file, "last_tick", last_ms - Layout::TWITTER.epoch_ms());
     (file, last_ms)
 }
@@ -1158,7 +1160,7 @@ fn snapshot_ahead_of_the_clock_by_less_than_max_wait_ms_waits_then_mints_after_i
         "--count",
         "3",
     ]));
-    assert!(now_ms() >= last_ms);
+    assert!(wall_ms() >= last_ms);
     for &id in &ids {
         let parts = Layout::TWITTER.decode(id).unwrap();
         assert!(

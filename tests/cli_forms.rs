@@ -8,9 +8,11 @@ use std::thread;
 
 use snowmint::{Id, Layout, encoding::Encoding, sno::SnoId};
 
-mod support;
+mod common;
 
-use support::{BIN, json_lines, now_ms, run, run_with_stdin, stdout_of};
+use common::cli::{BIN, json_lines, run, run_with_stdin, stdout_of};
+use common::clocks::wall_ms;
+use common::layouts::TT;
 
 /// Fails with status 2 (a usage error), nothing on stdout, and exactly one stderr line, `snowmint: ...`,
 /// containing each of `needles`.
@@ -118,9 +120,9 @@ fn mint_format_prints_each_form_at_its_width_decoding_to_increasing_current_ids(
         for (flags, layout) in mint_layouts() {
             let mut args = vec!["mint", "--format", encoding.name(), "--count", "600"];
             args.extend_from_slice(flags);
-            let before = now_ms();
+            let before = wall_ms();
             let output = run(&args);
-            let after = now_ms();
+            let after = wall_ms();
             let lines: Vec<&str> = stdout_of(&output).lines().collect();
             assert_eq!(lines.len(), 600, "{args:?}");
             let mut ids = Vec::new();
@@ -824,15 +826,7 @@ fn ids_minted_at_a_time_lie_in_its_paging_bounds_and_no_others_do() {
 #[test]
 fn the_tick_tock_bit_is_named_timeline_in_text_json_and_sno_output_alike() {
     let layout = "unused:1,time:41,tick-tock,machine:9,sequence:12";
-    let parsed = Layout::builder("custom", 64)
-        .unused(1)
-        .time(41)
-        .tick_tock()
-        .node("machine", 9)
-        .sequence(12)
-        .epoch_ms(1_288_834_974_657)
-        .build()
-        .unwrap();
+    let parsed = TT;
     let id = parsed
         .compose_on_timeline(1_714_521_600_000, 1, &[("machine", 5)], 0)
         .unwrap()

@@ -5,9 +5,10 @@ use std::process::Output;
 
 use snowmint::{Id, Layout, encoding::Encoding, sno::SnoId};
 
-mod support;
+mod common;
 
-use support::{json_lines, now_ms, run, run_with_stdin, stdout_of};
+use common::cli::{json_lines, run, run_with_stdin, stdout_of};
+use common::clocks::wall_ms;
 
 /// The encyclopedia's example tweet, its base62 and hex text, and its time.
 const TWEET: &str = "1541815603606036480";
@@ -359,9 +360,9 @@ fn bounds_now_are_the_bounds_at_the_clock() {
     ] {
         let mut args = flags.to_vec();
         args.extend(["--json", "now"]);
-        let before = now_ms();
+        let before = wall_ms();
         let object = &json_lines(&bounds(&args))[0];
-        let after = now_ms();
+        let after = wall_ms();
         let ms = object["timestamp_ms"].as_u64().unwrap();
         assert!(
             (before..=after).contains(&ms),

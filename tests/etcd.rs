@@ -23,13 +23,13 @@ use snowmint::{
     etcd::{EtcdConfig, EtcdLease, LeasedGenerator},
 };
 
+use common::cli::BIN;
 use common::clocks::wall_ms;
 use common::files::unique_suffix;
 use common::process::KillOnDrop;
 use common::proxy::Proxy;
 use common::threads::on_threads;
 
-const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
 const TTL: Duration = Duration::from_secs(2);
 
 /// The shared etcd's endpoints, or `None` (and a message) when the test is skipped.

@@ -21,14 +21,13 @@ use std::time::{Duration, Instant};
 
 use snowmint::persist::{HighWaterFile, PersistentGenerator};
 use snowmint::sno::SnoId;
-use snowmint::{ClockBehind, Error, Generator, Id, Snapshot, clock::ManualClock};
+use snowmint::{ClockBehind, Error, Generator, Id, Snapshot};
 
-use common::clocks::{OffsetClock, wall_ms};
+use common::cli::BIN;
+use common::clocks::{OffsetClock, on_manual_clock, wall_ms};
 use common::files::TempDir;
 use common::layouts::TT;
 use common::process::{KillOnDrop, faketime_library, read_lines};
-
-const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
 
 /// [`TT`] on the command line, with its node.
 const TT_ARGS: [&str; 6] = [
@@ -276,12 +275,7 @@ fn a_killed_run_on_the_other_timeline_never_lowers_the_last_runs_timeline() {
     let layout = snapshot_of(&scratch).layout;
     // Run 0, its clock 5 s ahead, minted one ID a millisecond for 3 s and exited cleanly.
     let ahead = wall_ms() + 5_000;
-    let clock = ManualClock::new(ahead);
-    let run0 = Generator::builder(layout)
-        .node("machine", 5)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (run0, clock) = on_manual_clock(Generator::builder(layout).node("machine", 5), ahead);
     let mut seen = HashSet::new();
     for _ in 0..3_000 {
         seen.insert(run0.mint().unwrap().to_u64());

@@ -28,7 +28,7 @@ use snowmint::{
 };
 
 use common::checks::{assert_increasing, assert_unique_and_increasing};
-use common::clocks::T0;
+use common::clocks::{T0, built_on_manual_clock};
 use common::layouts::TT;
 
 const TWITTER: Layout = Layout::TWITTER;
@@ -877,14 +877,15 @@ fn node_block_shards_on_eight_threads_never_collide_on_the_monotonic_clock() {
 
 #[test]
 fn local_shards_split_the_builders_range_and_keep_its_settings() {
-    let clock = ManualClock::new(T0);
-    let shards = Generator::builder(TWITTER)
-        .node("machine", 5)
-        .sequence_range(1000..=1009)
-        .borrow_ahead(1)
-        .clock(clock.clone())
-        .build_local_shards(Shards::SplitSequence(3))
-        .unwrap();
+    let (shards, clock) = built_on_manual_clock(T0, |clock| {
+        Generator::builder(TWITTER)
+            .node("machine", 5)
+            .sequence_range(1000..=1009)
+            .borrow_ahead(1)
+            .clock(clock)
+            .build_local_shards(Shards::SplitSequence(3))
+            .unwrap()
+    });
     let ranges: Vec<_> = shards.iter().map(|s| s.snapshot().sequence_range).collect();
     assert_eq!(ranges, [1000..=1003, 1004..=1006, 1007..=1009]);
     for shard in &shards {

@@ -16,7 +16,10 @@ use snowmint::{
 };
 
 use common::checks::assert_unique_and_increasing;
-use common::clocks::{T0, on_manual_clock};
+use common::clocks::{
+    T0, built_on_manual_clock, local_on_manual_clock, on_manual_clock, sharded_on_manual_clock,
+    sno_on_manual_clock,
+};
 use common::files::TempDir;
 use common::threads::on_threads;
 
@@ -97,23 +100,18 @@ fn a_shared_generator_mints_through_the_trait() {
 
 #[test]
 fn a_local_generator_mints_through_the_trait() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(SMALL)
-        .node("machine", 2)
-        .clock(clock.clone())
-        .build_local()
-        .unwrap();
+    let (generator, clock) =
+        local_on_manual_clock(Generator::builder(SMALL).node("machine", 2), T0);
     one_thread(&generator, &clock, 1, 16);
 }
 
 #[test]
 fn a_sharded_generator_mints_through_the_trait() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(SMALL)
-        .node("machine", 3)
-        .clock(clock.clone())
-        .build_sharded(Shards::SplitSequence(2))
-        .unwrap();
+    let (generator, clock) = sharded_on_manual_clock(
+        Generator::builder(SMALL).node("machine", 3),
+        Shards::SplitSequence(2),
+        T0,
+    );
     // One thread mints from one shard: half of each tick.
     one_thread(&generator, &clock, 1, 8);
     let generator = Generator::builder(Layout::TWITTER)
@@ -128,12 +126,12 @@ fn a_persistent_generator_mints_through_the_trait() {
     let dir = TempDir::new("mint");
     let path = dir.join("high-water");
     let file = HighWaterFile::open(&path, Duration::from_millis(50)).unwrap();
-    let clock = ManualClock::new(T0);
-    let generator = file
-        .resume(SMALL, &[("machine", 4)])
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = built_on_manual_clock(T0, |clock| {
+        file.resume(SMALL, &[("machine", 4)])
+            .clock(clock)
+            .build()
+            .unwrap()
+    });
     let generator = PersistentGenerator::new(generator, file).unwrap();
     one_thread(&generator, &clock, 1, 16);
     // Past the mark (50 ms ahead of the last write): a batch writes the file before it
@@ -152,14 +150,13 @@ fn a_persistent_generator_mints_through_the_trait() {
 
 #[test]
 fn a_sno_generator_mints_through_the_trait() {
-    let clock = ManualClock::new(T0);
-    let generator = SnoGenerator::builder()
-        .partition(5)
-        .meta(9)
-        .sequence_range(0..=15)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = sno_on_manual_clock(
+        SnoGenerator::builder()
+            .partition(5)
+            .meta(9)
+            .sequence_range(0..=15),
+        T0,
+    );
     one_thread(&generator, &clock, 4, 16);
     clock.advance(4);
     let id = Mint::mint(&generator).unwrap();

@@ -11,13 +11,13 @@ use std::cell::Cell;
 
 use snowmint::{
     Generator, Id, Layout,
-    clock::{CachedClock, ManualClock, MonotonicClock},
+    clock::{CachedClock, MonotonicClock},
     encoding::Encoding,
     shard::Shards,
     sno::{SnoGenerator, SnoId},
 };
 
-use common::clocks::{T0, on_manual_clock};
+use common::clocks::{T0, local_on_manual_clock, on_manual_clock};
 
 /// The system allocator, counting the allocations of threads that asked it to.
 struct Counting;
@@ -206,12 +206,7 @@ fn local_generators_on_the_default_and_monotonic_clocks_allocate_nothing() {
 
 #[test]
 fn a_local_generator_through_full_ticks_allocates_nothing() {
-    let clock = ManualClock::new(T0);
-    let generator = Generator::builder(TINY)
-        .node("worker", 3)
-        .clock(clock.clone())
-        .build_local()
-        .unwrap();
+    let (generator, clock) = local_on_manual_clock(Generator::builder(TINY).node("worker", 3), T0);
     let counted = allocations_in(|| {
         for _ in 0..MINTS {
             // A full tick every 4 IDs: `try_mint` fails, then the clock moves on.

@@ -14,7 +14,7 @@ use snowmint::{
     persist::{FencedGenerator, HighWaterFile, MarkStore, PersistentGenerator},
 };
 
-use common::clocks::T0;
+use common::clocks::{T0, built_on_manual_clock};
 use common::files::TempDir;
 use common::layouts::TT;
 use common::threads::on_threads;
@@ -343,13 +343,13 @@ fn on_clone(
     range: std::ops::RangeInclusive<u64>,
     unix_ms: u64,
 ) -> (PersistentGenerator<ManualClock>, ManualClock) {
-    let clock = ManualClock::new(unix_ms);
-    let generator = file
-        .resume(Layout::TWITTER, &[("machine", 5)])
-        .sequence_range(range)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = built_on_manual_clock(unix_ms, |clock| {
+        file.resume(Layout::TWITTER, &[("machine", 5)])
+            .sequence_range(range)
+            .clock(clock)
+            .build()
+            .unwrap()
+    });
     (
         PersistentGenerator::new(generator, file.clone()).unwrap(),
         clock,

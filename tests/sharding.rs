@@ -16,7 +16,7 @@ use snowmint::{
 };
 
 use common::checks::assert_unique_and_increasing;
-use common::clocks::{T0, T0_TICK, on_manual_clock};
+use common::clocks::{T0, T0_TICK, on_manual_clock, sharded_on_manual_clock};
 use common::threads::{blocked_until, on_threads};
 
 const TWITTER: Layout = Layout::TWITTER;
@@ -311,12 +311,11 @@ fn node_block_shards_each_carry_their_own_node_value_and_the_whole_range() {
 
 #[test]
 fn shards_share_the_clock_given() {
-    let clock = ManualClock::new(T0);
-    let sharded = Generator::builder(TWITTER)
-        .node("machine", 0)
-        .clock(clock.clone())
-        .build_sharded(Shards::SplitSequence(3))
-        .unwrap();
+    let (sharded, clock) = sharded_on_manual_clock(
+        Generator::builder(TWITTER).node("machine", 0),
+        Shards::SplitSequence(3),
+        T0,
+    );
     clock.set(T0 + 42);
     for shard in sharded.shards() {
         let id = shard.mint().unwrap();
@@ -422,13 +421,13 @@ fn build_sharded_rejects_a_resumed_builder() {
 
 #[test]
 fn a_thread_mints_from_one_shard_and_stats_sum_the_shards() {
-    let clock = ManualClock::new(T0);
-    let sharded = Generator::builder(TWITTER)
-        .node("machine", 0)
-        .clock(clock.clone())
-        .borrow_ahead(3)
-        .build_sharded(Shards::SplitSequence(2))
-        .unwrap();
+    let (sharded, _clock) = sharded_on_manual_clock(
+        Generator::builder(TWITTER)
+            .node("machine", 0)
+            .borrow_ahead(3),
+        Shards::SplitSequence(2),
+        T0,
+    );
     let local = local_index(&sharded);
     let id = sharded.mint().unwrap();
     assert_eq!(local_index(&sharded), local);
@@ -453,12 +452,11 @@ fn a_thread_mints_from_one_shard_and_stats_sum_the_shards() {
 
 /// A twitter handle of two split shards on a manual clock at `T0`.
 fn split_on_manual_clock() -> (ShardedGenerator<ManualClock>, ManualClock) {
-    let clock = ManualClock::new(T0);
-    let sharded = Generator::builder(TWITTER)
-        .node("machine", 0)
-        .clock(clock.clone())
-        .build_sharded(Shards::SplitSequence(2))
-        .unwrap();
+    let (sharded, clock) = sharded_on_manual_clock(
+        Generator::builder(TWITTER).node("machine", 0),
+        Shards::SplitSequence(2),
+        T0,
+    );
     (sharded, clock)
 }
 
@@ -520,12 +518,11 @@ fn a_thread_that_mints_from_its_shard_directly_keeps_its_handle_ids_increasing()
 
 #[test]
 fn across_shards_an_id_minted_later_carries_a_tick_at_least_as_late() {
-    let clock = ManualClock::new(T0);
-    let sharded = Generator::builder(TWITTER)
-        .node("machine", 0)
-        .clock(clock.clone())
-        .build_sharded(Shards::SplitSequence(2))
-        .unwrap();
+    let (sharded, clock) = sharded_on_manual_clock(
+        Generator::builder(TWITTER).node("machine", 0),
+        Shards::SplitSequence(2),
+        T0,
+    );
     let time = |id: Id| TWITTER.decode(id).unwrap().timestamp_ms();
     let earlier = sharded.shard(0).unwrap().mint().unwrap();
     clock.advance(1);
@@ -538,13 +535,13 @@ fn across_shards_an_id_minted_later_carries_a_tick_at_least_as_late() {
 
 #[test]
 fn across_shards_borrowing_loosens_the_order_by_at_most_the_borrowed_ticks() {
-    let clock = ManualClock::new(T0);
-    let sharded = Generator::builder(TWITTER)
-        .node("machine", 0)
-        .clock(clock.clone())
-        .borrow_ahead(1)
-        .build_sharded(Shards::SplitSequence(2))
-        .unwrap();
+    let (sharded, _clock) = sharded_on_manual_clock(
+        Generator::builder(TWITTER)
+            .node("machine", 0)
+            .borrow_ahead(1),
+        Shards::SplitSequence(2),
+        T0,
+    );
     let time = |id: Id| TWITTER.decode(id).unwrap().timestamp_ms();
     // Shard 0 fills its part of the clock's tick and borrows the next one.
     let earlier = std::iter::from_fn(|| sharded.shard(0).unwrap().try_mint().ok())

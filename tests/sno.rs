@@ -17,7 +17,7 @@ use snowmint::{
 };
 
 use common::checks::assert_increasing;
-use common::clocks::T0;
+use common::clocks::{T0, sno_on_manual_clock};
 use common::threads::on_threads;
 
 const ALPHABET: &str = "23456789abcdefghijklmnopqrstuvwx";
@@ -355,14 +355,14 @@ fn sorted_by_text(ids: &[SnoId]) -> Vec<SnoId> {
 
 #[test]
 fn sorting_as_bytes_and_as_text_gives_minting_order() {
-    let clock = ManualClock::new(T0 + 1);
-    let generator = SnoGenerator::builder()
-        .partition(0x0102)
-        .meta(7)
-        .sequence_range(0..=99) // small, so some 4 ms units fill and the generator waits
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    // A small sequence range, so some 4 ms units fill and the generator waits.
+    let (generator, clock) = sno_on_manual_clock(
+        SnoGenerator::builder()
+            .partition(0x0102)
+            .meta(7)
+            .sequence_range(0..=99),
+        T0 + 1,
+    );
     let mut rng = Rng(3);
     let mut ids = Vec::new();
     for _ in 0..20 {
@@ -382,12 +382,7 @@ fn sorting_as_bytes_and_as_text_gives_minting_order() {
 
 #[test]
 fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
-    let clock = ManualClock::new(T0);
-    let generator = SnoGenerator::builder()
-        .partition(5)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = sno_on_manual_clock(SnoGenerator::builder().partition(5), T0);
     let mut rng = Rng(4);
     let mut ids = mint_across_ticks(&generator, &clock, &mut rng, 3_000, 1);
     let high = ids.last().unwrap().timestamp_ms();
@@ -432,13 +427,12 @@ fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
 
 #[test]
 fn a_second_regression_into_used_time_waits_then_fails() {
-    let clock = ManualClock::new(T0);
-    let generator = SnoGenerator::builder()
-        .partition(0)
-        .on_clock_behind(ClockBehind::TickTock { max_ms: 0 })
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = sno_on_manual_clock(
+        SnoGenerator::builder()
+            .partition(0)
+            .on_clock_behind(ClockBehind::TickTock { max_ms: 0 }),
+        T0,
+    );
     let first = generator.mint().unwrap();
     clock.set(T0 - 100);
     let toggled = generator.mint().unwrap();
@@ -465,23 +459,17 @@ fn a_second_regression_into_used_time_waits_then_fails() {
 
 #[test]
 fn default_policy_is_tick_tock_and_wait_and_error_are_available() {
-    let clock = ManualClock::new(T0);
-    let generator = SnoGenerator::builder()
-        .partition(0)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = sno_on_manual_clock(SnoGenerator::builder().partition(0), T0);
     generator.mint().unwrap();
     clock.set(T0 - 10_000); // far more than any wait bound: toggling needs no wait
     assert_eq!(generator.mint().unwrap().tick(), 1);
 
-    let clock = ManualClock::new(T0);
-    let strict = SnoGenerator::builder()
-        .partition(0)
-        .on_clock_behind(ClockBehind::Error)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (strict, clock) = sno_on_manual_clock(
+        SnoGenerator::builder()
+            .partition(0)
+            .on_clock_behind(ClockBehind::Error),
+        T0,
+    );
     strict.mint().unwrap();
     clock.set(T0 - 8);
     assert!(matches!(strict.mint(), Err(Error::ClockBehind { .. })));
@@ -489,13 +477,12 @@ fn default_policy_is_tick_tock_and_wait_and_error_are_available() {
 
 #[test]
 fn sequence_bounds_are_respected_in_every_unit() {
-    let clock = ManualClock::new(T0);
-    let generator = SnoGenerator::builder()
-        .partition(0)
-        .sequence_range(1000..=1003)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = sno_on_manual_clock(
+        SnoGenerator::builder()
+            .partition(0)
+            .sequence_range(1000..=1003),
+        T0,
+    );
     for unit in 0..5 {
         let sequences: Vec<u16> = (0..4)
             .map(|_| generator.try_mint().unwrap().sequence())
@@ -534,12 +521,7 @@ fn sequence_bounds_are_respected_in_every_unit() {
 #[test]
 fn the_whole_sequence_gives_65536_ids_per_4_ms() {
     // "65,536 guaranteed unique IDs per 4msec per partition"
-    let clock = ManualClock::new(T0);
-    let generator = SnoGenerator::builder()
-        .partition(0)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (generator, clock) = sno_on_manual_clock(SnoGenerator::builder().partition(0), T0);
     let mut buffer = vec![SnoId::default(); 70_000];
     assert_eq!(generator.try_mint_batch(&mut buffer).unwrap(), 65_536);
     assert_eq!(buffer[65_535].sequence(), 65_535);
@@ -639,14 +621,13 @@ fn eight_threads_mint_unique_ids() {
 #[test]
 fn a_stalled_mint_sends_an_overflow_event() {
     let (tx, rx) = mpsc::sync_channel(4);
-    let clock = ManualClock::new(T0);
-    let generator = SnoGenerator::builder()
-        .partition(0)
-        .sequence_range(0..=0)
-        .clock(clock.clone())
-        .notify(tx)
-        .build()
-        .unwrap();
+    let (generator, clock) = sno_on_manual_clock(
+        SnoGenerator::builder()
+            .partition(0)
+            .sequence_range(0..=0)
+            .notify(tx),
+        T0,
+    );
     generator.mint().unwrap();
     let next = thread::scope(|s| {
         s.spawn(|| {
@@ -662,13 +643,10 @@ fn a_stalled_mint_sends_an_overflow_event() {
 
 #[test]
 fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
-    let clock = ManualClock::new(T0);
-    let old = SnoGenerator::builder()
-        .partition(3)
-        .sequence_range(10..=20)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (old, clock) = sno_on_manual_clock(
+        SnoGenerator::builder().partition(3).sequence_range(10..=20),
+        T0,
+    );
     let before: Vec<SnoId> = (0..5).map(|_| old.mint().unwrap()).collect();
     let snapshot = old.snapshot();
     assert_eq!(snapshot.partition, 3);

@@ -16,6 +16,7 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id as SpanId, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
 
+use common::clocks::on_manual_clock;
 use common::layouts::TT;
 
 /// One event as recorded: its level, target, and fields as `name=value` in order.
@@ -90,13 +91,12 @@ const T0: u64 = 1_700_000_000_000;
 fn a_clock_regression_and_a_toggle_are_warnings() {
     let recorder = Recorder::default();
     tracing::subscriber::with_default(recorder.clone(), || {
-        let clock = ManualClock::new(T0);
-        let generator = Generator::builder(TT)
-            .node("machine", 1)
-            .clock(clock.clone())
-            .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 })
-            .build()
-            .unwrap();
+        let (generator, clock) = on_manual_clock(
+            Generator::builder(TT)
+                .node("machine", 1)
+                .on_clock_behind(ClockBehind::TickTock { max_ms: 1_000 }),
+            T0,
+        );
         generator.mint().unwrap();
         clock.set(T0 - 5_000);
         let id = generator.mint().unwrap();
@@ -129,12 +129,8 @@ fn a_clock_regression_and_a_toggle_are_warnings() {
 fn an_overflow_and_a_borrow_are_debug_events_one_per_tick() {
     let recorder = Recorder::default();
     tracing::subscriber::with_default(recorder.clone(), || {
-        let clock = ManualClock::new(T0);
-        let generator = Generator::builder(Layout::TWITTER)
-            .node("machine", 1)
-            .clock(clock.clone())
-            .build()
-            .unwrap();
+        let (generator, clock) =
+            on_manual_clock(Generator::builder(Layout::TWITTER).node("machine", 1), T0);
         // Fill tick T0, then wait in `mint` until the clock moves on.
         generator.mint_many(4096).unwrap();
         let advance = {

@@ -55,17 +55,11 @@ use snowmint::{
 #[allow(dead_code)]
 mod common;
 
+use common::layouts::{self, MAX_MINTS, RECENT_MS};
 use common::{Call, Minted, Policy, check_twin, perform};
 
 /// The cached clock both generators read.
 type Cached = CachedClock<Private<ManualClock>>;
-
-/// The 16-bit layout's epoch, and the start of the run for the 41-bit one.
-const RECENT_MS: u64 = 1_700_000_000_000;
-/// Twitter's epoch, for the 41-bit layout.
-const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
-/// More mints than this in one input are skipped, to keep executions fast.
-const MAX_MINTS: usize = 20_000;
 
 /// What `drive_word` shows for a sentinel, whatever its generation: `STALE`, `PARKED`, or 2
 /// for `UNCACHED`; from `FIRST_READING` up, a reading.
@@ -119,28 +113,11 @@ struct Input {
 }
 
 fn layout(choice: u8, tick_4ms: bool) -> Layout {
-    let tick_ms = if tick_4ms { 4 } else { 1 };
-    let built = match choice % 2 {
-        // 8 IDs per tick, a tick-tock bit, 4095 ticks.
-        0 => Layout::builder("tiny-tt", 16)
-            .time(12)
-            .tick_tock()
-            .sequence(3)
-            .tick_ms(tick_ms)
-            .epoch_ms(RECENT_MS)
-            .build(),
-        // 16 IDs per tick, a tick-tock bit, 41 bits of time.
-        _ => Layout::builder("wide-tt", 64)
-            .unused(8)
-            .time(41)
-            .tick_tock()
-            .node("machine", 10)
-            .sequence(4)
-            .tick_ms(tick_ms)
-            .epoch_ms(TWITTER_EPOCH_MS)
-            .build(),
-    };
-    built.expect("the fuzz layouts are valid")
+    let tick_ms = layouts::tick_ms(tick_4ms);
+    match choice % 2 {
+        0 => layouts::tiny_tt(tick_ms),
+        _ => layouts::wide_tt(tick_ms),
+    }
 }
 
 /// A call and what it started from, for failure messages.

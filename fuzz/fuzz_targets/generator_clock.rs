@@ -53,14 +53,9 @@ use snowmint::{
 
 mod common;
 
+use common::layouts::{self, MAX_MINTS, RECENT_MS};
+use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
 use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
-
-/// The tiny layouts' epoch, and the start of the run for the 41-bit ones.
-const RECENT_MS: u64 = 1_700_000_000_000;
-/// Twitter's epoch, used by the 41-bit tick-tock layout too.
-const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
-/// More mints than this in one input are skipped, to keep executions fast.
-const MAX_MINTS: usize = 20_000;
 
 /// A sequence range for `GeneratorBuilder::sequence_range`; `max` is the layout's largest
 /// sequence. Five of the eight kinds are always valid.
@@ -112,17 +107,6 @@ impl RangeSpec {
     }
 }
 
-/// The borrow bound for a byte: 0 for half of the values, 1 to 4 ticks for most of the rest,
-/// up to 30, and (for 255) unbounded.
-fn borrow_ticks(b: u8) -> u64 {
-    match b {
-        0..=127 => 0,
-        128..=223 => 1 + u64::from(b % 4),
-        224..=254 => u64::from(b - 224),
-        255 => u64::MAX,
-    }
-}
-
 /// A batch buffer's length: 0 to 11 for half of the values, else up to 4,499 (more than a
 /// 12-bit sequence holds).
 fn batch_len(len: u16) -> usize {
@@ -131,25 +115,6 @@ fn batch_len(len: u16) -> usize {
     } else {
         usize::from(len & 0x7fff) % 4_500
     }
-}
-
-/// A clock move far from the current time, or onto the edges of the layout.
-#[derive(Debug, Arbitrary)]
-enum Far {
-    /// `1 + back` ms before the epoch.
-    BeforeEpoch(u16),
-    /// A millisecond inside the epoch's own tick (reserved: generators never mint in it).
-    EpochTick(u8),
-    /// Tick `1 + ticks % 4`, the first ones a generator mints in.
-    FirstTicks { ticks: u8, ms: u8 },
-    /// Tick `max_ticks - back % 4`, the layout's last ones.
-    LastTicks { back: u8, ms: u8 },
-    /// `extra` ms past the start of the tick after the layout's last.
-    PastEnd(u16),
-    /// Forward or back by this many ticks.
-    Jump(i32),
-    /// Any reading.
-    Raw(u64),
 }
 
 /// The new range of a resumed generator.
@@ -222,57 +187,13 @@ struct Input {
 }
 
 fn layout(choice: u8, tick_4ms: bool) -> Layout {
-    let tick_ms = if tick_4ms { 4 } else { 1 };
-    let built = match choice % 4 {
-        0 => return Layout::TWITTER,
-        // 2 sequence bits: 4 IDs per tick; 13 time bits: the end is 8191 ticks away.
-        1 => Layout::builder("tiny", 16)
-            .time(13)
-            .node("shard", 1)
-            .sequence(2)
-            .tick_ms(tick_ms)
-            .epoch_ms(RECENT_MS)
-            .build(),
-        2 => Layout::builder("tt", 64)
-            .time(41)
-            .tick_tock()
-            .node("machine", 10)
-            .sequence(12)
-            .tick_ms(tick_ms)
-            .epoch_ms(TWITTER_EPOCH_MS)
-            .build(),
-        _ => Layout::builder("tiny-tt", 16)
-            .time(12)
-            .tick_tock()
-            .sequence(3)
-            .tick_ms(tick_ms)
-            .epoch_ms(RECENT_MS)
-            .build(),
-    };
-    built.expect("the fuzz layouts are valid")
-}
-
-/// `epoch + ticks * tick_ms + ms`, clamped to the `u64` range.
-fn at(layout: &Layout, ticks: i128, ms: i128) -> u64 {
-    let ms = i128::from(layout.epoch_ms()) + ticks * i128::from(layout.tick_ms()) + ms;
-    ms.clamp(0, i128::from(u64::MAX)) as u64
-}
-
-/// The tick a reading falls in, counted from the epoch (negative before it; unbounded).
-fn tick_of(layout: &Layout, unix_ms: u64) -> i128 {
-    (i128::from(unix_ms) - i128::from(layout.epoch_ms())).div_euclid(i128::from(layout.tick_ms()))
-}
-
-/// The tick a generator mints at for a reading, or `None` outside the ticks it mints in.
-fn mint_tick(layout: &Layout, unix_ms: u64) -> Option<u64> {
-    let tick = tick_of(layout, unix_ms);
-    (1..=i128::from(layout.max_ticks()))
-        .contains(&tick)
-        .then_some(tick as u64)
-}
-
-fn small_offset(ticks: u8) -> i128 {
-    i128::from(ticks % 7) - 3
+    let tick_ms = layouts::tick_ms(tick_4ms);
+    match choice % 4 {
+        0 => Layout::TWITTER,
+        1 => layouts::tiny(tick_ms),
+        2 => layouts::tt(tick_ms),
+        _ => layouts::tiny_tt(tick_ms),
+    }
 }
 
 /// The rule `build` checks a sequence range with: its bounds, or the error.
@@ -647,33 +568,7 @@ impl Run {
                 let tick = edge + i128::from(ticks % 5) - 2;
                 self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
             }
-            Op::Far(ref far) => {
-                let unix_ms = match *far {
-                    Far::BeforeEpoch(back) => at(&layout, 0, -1 - i128::from(back)),
-                    Far::EpochTick(ms) => at(&layout, 0, i128::from(ms) % tick_ms),
-                    Far::FirstTicks { ticks, ms } => {
-                        at(&layout, 1 + i128::from(ticks % 4), i128::from(ms) % tick_ms)
-                    }
-                    Far::LastTicks { back, ms } => at(
-                        &layout,
-                        i128::from(layout.max_ticks()) - i128::from(back % 4),
-                        i128::from(ms) % tick_ms,
-                    ),
-                    Far::PastEnd(extra) => at(
-                        &layout,
-                        i128::from(layout.max_ticks()) + 1,
-                        i128::from(extra),
-                    ),
-                    Far::Jump(ticks) => {
-                        let tick = tick_of(&layout, self.unix_ms) + i128::from(ticks);
-                        let into = (i128::from(self.unix_ms) - i128::from(layout.epoch_ms()))
-                            .rem_euclid(tick_ms);
-                        at(&layout, tick, into)
-                    }
-                    Far::Raw(unix_ms) => unix_ms,
-                };
-                self.set_clock(unix_ms);
-            }
+            Op::Far(ref far) => self.set_clock(far.unix_ms(&layout, self.unix_ms)),
             Op::Mint => {
                 self.call(Call::Mint);
             }

@@ -59,14 +59,8 @@ use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot, ge
 
 mod common;
 
+use common::layouts::{self, MAX_MINTS, RECENT_MS};
 use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
-
-/// The 16-bit layouts' epoch, and the start of the run for the 41-bit one.
-const RECENT_MS: u64 = 1_700_000_000_000;
-/// Twitter's epoch, for the 41-bit layout.
-const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
-/// More mints than this in one input are skipped, to keep executions fast.
-const MAX_MINTS: usize = 20_000;
 
 #[derive(Debug, Arbitrary)]
 enum Op {
@@ -135,36 +129,12 @@ struct Input {
 }
 
 fn layout(choice: u8, tick_4ms: bool) -> Layout {
-    let tick_ms = if tick_4ms { 4 } else { 1 };
-    let built = match choice % 3 {
-        // 2 sequence bits: 4 IDs per tick; 13 time bits: the end is 8191 ticks away.
-        0 => Layout::builder("tiny", 16)
-            .time(13)
-            .node("shard", 1)
-            .sequence(2)
-            .tick_ms(tick_ms)
-            .epoch_ms(RECENT_MS)
-            .build(),
-        // 8 IDs per tick, a tick-tock bit, 4095 ticks.
-        1 => Layout::builder("tiny-tt", 16)
-            .time(12)
-            .tick_tock()
-            .sequence(3)
-            .tick_ms(tick_ms)
-            .epoch_ms(RECENT_MS)
-            .build(),
-        // 16 IDs per tick, a tick-tock bit, 41 bits of time.
-        _ => Layout::builder("wide-tt", 64)
-            .unused(8)
-            .time(41)
-            .tick_tock()
-            .node("machine", 10)
-            .sequence(4)
-            .tick_ms(tick_ms)
-            .epoch_ms(TWITTER_EPOCH_MS)
-            .build(),
-    };
-    built.expect("the fuzz layouts are valid")
+    let tick_ms = layouts::tick_ms(tick_4ms);
+    match choice % 3 {
+        0 => layouts::tiny(tick_ms),
+        1 => layouts::tiny_tt(tick_ms),
+        _ => layouts::wide_tt(tick_ms),
+    }
 }
 
 /// The two-reading clock the generator reads; single-threaded, so every access is `Relaxed`.

@@ -61,14 +61,9 @@ use snowmint::{
 #[allow(dead_code)]
 mod common;
 
+use common::layouts::{self, MAX_MINTS, RECENT_MS};
+use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
 use common::{Call, Minted, Outcome, Policy, UNWRITTEN, perform, supported};
-
-/// The small layouts' epoch, and the start of the run for the 41-bit ones.
-const RECENT_MS: u64 = 1_700_000_000_000;
-/// Twitter's epoch, used by the 41-bit tick-tock layout too.
-const TWITTER_EPOCH_MS: u64 = 1_288_834_974_657;
-/// More mints than this in one input are skipped, to keep executions fast.
-const MAX_MINTS: usize = 20_000;
 
 /// How the shards are made.
 #[derive(Debug, Clone, Copy, Arbitrary)]
@@ -78,25 +73,6 @@ enum ShardsSpec {
     /// `NodeBlock` on the layout's last node field: `1 + count % 4` values (at most the
     /// field's), from `first` (within the field).
     Block { first: u8, count: u8 },
-}
-
-/// A clock move far from the current time, or onto the edges of the layout.
-#[derive(Debug, Arbitrary)]
-enum Far {
-    /// `1 + back` ms before the epoch.
-    BeforeEpoch(u16),
-    /// A millisecond inside the epoch's own tick (reserved: generators never mint in it).
-    EpochTick(u8),
-    /// Tick `1 + ticks % 4`, the first ones a generator mints in.
-    FirstTicks { ticks: u8, ms: u8 },
-    /// Tick `max_ticks - back % 4`, the layout's last ones.
-    LastTicks { back: u8, ms: u8 },
-    /// `extra` ms past the start of the tick after the layout's last.
-    PastEnd(u16),
-    /// Forward or back by this many ticks.
-    Jump(i32),
-    /// Any reading.
-    Raw(u64),
 }
 
 /// Which accessor a direct mint reaches its shard through.
@@ -184,14 +160,7 @@ fn layout(choice: u8, tick_4ms: bool) -> Layout {
             .tick_ms(if tick_4ms { 4 } else { 2 })
             .epoch_ms(RECENT_MS)
             .build(),
-        3 => Layout::builder("tt", 64)
-            .time(41)
-            .tick_tock()
-            .node("machine", 10)
-            .sequence(12)
-            .tick_ms(if tick_4ms { 4 } else { 1 })
-            .epoch_ms(TWITTER_EPOCH_MS)
-            .build(),
+        3 => return layouts::tt(layouts::tick_ms(tick_4ms)),
         // 3 sequence bits: 8 IDs per tick.
         _ => Layout::builder("tiny-tt", 16)
             .time(11)
@@ -203,40 +172,6 @@ fn layout(choice: u8, tick_4ms: bool) -> Layout {
             .build(),
     };
     built.expect("the fuzz layouts are valid")
-}
-
-/// The borrow bound for a byte: 0 for half of the values, 1 to 4 ticks for most of the rest,
-/// up to 30, and (for 255) unbounded.
-fn borrow_ticks(b: u8) -> u64 {
-    match b {
-        0..=127 => 0,
-        128..=223 => 1 + u64::from(b % 4),
-        224..=254 => u64::from(b - 224),
-        255 => u64::MAX,
-    }
-}
-
-/// `epoch + ticks * tick_ms + ms`, clamped to the `u64` range.
-fn at(layout: &Layout, ticks: i128, ms: i128) -> u64 {
-    let ms = i128::from(layout.epoch_ms()) + ticks * i128::from(layout.tick_ms()) + ms;
-    ms.clamp(0, i128::from(u64::MAX)) as u64
-}
-
-/// The tick a reading falls in, counted from the epoch (negative before it; unbounded).
-fn tick_of(layout: &Layout, unix_ms: u64) -> i128 {
-    (i128::from(unix_ms) - i128::from(layout.epoch_ms())).div_euclid(i128::from(layout.tick_ms()))
-}
-
-/// The tick a generator mints at for a reading, or `None` outside the ticks it mints in.
-fn mint_tick(layout: &Layout, unix_ms: u64) -> Option<u64> {
-    let tick = tick_of(layout, unix_ms);
-    (1..=i128::from(layout.max_ticks()))
-        .contains(&tick)
-        .then_some(tick as u64)
-}
-
-fn small_offset(ticks: u8) -> i128 {
-    i128::from(ticks % 7) - 3
 }
 
 /// One shard's rules for one thread (as `generator_clock`'s model, without counters), from the
@@ -543,33 +478,7 @@ impl Run<'_> {
                 let tick = i128::from(last) + small_offset(ticks);
                 self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
             }
-            Op::Far(ref far) => {
-                let unix_ms = match *far {
-                    Far::BeforeEpoch(back) => at(&layout, 0, -1 - i128::from(back)),
-                    Far::EpochTick(ms) => at(&layout, 0, i128::from(ms) % tick_ms),
-                    Far::FirstTicks { ticks, ms } => {
-                        at(&layout, 1 + i128::from(ticks % 4), i128::from(ms) % tick_ms)
-                    }
-                    Far::LastTicks { back, ms } => at(
-                        &layout,
-                        i128::from(layout.max_ticks()) - i128::from(back % 4),
-                        i128::from(ms) % tick_ms,
-                    ),
-                    Far::PastEnd(extra) => at(
-                        &layout,
-                        i128::from(layout.max_ticks()) + 1,
-                        i128::from(extra),
-                    ),
-                    Far::Jump(ticks) => {
-                        let tick = tick_of(&layout, self.unix_ms) + i128::from(ticks);
-                        let into = (i128::from(self.unix_ms) - i128::from(layout.epoch_ms()))
-                            .rem_euclid(tick_ms);
-                        at(&layout, tick, into)
-                    }
-                    Far::Raw(unix_ms) => unix_ms,
-                };
-                self.set_clock(unix_ms);
-            }
+            Op::Far(ref far) => self.set_clock(far.unix_ms(&layout, self.unix_ms)),
             Op::Mint => {
                 self.handle(true);
             }

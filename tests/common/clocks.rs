@@ -1,9 +1,12 @@
-//! Time for the tests: where manual clocks start, generators on a manual clock, and the wall
-//! clock.
+//! Time for the tests: where manual clocks start, generators of each kind on a manual clock,
+//! and the wall clock.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use snowmint::{Generator, GeneratorBuilder, Layout, clock::ManualClock};
+use snowmint::clock::ManualClock;
+use snowmint::shard::{ShardedGenerator, Shards};
+use snowmint::sno::{SnoGenerator, SnoGeneratorBuilder};
+use snowmint::{Generator, GeneratorBuilder, Layout, LocalGenerator};
 
 /// The Unix time (ms) manual clocks start at: inside every layout's range, on a 4 ms and a
 /// 10 ms tick boundary.
@@ -17,9 +20,45 @@ pub fn on_manual_clock(
     builder: GeneratorBuilder,
     unix_ms: u64,
 ) -> (Generator<ManualClock>, ManualClock) {
+    built_on_manual_clock(unix_ms, |clock| builder.clock(clock).build().unwrap())
+}
+
+/// A manual clock at `unix_ms`, and the [`LocalGenerator`] `builder` builds on it.
+pub fn local_on_manual_clock(
+    builder: GeneratorBuilder,
+    unix_ms: u64,
+) -> (LocalGenerator<ManualClock>, ManualClock) {
+    built_on_manual_clock(unix_ms, |clock| builder.clock(clock).build_local().unwrap())
+}
+
+/// A manual clock at `unix_ms`, and the [`ShardedGenerator`] `builder` builds on it with
+/// `shards`.
+pub fn sharded_on_manual_clock(
+    builder: GeneratorBuilder,
+    shards: Shards<'_>,
+    unix_ms: u64,
+) -> (ShardedGenerator<ManualClock>, ManualClock) {
+    built_on_manual_clock(unix_ms, |clock| {
+        builder.clock(clock).build_sharded(shards).unwrap()
+    })
+}
+
+/// A manual clock at `unix_ms`, and the [`SnoGenerator`] `builder` builds on it.
+pub fn sno_on_manual_clock(
+    builder: SnoGeneratorBuilder,
+    unix_ms: u64,
+) -> (SnoGenerator<ManualClock>, ManualClock) {
+    built_on_manual_clock(unix_ms, |clock| builder.clock(clock).build().unwrap())
+}
+
+/// A manual clock at `unix_ms`, and what `build` makes on it (given a handle to the clock):
+/// the siblings above, or a generator resumed from a file.
+pub fn built_on_manual_clock<G>(
+    unix_ms: u64,
+    build: impl FnOnce(ManualClock) -> G,
+) -> (G, ManualClock) {
     let clock = ManualClock::new(unix_ms);
-    let generator = builder.clock(clock.clone()).build().unwrap();
-    (generator, clock)
+    (build(clock.clone()), clock)
 }
 
 /// Unix milliseconds now, from the wall clock.

@@ -1,7 +1,7 @@
 //! Fixtures shared by the test binaries, one file per topic: layouts, clocks, checks on minted
 //! IDs, threads and bounded waits, a cached clock's refresher, temporary files, child
-//! processes, forked children, a steerable HTTP/2 proxy, and the async tests' workload and
-//! timers.
+//! processes, the `snowmint` binary, forked children, a steerable HTTP/2 proxy, and the async
+//! tests' workload and timers.
 
 // Each test binary declares `mod common;` and uses part of it: what one leaves unused is
 // not dead code.
@@ -9,6 +9,7 @@
 
 pub mod asyncs;
 pub mod checks;
+pub mod cli;
 pub mod clocks;
 pub mod files;
 pub mod forks;

@@ -1,5 +1,9 @@
-//! What the two generator targets share: the calls they make, how they perform them on a
-//! generator (shared or local, on either target's clock), and what their models say of them.
+//! What the generator targets share: the calls they make, how they perform them on a
+//! generator (shared or local, on any target's clock), and what their models say of them;
+//! the layouts they mint on ([`layouts`]) and the tick arithmetic of their models ([`ticks`]).
+
+pub(crate) mod layouts;
+pub(crate) mod ticks;
 
 use arbitrary::Arbitrary;
 use std::fmt::Debug;

@@ -1,19 +1,22 @@
-//! Running the `snowmint` binary from the CLI tests (`tests/cli.rs`, `tests/cli_forms.rs`).
+//! The `snowmint` binary run as a process: with arguments, with stdin, and its JSON output.
 
-// Each test file uses part of this module.
-#![allow(dead_code)]
+// The binary is built only with the `cli` feature, and `CARGO_BIN_EXE_snowmint` set with it.
+#![cfg(feature = "cli")]
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::thread;
-use std::time::{SystemTime, UNIX_EPOCH};
 
+/// The path of the `snowmint` binary that cargo built for the tests.
 pub const BIN: &str = env!("CARGO_BIN_EXE_snowmint");
 
+/// Runs `snowmint` with `args` and no stdin, and waits for its output.
 pub fn run(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().expect("run snowmint")
 }
 
+/// Runs `snowmint` with `args`, writing `stdin` to it from another thread, and waits for its
+/// output.
 pub fn run_with_stdin(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(BIN)
         .args(args)
@@ -44,14 +47,6 @@ pub fn stdout_of(output: &Output) -> &str {
         String::from_utf8_lossy(&output.stderr)
     );
     std::str::from_utf8(&output.stdout).expect("stdout is UTF-8")
-}
-
-/// Unix milliseconds now, from the wall clock.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 /// One JSON value per line of `stdout`.
