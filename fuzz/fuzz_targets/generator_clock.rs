@@ -1008,15 +1008,13 @@ impl Run {
         let snapshot = self.generator.snapshot();
         check_twin(&self.generator, &self.twin);
         let model = &self.model;
-        let expected = Snapshot {
-            layout: self.layout,
-            nodes: self.nodes.clone(),
-            last_tick: model.tick,
-            sequence: if model.tick == 0 { 0 } else { model.sequence },
-            timeline: model.timeline,
-            other_timeline_tick: model.high_water[1 - model.timeline as usize],
-            sequence_range: model.first..=model.last,
-        };
+        // A snapshot is made, not written out: from a fresh one for these nodes.
+        let mut expected = Snapshot::at_mark(self.layout, &self.nodes, None);
+        expected.last_tick = model.tick;
+        expected.sequence = if model.tick == 0 { 0 } else { model.sequence };
+        expected.timeline = model.timeline;
+        expected.other_timeline_tick = model.high_water[1 - model.timeline as usize];
+        expected.sequence_range = model.first..=model.last;
         assert_eq!(snapshot, expected, "snapshot (left) differs from the model");
         if snapshot.last_tick != 0 && self.state_minted {
             // The state is the last ID minted, without its nodes.

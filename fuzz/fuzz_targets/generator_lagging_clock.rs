@@ -774,15 +774,13 @@ impl Run {
         let snapshot = self.generator.snapshot();
         check_twin(&self.generator, &self.twin);
         let model = &self.model;
-        let expected = Snapshot {
-            layout: self.layout,
-            nodes: snapshot.nodes.clone(),
-            last_tick: model.tick,
-            sequence: if model.tick == 0 { 0 } else { model.sequence },
-            timeline: model.timeline,
-            other_timeline_tick: model.high_water[1 - model.timeline as usize],
-            sequence_range: 0..=self.layout.max_sequence(),
-        };
+        // A snapshot is made, not written out: from a fresh one for these nodes.
+        let mut expected = Snapshot::at_mark(self.layout, &snapshot.nodes, None);
+        expected.last_tick = model.tick;
+        expected.sequence = if model.tick == 0 { 0 } else { model.sequence };
+        expected.timeline = model.timeline;
+        expected.other_timeline_tick = model.high_water[1 - model.timeline as usize];
+        expected.sequence_range = 0..=self.layout.max_sequence();
         assert_eq!(snapshot, expected, "snapshot (left) differs from the model");
         let stats = self.generator.stats();
         if !self.behind_allowed {
