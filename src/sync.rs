@@ -1,22 +1,22 @@
 //! The one place snowmint takes its atomics and spin hints from.
 //!
-//! Under `cfg(loom)` everything here comes from [loom](https://docs.rs/loom), so the model
+//! Under `cfg(snowmint_loom)` everything here comes from [loom](https://docs.rs/loom), so the model
 //! checker in `loom-tests/` can explore every interleaving of the mint path, of the cached
 //! clock's refresher and of the monotonic clock's re-anchor; otherwise it comes from `core`
 //! and `std`. No other module imports `core::sync::atomic` directly.
 
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 pub(crate) use loom::{
     sync::atomic::{AtomicU64, Ordering, fence},
     sync::{Arc, Mutex},
     thread::{Thread, current, yield_now},
 };
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) use core::sync::atomic::{AtomicU64, Ordering, fence};
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) use std::sync::{Arc, Mutex};
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) use std::thread::{Thread, current, yield_now};
 
 /// Exponential backoff for the waits of the cold paths (sequence overflow, clock behind):
@@ -25,13 +25,13 @@ pub(crate) use std::thread::{Thread, current, yield_now};
 /// Outside loom this is crossbeam's [`Backoff`](crossbeam_utils::Backoff): `snooze` doubles its
 /// run of `spin_loop` hints up to 64, then yields. Under loom every step yields to the model's
 /// scheduler, so a waiting thread lets the thread it waits for run.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) use crossbeam_utils::Backoff;
 
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 pub(crate) struct Backoff;
 
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 impl Backoff {
     pub(crate) fn new() -> Self {
         Backoff
@@ -68,7 +68,7 @@ impl CasBackoff {
     }
 
     /// Waits after a lost compare-and-swap; how many spin hints it waited.
-    #[cfg(not(loom))]
+    #[cfg(not(snowmint_loom))]
     pub(crate) fn lost(&self) -> u32 {
         let bound = self.bound.get();
         // `bound` is a power of two: the low bits of a random word are uniform below it.
@@ -80,7 +80,7 @@ impl CasBackoff {
         spins
     }
 
-    #[cfg(loom)]
+    #[cfg(snowmint_loom)]
     pub(crate) fn lost(&self) -> u32 {
         loom::hint::spin_loop();
         1
@@ -89,7 +89,7 @@ impl CasBackoff {
 
 /// A random word from the calling thread's xorshift generator, seeded from the address of its
 /// state (distinct in every live thread): jitter for [`CasBackoff`], nothing more.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 fn random() -> u64 {
     thread_local! {
         /// The generator's state; 0 until the thread's first call seeds it.
@@ -120,7 +120,7 @@ pub(crate) mod plain {
     pub(crate) use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(snowmint_loom)))]
 mod tests {
     use super::*;
 

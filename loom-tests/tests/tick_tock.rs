@@ -5,7 +5,7 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
+//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
 //! ```
 //!
 //! Every model uses the `tt` layout (41 bits of 1 ms ticks from the Unix epoch, the tick-tock
@@ -35,7 +35,7 @@
 //!
 //! Each model then asserts what is specific to it (how many toggles, which errors, which
 //! sequences).
-#![cfg(loom)]
+#![cfg(snowmint_loom)]
 
 use std::collections::HashSet;
 

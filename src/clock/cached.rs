@@ -75,17 +75,17 @@
 //! (a refresher's start or wake-up).
 
 use std::fmt;
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 use std::sync::OnceLock;
 use std::time::Duration;
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 use crossbeam_utils::CachePadded;
 
 use super::Clock;
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 use super::MonotonicClock;
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 use std::sync::Weak;
 
 use crate::sync::{Arc, AtomicU64, Mutex, Ordering, Thread};
@@ -240,15 +240,15 @@ mod sealed {
 /// let clock: CachedClock<Global> = CachedClock::global();
 /// assert_eq!(std::mem::size_of_val(&clock), 0); // the reading is in a `static`
 /// ```
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Global {
     _private: (),
 }
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl Home for Global {}
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl sealed::Sealed for Global {}
 
 /// The home of a [`CachedClock::new`]: a reading and a refresher of its own over the source
@@ -265,7 +265,7 @@ impl sealed::Sealed for Global {}
 pub struct Private<C> {
     /// The reading: a slot of the process's table (so a fork can mark it), or the owned word
     /// of [`Shared`] under loom.
-    #[cfg(not(loom))]
+    #[cfg(not(snowmint_loom))]
     word: &'static AtomicU64,
     shared: Arc<Shared<C>>,
 }
@@ -275,7 +275,7 @@ impl<C> sealed::Sealed for Private<C> {}
 
 /// Under loom there is no `static` word and so no process-wide clock; the default home
 /// parameter must still name a type.
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 #[doc(hidden)]
 pub type Global = Private<crate::clock::ManualClock>;
 
@@ -291,9 +291,9 @@ struct Shared<C> {
     /// the thread attached, if any, and never starts one.
     driven: bool,
     /// The slot of the table this clock's word is, to free with the clock.
-    #[cfg(not(loom))]
+    #[cfg(not(snowmint_loom))]
     slot: Option<usize>,
-    #[cfg(loom)]
+    #[cfg(snowmint_loom)]
     word: AtomicU64,
 }
 
@@ -306,29 +306,29 @@ struct Runner {
 /// The words of the process-wide clock (slot 0) and of the private ones (the rest), in one
 /// table so that the fork handler can reach every one without a lock or an allocation: the
 /// child handler marks each [`PARKED`] (see `after_fork_in_child`).
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 static WORDS: [CachePadded<AtomicU64>; SLOTS] =
     [const { CachePadded::new(AtomicU64::new(PARKED)) }; SLOTS];
 
 /// How many cached clocks can cache at once; a private clock made when every slot is taken
 /// reads its source every time.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 const SLOTS: usize = 64;
 
 /// Which slots are taken: bit `i` for slot `i`. Slot 0 is the process-wide clock's. Fork:
 /// one word, copied with the clocks that hold the slots; a clock dropped in the child frees
 /// its slot there.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// The word of a private clock that got no slot: it always says [`UNCACHED`].
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 static NO_SLOT: AtomicU64 = AtomicU64::new(UNCACHED);
 
 /// The process-wide clock's source and refresher. Fork: initialised and set only inside a
 /// fork section ([`init_global`], [`CachedClock::set_global_source`]), so a child finds it
 /// done or never begun.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 static GLOBAL: OnceLock<Shared<MonotonicClock>> = OnceLock::new();
 
 /// Makes the process-wide clock's source and refresher, or waits for the thread making them.
@@ -339,7 +339,7 @@ static GLOBAL: OnceLock<Shared<MonotonicClock>> = OnceLock::new();
 /// (quanta's calibration, in quanta's once-cell), entered at once. A thread that waits here
 /// for another thread's initialisation waits inside its own section, for a section that never
 /// waits for the gate, so the fork waits for both.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 #[cold]
 #[inline(never)]
 fn init_global() -> &'static Shared<MonotonicClock> {
@@ -351,7 +351,7 @@ fn init_global() -> &'static Shared<MonotonicClock> {
 }
 
 /// Takes a free slot of [`WORDS`], marked [`PARKED`].
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 fn take_slot() -> Option<usize> {
     use std::sync::atomic::Ordering as Std;
     // Relaxed: the bitmap only hands out distinct slots; the word is reset before it is used.
@@ -371,7 +371,7 @@ fn take_slot() -> Option<usize> {
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl CachedClock {
     /// The process's one cached clock, over one [`MonotonicClock`]: a handle of no size.
     ///
@@ -482,7 +482,7 @@ impl CachedClock {
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl Default for CachedClock {
     /// [`CachedClock::global`].
     fn default() -> Self {
@@ -490,7 +490,7 @@ impl Default for CachedClock {
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl Clock for CachedClock {
     /// The cached reading: one load from a `static`.
     #[inline]
@@ -516,14 +516,14 @@ impl Clock for CachedClock {
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl Clone for CachedClock {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl Copy for CachedClock {}
 
 impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
@@ -546,7 +546,7 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     /// assert_eq!(clock.unix_ms(), 1_600_000_000_000); // ...which the cache follows
     /// ```
     pub fn new(source: C) -> Self {
-        Self::with_driver(source, cfg!(loom))
+        Self::with_driver(source, cfg!(snowmint_loom))
     }
 
     /// A private cache whose refresher is the caller's: nothing starts a thread, and the
@@ -558,7 +558,7 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     }
 
     fn with_driver(source: C, driven: bool) -> Self {
-        #[cfg(not(loom))]
+        #[cfg(not(snowmint_loom))]
         let slot = take_slot();
         let shared = Arc::new(Shared {
             source,
@@ -568,14 +568,14 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
             }),
             wakeups: AtomicU64::new(0),
             driven,
-            #[cfg(not(loom))]
+            #[cfg(not(snowmint_loom))]
             slot,
-            #[cfg(loom)]
+            #[cfg(snowmint_loom)]
             word: AtomicU64::new(sentinel(PARKED)),
         });
         CachedClock {
             home: Private {
-                #[cfg(not(loom))]
+                #[cfg(not(snowmint_loom))]
                 word: slot.map_or(&NO_SLOT, |slot| &*WORDS[slot]),
                 shared,
             },
@@ -631,14 +631,14 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     fn read_source(&self) -> u64 {
         let shared = &self.home.shared;
         shared.read_source(self.home.word(), || {
-            #[cfg(not(loom))]
+            #[cfg(not(snowmint_loom))]
             {
                 let weak = Arc::downgrade(shared);
                 let word = self.home.word;
                 spawn(move || refresh_private(&weak, word))
             }
             // Under loom every cached clock is driven: `wake` never calls this.
-            #[cfg(loom)]
+            #[cfg(snowmint_loom)]
             Err(std::io::Error::other("a driven clock starts no thread"))
         })
     }
@@ -678,9 +678,9 @@ impl<C> CachedClock<Private<C>> {
 
 impl<C> Private<C> {
     fn word(&self) -> &AtomicU64 {
-        #[cfg(not(loom))]
+        #[cfg(not(snowmint_loom))]
         return self.word;
-        #[cfg(loom)]
+        #[cfg(snowmint_loom)]
         return &self.shared.word;
     }
 }
@@ -715,7 +715,7 @@ impl<C> Clone for CachedClock<Private<C>> {
     fn clone(&self) -> Self {
         CachedClock {
             home: Private {
-                #[cfg(not(loom))]
+                #[cfg(not(snowmint_loom))]
                 word: self.home.word,
                 shared: Arc::clone(&self.home.shared),
             },
@@ -723,7 +723,7 @@ impl<C> Clone for CachedClock<Private<C>> {
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl<C> Drop for Shared<C> {
     /// Frees the slot: nothing reads or refreshes it any more (the refresher holds only a
     /// `Weak`, and upgrades it for each refresh).
@@ -737,7 +737,7 @@ impl<C> Drop for Shared<C> {
 }
 
 impl<C: Clock> Shared<C> {
-    #[cfg(not(loom))]
+    #[cfg(not(snowmint_loom))]
     fn new(source: C) -> Self {
         Shared {
             source,
@@ -928,12 +928,12 @@ pub enum Step {
 /// kernel's timer slack (50 µs by default on Linux) comes on top. A margin keeps a wake-up a
 /// hair early (the source and the kernel's sleep clock run at slightly different rates) from
 /// finding the old millisecond.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 const WAKE_MARGIN_NS: u64 = 10_000;
 
 /// Starts a refresher thread running `body`. Fork: the child has none of these threads; the
 /// child handler marks every word [`PARKED`], and the child's first read starts its own.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 fn spawn(body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
     let handle = std::thread::Builder::new()
         .name("snowmint-clock".into())
@@ -942,7 +942,7 @@ fn spawn(body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
 }
 
 /// The refresher's loop: sleep `period()`, refresh; park when nobody reads.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 fn refresh_loop<C: Clock>(shared: &Shared<C>, word: &AtomicU64, period: impl Fn() -> Duration) {
     let mut wake = 0u64;
     loop {
@@ -963,7 +963,7 @@ fn refresh_loop<C: Clock>(shared: &Shared<C>, word: &AtomicU64, period: impl Fn(
 
 /// A private clock's refresher: as [`refresh_loop`], once a millisecond, while a handle of
 /// the clock lives.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 fn refresh_private<C: Clock>(weak: &Weak<Shared<C>>, word: &'static AtomicU64) {
     let mut wake = 0u64;
     loop {
@@ -995,7 +995,7 @@ fn refresh_private<C: Clock>(weak: &Weak<Shared<C>>, word: &'static AtomicU64) {
 /// thread, so its first read must take a precise reading and start one. Called by the child
 /// fork handler ([`crate::fork`]), in a child with one thread: atomic stores on `static`s, no
 /// lock, no allocation, nothing that can panic.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) fn after_fork_in_child() {
     for word in &WORDS {
         if word.load(Ordering::Relaxed) != UNCACHED {
@@ -1004,7 +1004,7 @@ pub(crate) fn after_fork_in_child() {
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 impl fmt::Debug for CachedClock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CachedClock")

@@ -33,7 +33,7 @@ mod monotonic;
 pub use cached::Step;
 pub use cached::{CachedClock, FIRST_READING, Global, Home, IDLE_PARK, PROBE_EVERY, Private};
 pub use manual::ManualClock;
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 #[doc(hidden)]
 pub use monotonic::DrivenSource;
 pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
@@ -123,11 +123,11 @@ pub trait Clock {
 /// The clock a generator reads unless it is given another: the process-wide
 /// [`CachedClock::global`] (under loom, which cannot model a `static` word, a
 /// [`MonotonicClock`]).
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) type DefaultClock = CachedClock;
 /// The clock a generator reads unless it is given another (under loom, which cannot model the
 /// process-wide cached clock's `static` word).
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 pub(crate) type DefaultClock = MonotonicClock;
 
 impl<C: Clock + ?Sized> Clock for &C {

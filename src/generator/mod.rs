@@ -1282,7 +1282,7 @@ impl<C, S: State> fmt::Debug for Generator<C, S> {
     }
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(snowmint_loom)))]
 mod tests {
     use std::mem::{align_of, offset_of, size_of};
 
