@@ -19,6 +19,23 @@ pub(crate) use std::sync::{Arc, Mutex};
 #[cfg(not(snowmint_loom))]
 pub(crate) use std::thread::{Thread, current, yield_now};
 
+/// Starts a thread named `name` running `body`, and returns its handle.
+///
+/// Under loom no thread is started (a model runs the threads it spawns itself): the error
+/// says so, and the caller goes on without the thread.
+#[cfg(not(snowmint_loom))]
+pub(crate) fn spawn(name: &str, body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
+    let handle = std::thread::Builder::new().name(name.into()).spawn(body)?;
+    Ok(handle.thread().clone())
+}
+
+#[cfg(snowmint_loom)]
+pub(crate) fn spawn(_name: &str, _body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
+    Err(std::io::Error::other(
+        "loom models start no threads of their own",
+    ))
+}
+
 /// Exponential backoff for the waits of the cold paths (sequence overflow, clock behind):
 /// `snooze`.
 ///
