@@ -5,19 +5,23 @@
 //! clock's refresher and of the monotonic clock's re-anchor; otherwise it comes from `core`
 //! and `std`. No other module imports `core::sync::atomic` directly.
 
+#[cfg(all(snowmint_loom, feature = "test-hooks"))]
+pub(crate) use loom::thread::current;
 #[cfg(snowmint_loom)]
 pub(crate) use loom::{
     sync::atomic::{AtomicU64, Ordering, fence},
     sync::{Arc, Mutex},
-    thread::{Thread, current, yield_now},
+    thread::{Thread, yield_now},
 };
 
 #[cfg(not(snowmint_loom))]
 pub(crate) use core::sync::atomic::{AtomicU64, Ordering, fence};
 #[cfg(not(snowmint_loom))]
 pub(crate) use std::sync::{Arc, Mutex};
+#[cfg(all(not(snowmint_loom), feature = "test-hooks"))]
+pub(crate) use std::thread::current;
 #[cfg(not(snowmint_loom))]
-pub(crate) use std::thread::{Thread, current, yield_now};
+pub(crate) use std::thread::{Thread, yield_now};
 
 /// Starts a thread named `name` running `body`, and returns its handle.
 ///

@@ -86,6 +86,8 @@ use crate::sync::{AtomicU64, Mutex, Ordering, Thread};
 /// The process-wide clock: its `static` word cannot be a loom atomic.
 #[cfg(not(snowmint_loom))]
 mod global;
+#[cfg(feature = "test-hooks")]
+pub(super) mod hooks;
 mod words;
 
 #[cfg(not(snowmint_loom))]
@@ -105,16 +107,7 @@ pub(crate) const UNCACHED: u64 = 2;
 /// generation above them, so a sentinel written again later is a different value, and a
 /// compare-and-swap from the old one fails (see the module's `# Publishing`). A source reading
 /// below it is returned but never cached.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::{Clock, clock::{CachedClock, FIRST_READING}};
-///
-/// assert_eq!(FIRST_READING, 1_099_511_627_776);
-/// assert!(CachedClock::global().unix_ms() >= FIRST_READING);
-/// ```
-pub const FIRST_READING: u64 = 1 << 40;
+pub(crate) const FIRST_READING: u64 = 1 << 40;
 
 /// The next sentinel generation. `std`'s atomic under loom too (a `static`): its values only
 /// need to differ, nothing is published through it. Fork: the child counts on from the copy;
@@ -134,28 +127,12 @@ fn kind(word: u64) -> u64 {
 }
 
 /// How often the refresher probes for readers, in wake-ups: it parks at most this many
-/// milliseconds, plus one, after the last read.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::clock::PROBE_EVERY;
-///
-/// assert_eq!(PROBE_EVERY, 4); // parked within 5 ms of the last read
-/// ```
-pub const PROBE_EVERY: u64 = 4;
+/// milliseconds, plus one, after the last read (5 ms, as [`CachedClock`] documents).
+pub(crate) const PROBE_EVERY: u64 = 4;
 
-/// How long a parked refresher sleeps before it looks whether its clock is still held.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::clock::IDLE_PARK;
-/// use std::time::Duration;
-///
-/// assert_eq!(IDLE_PARK, Duration::from_millis(100));
-/// ```
-pub const IDLE_PARK: Duration = Duration::from_millis(100);
+/// How long a parked refresher sleeps before it looks whether its clock is still held: an
+/// idle clock wakes at most ten times a second, as [`CachedClock`] documents.
+pub(crate) const IDLE_PARK: Duration = Duration::from_millis(100);
 
 /// How many times a waking reader tries for the refresher's lock before it hands the
 /// wake-up to the next reader.
@@ -293,9 +270,9 @@ struct Runner {
 impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     /// Caches `source`, with a refresher of its own.
     ///
-    /// Clones share the reading and the refresher; the refresher ends within
-    /// [`IDLE_PARK`] of the last clone's drop. Up to 63 private clocks cache at once; one
-    /// made beyond that reads its source every time.
+    /// Clones share the reading and the refresher; the refresher ends within 100 ms of the last
+    /// clone's drop. Up to 63 private clocks cache at once; one made beyond that reads its
+    /// source every time.
     ///
     /// # Examples
     ///
@@ -313,14 +290,6 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
         Self::with_driver(source, false)
     }
 
-    /// A private cache whose refresher is the caller's: nothing starts a thread, and the
-    /// caller runs each wake-up with [`drive_refresh`](Self::drive_refresh). For loom models
-    /// and fuzz targets, which must run the real protocol step by step.
-    #[doc(hidden)]
-    pub fn driven(source: C) -> Self {
-        Self::with_driver(source, true)
-    }
-
     fn with_driver(source: C, driven: bool) -> Self {
         let (slot, word) = words::take();
         let shared = Arc::new(Shared {
@@ -335,48 +304,6 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
         });
         CachedClock {
             home: Private { word, shared },
-        }
-    }
-
-    /// Makes the calling thread the refresher of a [`driven`](Self::driven) clock: a reader
-    /// that finds the clock parked unparks it.
-    #[doc(hidden)]
-    pub fn drive_attach(&self) {
-        // Every hold of the runner lock is a fork section, as in `wake`.
-        let _section = crate::fork::enter();
-        let mut runner = self
-            .home
-            .shared
-            .runner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        runner.thread = Some(crate::sync::current());
-        runner.generation = crate::fork::generation();
-    }
-
-    /// The refresher's `wake`th wake-up, run by the caller of a [`driven`](Self::driven)
-    /// clock: every [`PROBE_EVERY`]th publishes a probe instead of a reading.
-    #[doc(hidden)]
-    pub fn drive_refresh(&self, wake: u64) -> Step {
-        self.home.shared.refresh(self.home.word, wake)
-    }
-
-    /// Whether a parked refresher stays parked, asked by the caller of a
-    /// [`driven`](Self::driven) clock after it was unparked.
-    #[doc(hidden)]
-    pub fn drive_still_parked(&self) -> bool {
-        self.home.shared.still_parked(self.home.word)
-    }
-
-    /// The raw word: a reading, or one of the values below the first reading (0: a probe is
-    /// out, 1: parked, 2: uncached).
-    #[doc(hidden)]
-    pub fn drive_word(&self) -> u64 {
-        let word = self.home.word.load(Ordering::Acquire);
-        if word < FIRST_READING && word != UNCACHED {
-            kind(word)
-        } else {
-            word
         }
     }
 
@@ -440,7 +367,7 @@ impl<C: Clock + Send + Sync + 'static> Clock for CachedClock<Private<C>> {
 
     /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
     #[inline]
-    fn unix_ms_or_stale(&self) -> u64 {
+    fn unix_ms_or_stale(&self, _: super::seal::Token) -> u64 {
         // Acquire: as for `unix_ms`.
         self.home.word.load(Ordering::Acquire)
     }
@@ -637,7 +564,7 @@ impl<C: Clock> Shared<C> {
 
 /// What a refresher does after one wake-up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[doc(hidden)]
+#[cfg_attr(not(feature = "test-hooks"), allow(unreachable_pub))]
 pub enum Step {
     /// Sleep until the next refresh.
     Refreshed,

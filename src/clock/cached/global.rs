@@ -177,7 +177,7 @@ impl Clock for CachedClock {
 
     /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
     #[inline]
-    fn unix_ms_or_stale(&self) -> u64 {
+    fn unix_ms_or_stale(&self, _: crate::clock::seal::Token) -> u64 {
         // Acquire: as for `unix_ms`.
         WORDS[0].load(Ordering::Acquire)
     }
