@@ -75,11 +75,14 @@ impl Backoff {
 /// loss, up to 64 spins each), and the two agreed within the rounds' spread on one and two
 /// threads. Under loom each loss is one spin hint.
 pub(crate) struct CasBackoff {
+    /// The most spin hints the next loss waits (unread under loom: one hint per loss).
+    #[cfg_attr(snowmint_loom, allow(dead_code))]
     bound: core::cell::Cell<u32>,
 }
 
 impl CasBackoff {
     /// The most spin hints one loss waits.
+    #[cfg_attr(snowmint_loom, allow(dead_code))]
     pub(crate) const MAX_SPINS: u32 = 1024;
 
     pub(crate) fn new() -> Self {
