@@ -2,7 +2,7 @@
 //! handler reaches every one without a lock or an allocation.
 //!
 //! Under loom, whose atomics cannot be `static`s, each clock's word is a loom atomic of its
-//! own, leaked: a model makes a few clocks, and nothing but the clock reads the word.
+//! own, leaked: a few bytes for each clock a model run makes, read by nothing but that clock.
 
 #[cfg(snowmint_loom)]
 use {super::PARKED, crate::sync::AtomicU64};
