@@ -290,13 +290,13 @@ extern "C" fn parent() {
 extern "C" fn child() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
     HANDLERS.store(REGISTERED, Ordering::Relaxed);
-    #[cfg(not(loom))]
+    #[cfg(not(snowmint_loom))]
     crate::clock::cached::after_fork_in_child();
     crate::shard::after_fork_in_child();
     GATE.store(0, Ordering::Release);
 }
 
-#[cfg(all(test, unix, not(loom)))]
+#[cfg(all(test, unix, not(snowmint_loom)))]
 mod tests {
     use super::*;
 

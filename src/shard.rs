@@ -571,7 +571,10 @@ impl<C: Clock> ShardedGenerator<C> {
     /// The next ID of the calling thread's run, or of a new run from its shard.
     #[inline(always)]
     fn next_id(&self, on_full: OnFull) -> Result<Id> {
-        match runs::take(self.id, self.clock.unix_ms_or_stale()) {
+        match runs::take(
+            self.id,
+            self.clock.unix_ms_or_stale(crate::clock::seal::Token),
+        ) {
             Some(id) => Ok(Id::from_u64(id)),
             None => self.next_run(on_full),
         }

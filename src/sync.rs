@@ -1,23 +1,44 @@
 //! The one place snowmint takes its atomics and spin hints from.
 //!
-//! Under `cfg(loom)` everything here comes from [loom](https://docs.rs/loom), so the model
+//! Under `cfg(snowmint_loom)` everything here comes from [loom](https://docs.rs/loom), so the model
 //! checker in `loom-tests/` can explore every interleaving of the mint path, of the cached
 //! clock's refresher and of the monotonic clock's re-anchor; otherwise it comes from `core`
 //! and `std`. No other module imports `core::sync::atomic` directly.
 
-#[cfg(loom)]
+#[cfg(all(snowmint_loom, feature = "test-hooks"))]
+pub(crate) use loom::thread::current;
+#[cfg(snowmint_loom)]
 pub(crate) use loom::{
     sync::atomic::{AtomicU64, Ordering, fence},
     sync::{Arc, Mutex},
-    thread::{Thread, current, yield_now},
+    thread::{Thread, yield_now},
 };
 
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) use core::sync::atomic::{AtomicU64, Ordering, fence};
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) use std::sync::{Arc, Mutex};
-#[cfg(not(loom))]
-pub(crate) use std::thread::{Thread, current, yield_now};
+#[cfg(all(not(snowmint_loom), feature = "test-hooks"))]
+pub(crate) use std::thread::current;
+#[cfg(not(snowmint_loom))]
+pub(crate) use std::thread::{Thread, yield_now};
+
+/// Starts a thread named `name` running `body`, and returns its handle.
+///
+/// Under loom no thread is started (a model runs the threads it spawns itself): the error
+/// says so, and the caller goes on without the thread.
+#[cfg(not(snowmint_loom))]
+pub(crate) fn spawn(name: &str, body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
+    let handle = std::thread::Builder::new().name(name.into()).spawn(body)?;
+    Ok(handle.thread().clone())
+}
+
+#[cfg(snowmint_loom)]
+pub(crate) fn spawn(_name: &str, _body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
+    Err(std::io::Error::other(
+        "loom models start no threads of their own",
+    ))
+}
 
 /// Exponential backoff for the waits of the cold paths (sequence overflow, clock behind):
 /// `snooze`.
@@ -25,13 +46,13 @@ pub(crate) use std::thread::{Thread, current, yield_now};
 /// Outside loom this is crossbeam's [`Backoff`](crossbeam_utils::Backoff): `snooze` doubles its
 /// run of `spin_loop` hints up to 64, then yields. Under loom every step yields to the model's
 /// scheduler, so a waiting thread lets the thread it waits for run.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) use crossbeam_utils::Backoff;
 
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 pub(crate) struct Backoff;
 
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 impl Backoff {
     pub(crate) fn new() -> Self {
         Backoff
@@ -54,11 +75,14 @@ impl Backoff {
 /// loss, up to 64 spins each), and the two agreed within the rounds' spread on one and two
 /// threads. Under loom each loss is one spin hint.
 pub(crate) struct CasBackoff {
+    /// The most spin hints the next loss waits (unread under loom: one hint per loss).
+    #[cfg_attr(snowmint_loom, allow(dead_code))]
     bound: core::cell::Cell<u32>,
 }
 
 impl CasBackoff {
     /// The most spin hints one loss waits.
+    #[cfg_attr(snowmint_loom, allow(dead_code))]
     pub(crate) const MAX_SPINS: u32 = 1024;
 
     pub(crate) fn new() -> Self {
@@ -68,7 +92,7 @@ impl CasBackoff {
     }
 
     /// Waits after a lost compare-and-swap; how many spin hints it waited.
-    #[cfg(not(loom))]
+    #[cfg(not(snowmint_loom))]
     pub(crate) fn lost(&self) -> u32 {
         let bound = self.bound.get();
         // `bound` is a power of two: the low bits of a random word are uniform below it.
@@ -80,7 +104,7 @@ impl CasBackoff {
         spins
     }
 
-    #[cfg(loom)]
+    #[cfg(snowmint_loom)]
     pub(crate) fn lost(&self) -> u32 {
         loom::hint::spin_loop();
         1
@@ -89,7 +113,7 @@ impl CasBackoff {
 
 /// A random word from the calling thread's xorshift generator, seeded from the address of its
 /// state (distinct in every live thread): jitter for [`CasBackoff`], nothing more.
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 fn random() -> u64 {
     thread_local! {
         /// The generator's state; 0 until the thread's first call seeds it.
@@ -120,7 +144,7 @@ pub(crate) mod plain {
     pub(crate) use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(snowmint_loom)))]
 mod tests {
     use super::*;
 

@@ -17,7 +17,6 @@ use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 use std::thread;
 use std::time::Duration;
 
-use snowmint::clock::IDLE_PARK;
 use snowmint::{
     Clock, Generator, Id, Layout,
     clock::{CachedClock, MonotonicClock, WallClockBack},
@@ -25,7 +24,7 @@ use snowmint::{
 
 use common::checks::{assert_near, assert_unique_and_increasing};
 use common::clocks::wall_ms;
-use common::refresher::{assert_parks_then_wakes, wait_parked};
+use common::refresher::{IDLE_PARK, assert_parks_then_wakes, wait_parked};
 use common::threads::{eventually, on_threads};
 
 /// How far a fresh reading may be from `SystemTime::now()`: the clock follows the wall clock to

@@ -5,7 +5,7 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
+//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
 //! ```
 //!
 //! Every model uses a `tiny` layout (a 1-, 2- or 3-bit sequence, so a few mints fill a tick, a
@@ -45,7 +45,7 @@
 //! in a loop, and two threads waiting at once can yield to each other forever (see model 4
 //! of `generator.rs`). The models whose calls may wait are sized so that at most one thread
 //! can wait at a time and the one clock advance lets every waiter finish.
-#![cfg(loom)]
+#![cfg(snowmint_loom)]
 
 use std::ops::RangeInclusive;
 use std::time::Duration;

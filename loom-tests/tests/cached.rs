@@ -4,11 +4,11 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test cached
+//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test cached
 //! ```
 //!
 //! Every model runs the library's own code: a `CachedClock::driven` over a `ManualClock`
-//! source (under `--cfg loom` its word, lock and thread handle are loom's, through
+//! source (under `--cfg snowmint_loom` its word, lock and thread handle are loom's, through
 //! `src/sync.rs`). No thread is ever started by the clock: a model thread plays the
 //! refresher, calling `drive_refresh(wake)` for the wake-ups it is given (every fourth is a
 //! probe, which writes `STALE`), and, in the park models, `drive_attach` so that a reader that
@@ -40,7 +40,7 @@
 //!    refresher, the source stepped back from tick 11 to 10: IDs unique, increasing per
 //!    thread on each timeline, and no ID on timeline 1 carries tick 11, the time from before
 //!    the step.
-#![cfg(loom)]
+#![cfg(snowmint_loom)]
 
 use std::collections::HashSet;
 

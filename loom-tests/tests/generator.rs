@@ -3,10 +3,10 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
+//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
 //! ```
 //!
-//! With `--cfg loom`, snowmint itself takes its atomics, `Arc`, spin hint and `Backoff` from
+//! With `--cfg snowmint_loom`, snowmint itself takes its atomics, `Arc`, spin hint and `Backoff` from
 //! loom (see `src/sync.rs`), so loom explores every interleaving of the generator's state word
 //! and of the `ManualClock`'s reading (up to the preemption bound; 3 when the environment does
 //! not set `LOOM_MAX_PREEMPTIONS`).
@@ -17,7 +17,7 @@
 //! follows everything that happened before it). The models whose clock only moves forward use
 //! `ClockBehind::Error`, so a stale clock read after observing a newer state (which the
 //! generator's Acquire/Release orderings rule out) would surface as a failed mint.
-#![cfg(loom)]
+#![cfg(snowmint_loom)]
 
 use std::collections::HashSet;
 

@@ -4,11 +4,11 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test monotonic
+//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test monotonic
 //! ```
 //!
 //! Every model runs the library's own code: a clock from `build_driven` on two
-//! `DrivenSource`s (under `--cfg loom` its atomics are loom's, through `src/sync.rs`). The
+//! `DrivenSource`s (under `--cfg snowmint_loom` its atomics are loom's, through `src/sync.rs`). The
 //! counter moves on [`STEP`] ns at every read, so every read is a later counter time, and its
 //! reads are `AcqRel` read-modify-writes: a thread that reads it after another has seen what
 //! the other saw before its read, which is what the clock's `# Orderings` assume of the real
@@ -59,7 +59,7 @@
 //! clock's steps forward. A segment torn between the first and the third lands far outside:
 //! the first's start with the third's base reads half an interval too high, the third's start
 //! with the first's base the bare build-time wall clock.
-#![cfg(loom)]
+#![cfg(snowmint_loom)]
 
 use std::time::Duration;
 

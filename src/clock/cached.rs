@@ -75,20 +75,23 @@
 //! (a refresher's start or wake-up).
 
 use std::fmt;
-#[cfg(not(loom))]
-use std::sync::OnceLock;
+// `std`'s `Arc` under loom too: the handles' count decides only when the clock's slot is
+// freed, and a private clock's refresher holds a `Weak`, which loom's `Arc` has not.
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-#[cfg(not(loom))]
-use crossbeam_utils::CachePadded;
-
 use super::Clock;
-#[cfg(not(loom))]
-use super::MonotonicClock;
-#[cfg(not(loom))]
-use std::sync::Weak;
+use crate::sync::{AtomicU64, Mutex, Ordering, Thread};
 
-use crate::sync::{Arc, AtomicU64, Mutex, Ordering, Thread};
+/// The process-wide clock: its `static` word cannot be a loom atomic.
+#[cfg(not(snowmint_loom))]
+mod global;
+#[cfg(feature = "test-hooks")]
+pub(super) mod hooks;
+mod words;
+
+#[cfg(not(snowmint_loom))]
+pub(crate) use words::after_fork_in_child;
 
 /// A sentinel's kind (its two low bits): the refresher probed for readers. A reader publishes
 /// a precise reading.
@@ -104,16 +107,7 @@ pub(crate) const UNCACHED: u64 = 2;
 /// generation above them, so a sentinel written again later is a different value, and a
 /// compare-and-swap from the old one fails (see the module's `# Publishing`). A source reading
 /// below it is returned but never cached.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::{Clock, clock::{CachedClock, FIRST_READING}};
-///
-/// assert_eq!(FIRST_READING, 1_099_511_627_776);
-/// assert!(CachedClock::global().unix_ms() >= FIRST_READING);
-/// ```
-pub const FIRST_READING: u64 = 1 << 40;
+pub(crate) const FIRST_READING: u64 = 1 << 40;
 
 /// The next sentinel generation. `std`'s atomic under loom too (a `static`): its values only
 /// need to differ, nothing is published through it. Fork: the child counts on from the copy;
@@ -133,28 +127,12 @@ fn kind(word: u64) -> u64 {
 }
 
 /// How often the refresher probes for readers, in wake-ups: it parks at most this many
-/// milliseconds, plus one, after the last read.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::clock::PROBE_EVERY;
-///
-/// assert_eq!(PROBE_EVERY, 4); // parked within 5 ms of the last read
-/// ```
-pub const PROBE_EVERY: u64 = 4;
+/// milliseconds, plus one, after the last read (5 ms, as [`CachedClock`] documents).
+pub(crate) const PROBE_EVERY: u64 = 4;
 
-/// How long a parked refresher sleeps before it looks whether its clock is still held.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::clock::IDLE_PARK;
-/// use std::time::Duration;
-///
-/// assert_eq!(IDLE_PARK, Duration::from_millis(100));
-/// ```
-pub const IDLE_PARK: Duration = Duration::from_millis(100);
+/// How long a parked refresher sleeps before it looks whether its clock is still held: an
+/// idle clock wakes at most ten times a second, as [`CachedClock`] documents.
+pub(crate) const IDLE_PARK: Duration = Duration::from_millis(100);
 
 /// How many times a waking reader tries for the refresher's lock before it hands the
 /// wake-up to the next reader.
@@ -168,8 +146,8 @@ const WAKE_TRIES: u32 = 64;
 /// which refreshes one word once a millisecond; [`unix_ms`](Clock::unix_ms) loads it.
 ///
 /// - [`CachedClock::global`] is the process's one cached clock over one
-///   [`MonotonicClock`]: a handle of no size, read with one load from a fixed address. It is
-///   the default clock of every generator.
+///   [`MonotonicClock`](crate::clock::MonotonicClock): a handle of no size, read with one
+///   load from a fixed address. It is the default clock of every generator.
 /// - [`CachedClock::new`] caches any [`Clock`] with a refresher of its own, for a source of
 ///   your own or a [`ManualClock`](crate::clock::ManualClock) in a test.
 ///
@@ -230,7 +208,7 @@ mod sealed {
 }
 
 /// The home of the process-wide [`CachedClock`]: a reading in a `static`, refreshed from one
-/// [`MonotonicClock`].
+/// [`MonotonicClock`](crate::clock::MonotonicClock).
 ///
 /// # Examples
 ///
@@ -240,15 +218,12 @@ mod sealed {
 /// let clock: CachedClock<Global> = CachedClock::global();
 /// assert_eq!(std::mem::size_of_val(&clock), 0); // the reading is in a `static`
 /// ```
-#[cfg(not(loom))]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Global {
     _private: (),
 }
 
-#[cfg(not(loom))]
 impl Home for Global {}
-#[cfg(not(loom))]
 impl sealed::Sealed for Global {}
 
 /// The home of a [`CachedClock::new`]: a reading and a refresher of its own over the source
@@ -263,21 +238,13 @@ impl sealed::Sealed for Global {}
 /// assert_eq!(clock.unix_ms(), 1_700_000_000_000);
 /// ```
 pub struct Private<C> {
-    /// The reading: a slot of the process's table (so a fork can mark it), or the owned word
-    /// of [`Shared`] under loom.
-    #[cfg(not(loom))]
+    /// The reading: a slot of the process's table, so a fork can mark it (see [`words`]).
     word: &'static AtomicU64,
     shared: Arc<Shared<C>>,
 }
 
 impl<C> Home for Private<C> {}
 impl<C> sealed::Sealed for Private<C> {}
-
-/// Under loom there is no `static` word and so no process-wide clock; the default home
-/// parameter must still name a type.
-#[cfg(loom)]
-#[doc(hidden)]
-pub type Global = Private<crate::clock::ManualClock>;
 
 /// What a cached clock's handles and its refresher share, besides the word.
 struct Shared<C> {
@@ -291,10 +258,7 @@ struct Shared<C> {
     /// the thread attached, if any, and never starts one.
     driven: bool,
     /// The slot of the table this clock's word is, to free with the clock.
-    #[cfg(not(loom))]
     slot: Option<usize>,
-    #[cfg(loom)]
-    word: AtomicU64,
 }
 
 /// The refresher thread and the fork generation it was started in.
@@ -303,235 +267,12 @@ struct Runner {
     generation: u64,
 }
 
-/// The words of the process-wide clock (slot 0) and of the private ones (the rest), in one
-/// table so that the fork handler can reach every one without a lock or an allocation: the
-/// child handler marks each [`PARKED`] (see `after_fork_in_child`).
-#[cfg(not(loom))]
-static WORDS: [CachePadded<AtomicU64>; SLOTS] =
-    [const { CachePadded::new(AtomicU64::new(PARKED)) }; SLOTS];
-
-/// How many cached clocks can cache at once; a private clock made when every slot is taken
-/// reads its source every time.
-#[cfg(not(loom))]
-const SLOTS: usize = 64;
-
-/// Which slots are taken: bit `i` for slot `i`. Slot 0 is the process-wide clock's. Fork:
-/// one word, copied with the clocks that hold the slots; a clock dropped in the child frees
-/// its slot there.
-#[cfg(not(loom))]
-static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-/// The word of a private clock that got no slot: it always says [`UNCACHED`].
-#[cfg(not(loom))]
-static NO_SLOT: AtomicU64 = AtomicU64::new(UNCACHED);
-
-/// The process-wide clock's source and refresher. Fork: initialised and set only inside a
-/// fork section ([`init_global`], [`CachedClock::set_global_source`]), so a child finds it
-/// done or never begun.
-#[cfg(not(loom))]
-static GLOBAL: OnceLock<Shared<MonotonicClock>> = OnceLock::new();
-
-/// Makes the process-wide clock's source and refresher, or waits for the thread making them.
-///
-/// A fork section from before the once-cell is entered until it is done: a fork in the middle
-/// would leave the cell running in the child, whose every read of the default clock would
-/// then wait for it forever. Building the source is a section of its own inside this one
-/// (quanta's calibration, in quanta's once-cell), entered at once. A thread that waits here
-/// for another thread's initialisation waits inside its own section, for a section that never
-/// waits for the gate, so the fork waits for both.
-#[cfg(not(loom))]
-#[cold]
-#[inline(never)]
-fn init_global() -> &'static Shared<MonotonicClock> {
-    let _section = crate::fork::enter();
-    GLOBAL.get_or_init(|| {
-        crate::pause::point(crate::pause::Point::GlobalInit);
-        Shared::new(MonotonicClock::new())
-    })
-}
-
-/// Takes a free slot of [`WORDS`], marked [`PARKED`].
-#[cfg(not(loom))]
-fn take_slot() -> Option<usize> {
-    use std::sync::atomic::Ordering as Std;
-    // Relaxed: the bitmap only hands out distinct slots; the word is reset before it is used.
-    let mut taken = TAKEN.load(Std::Relaxed);
-    loop {
-        let free = (!taken).trailing_zeros() as usize;
-        if free >= SLOTS {
-            return None;
-        }
-        match TAKEN.compare_exchange_weak(taken, taken | 1 << free, Std::Relaxed, Std::Relaxed) {
-            Ok(_) => {
-                WORDS[free].store(sentinel(PARKED), Ordering::Release);
-                return Some(free);
-            }
-            Err(now) => taken = now,
-        }
-    }
-}
-
-#[cfg(not(loom))]
-impl CachedClock {
-    /// The process's one cached clock, over one [`MonotonicClock`]: a handle of no size.
-    ///
-    /// Its refresher starts on the first read. The source is [`MonotonicClock::new`] unless
-    /// [`set_global_source`](Self::set_global_source) chose another before that read.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Clock, clock::CachedClock};
-    /// use std::time::{SystemTime, UNIX_EPOCH};
-    ///
-    /// let clock = CachedClock::global();
-    /// assert_eq!(std::mem::size_of_val(&clock), 0);
-    /// let wall = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64;
-    /// assert!(clock.unix_ms().abs_diff(wall) < 1_000);
-    /// ```
-    pub const fn global() -> Self {
-        CachedClock {
-            home: Global { _private: () },
-        }
-    }
-
-    /// Chooses the source of the process-wide clock, a [`MonotonicClock`] built as you like
-    /// (its recheck interval, what it does when the wall clock goes back): possible until
-    /// the process-wide clock is first read, once.
-    ///
-    /// # Errors
-    ///
-    /// `Err`, with the source given back, when the process-wide clock already has one.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Clock, clock::{CachedClock, MonotonicClock, WallClockBack}};
-    ///
-    /// let slewing = MonotonicClock::builder().on_wall_clock_back(WallClockBack::Slew).build();
-    /// // Whether this program read the clock first decides which source it has.
-    /// let _ = CachedClock::set_global_source(slewing);
-    /// assert!(CachedClock::global().unix_ms() > 1_600_000_000_000);
-    /// assert!(CachedClock::set_global_source(MonotonicClock::new()).is_err());
-    /// ```
-    pub fn set_global_source(source: MonotonicClock) -> Result<(), Box<MonotonicClock>> {
-        // The gate before the once-cell: no fork copies it half written.
-        let _section = crate::fork::enter();
-        GLOBAL
-            .set(Shared::new(source))
-            .map_err(|refused| Box::new(refused.source.clone()))
-    }
-
-    /// The process-wide clock's source and refresher, made on first use.
-    #[inline]
-    fn shared(&self) -> &'static Shared<MonotonicClock> {
-        match GLOBAL.get() {
-            Some(shared) => shared,
-            None => init_global(),
-        }
-    }
-
-    /// The clock the reading is taken from.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Clock, clock::CachedClock};
-    ///
-    /// let source = CachedClock::global().source();
-    /// assert!(source.unix_ms().abs_diff(CachedClock::global().unix_ms_precise()) < 1_000);
-    /// ```
-    pub fn source(&self) -> &'static MonotonicClock {
-        &self.shared().source
-    }
-
-    /// How many times the refresher has woken so far: once a millisecond while the clock is
-    /// read, at most ten times a second while it is not.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Clock, clock::CachedClock};
-    ///
-    /// let clock = CachedClock::global();
-    /// clock.unix_ms(); // starts the refresher
-    /// let before = clock.wakeups();
-    /// std::thread::sleep(std::time::Duration::from_millis(20));
-    /// assert!(clock.wakeups() >= before);
-    /// ```
-    pub fn wakeups(&self) -> u64 {
-        self.shared().wakeups.load(Ordering::Relaxed)
-    }
-
-    /// Reads the source, publishes the reading and, if the refresher is parked or gone,
-    /// wakes or starts it.
-    #[cold]
-    #[inline(never)]
-    fn read_source(&self) -> u64 {
-        let shared = self.shared();
-        shared.read_source(&WORDS[0], || {
-            spawn(move || {
-                let source = &shared.source;
-                refresh_loop(shared, &WORDS[0], || {
-                    // To just past the source's next millisecond, when the reading changes.
-                    let into = source.unix_ns() % 1_000_000;
-                    Duration::from_nanos(1_000_000 - into + WAKE_MARGIN_NS)
-                });
-            })
-        })
-    }
-}
-
-#[cfg(not(loom))]
-impl Default for CachedClock {
-    /// [`CachedClock::global`].
-    fn default() -> Self {
-        CachedClock::global()
-    }
-}
-
-#[cfg(not(loom))]
-impl Clock for CachedClock {
-    /// The cached reading: one load from a `static`.
-    #[inline]
-    fn unix_ms(&self) -> u64 {
-        // Acquire: pairs with the Release of a publication (see `# Orderings`).
-        let reading = WORDS[0].load(Ordering::Acquire);
-        if reading < FIRST_READING {
-            return self.read_source();
-        }
-        reading
-    }
-
-    /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
-    #[inline]
-    fn unix_ms_or_stale(&self) -> u64 {
-        // Acquire: as for `unix_ms`.
-        WORDS[0].load(Ordering::Acquire)
-    }
-
-    /// The source's reading, published for the next readers.
-    fn unix_ms_precise(&self) -> u64 {
-        self.read_source()
-    }
-}
-
-#[cfg(not(loom))]
-impl Clone for CachedClock {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-#[cfg(not(loom))]
-impl Copy for CachedClock {}
-
 impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     /// Caches `source`, with a refresher of its own.
     ///
-    /// Clones share the reading and the refresher; the refresher ends within
-    /// [`IDLE_PARK`] of the last clone's drop. Up to 63 private clocks cache at once; one
-    /// made beyond that reads its source every time.
+    /// Clones share the reading and the refresher; the refresher ends within 100 ms of the last
+    /// clone's drop. Up to 63 private clocks cache at once; one made beyond that reads its
+    /// source every time.
     ///
     /// # Examples
     ///
@@ -546,20 +287,11 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     /// assert_eq!(clock.unix_ms(), 1_600_000_000_000); // ...which the cache follows
     /// ```
     pub fn new(source: C) -> Self {
-        Self::with_driver(source, cfg!(loom))
-    }
-
-    /// A private cache whose refresher is the caller's: nothing starts a thread, and the
-    /// caller runs each wake-up with [`drive_refresh`](Self::drive_refresh). For loom models
-    /// and fuzz targets, which must run the real protocol step by step.
-    #[doc(hidden)]
-    pub fn driven(source: C) -> Self {
-        Self::with_driver(source, true)
+        Self::with_driver(source, false)
     }
 
     fn with_driver(source: C, driven: bool) -> Self {
-        #[cfg(not(loom))]
-        let slot = take_slot();
+        let (slot, word) = words::take();
         let shared = Arc::new(Shared {
             source,
             runner: Mutex::new(Runner {
@@ -568,59 +300,10 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
             }),
             wakeups: AtomicU64::new(0),
             driven,
-            #[cfg(not(loom))]
             slot,
-            #[cfg(loom)]
-            word: AtomicU64::new(sentinel(PARKED)),
         });
         CachedClock {
-            home: Private {
-                #[cfg(not(loom))]
-                word: slot.map_or(&NO_SLOT, |slot| &*WORDS[slot]),
-                shared,
-            },
-        }
-    }
-
-    /// Makes the calling thread the refresher of a [`driven`](Self::driven) clock: a reader
-    /// that finds the clock parked unparks it.
-    #[doc(hidden)]
-    pub fn drive_attach(&self) {
-        // Every hold of the runner lock is a fork section, as in `wake`.
-        let _section = crate::fork::enter();
-        let mut runner = self
-            .home
-            .shared
-            .runner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        runner.thread = Some(crate::sync::current());
-        runner.generation = crate::fork::generation();
-    }
-
-    /// The refresher's `wake`th wake-up, run by the caller of a [`driven`](Self::driven)
-    /// clock: every [`PROBE_EVERY`]th publishes a probe instead of a reading.
-    #[doc(hidden)]
-    pub fn drive_refresh(&self, wake: u64) -> Step {
-        self.home.shared.refresh(self.home.word(), wake)
-    }
-
-    /// Whether a parked refresher stays parked, asked by the caller of a
-    /// [`driven`](Self::driven) clock after it was unparked.
-    #[doc(hidden)]
-    pub fn drive_still_parked(&self) -> bool {
-        self.home.shared.still_parked(self.home.word())
-    }
-
-    /// The raw word: a reading, or one of the values below the first reading (0: a probe is
-    /// out, 1: parked, 2: uncached).
-    #[doc(hidden)]
-    pub fn drive_word(&self) -> u64 {
-        let word = self.home.word().load(Ordering::Acquire);
-        if word < FIRST_READING && word != UNCACHED {
-            kind(word)
-        } else {
-            word
+            home: Private { word, shared },
         }
     }
 
@@ -630,16 +313,10 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     #[inline(never)]
     fn read_source(&self) -> u64 {
         let shared = &self.home.shared;
-        shared.read_source(self.home.word(), || {
-            #[cfg(not(loom))]
-            {
-                let weak = Arc::downgrade(shared);
-                let word = self.home.word;
-                spawn(move || refresh_private(&weak, word))
-            }
-            // Under loom every cached clock is driven: `wake` never calls this.
-            #[cfg(loom)]
-            Err(std::io::Error::other("a driven clock starts no thread"))
+        shared.read_source(self.home.word, || {
+            let weak = Arc::downgrade(shared);
+            let word = self.home.word;
+            spawn(move || refresh_private(&weak, word))
         })
     }
 }
@@ -676,21 +353,12 @@ impl<C> CachedClock<Private<C>> {
     }
 }
 
-impl<C> Private<C> {
-    fn word(&self) -> &AtomicU64 {
-        #[cfg(not(loom))]
-        return self.word;
-        #[cfg(loom)]
-        return &self.shared.word;
-    }
-}
-
 impl<C: Clock + Send + Sync + 'static> Clock for CachedClock<Private<C>> {
     /// The cached reading: one load.
     #[inline]
     fn unix_ms(&self) -> u64 {
         // Acquire: pairs with the Release of a publication (see `# Orderings`).
-        let reading = self.home.word().load(Ordering::Acquire);
+        let reading = self.home.word.load(Ordering::Acquire);
         if reading < FIRST_READING {
             return self.read_source();
         }
@@ -699,9 +367,9 @@ impl<C: Clock + Send + Sync + 'static> Clock for CachedClock<Private<C>> {
 
     /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
     #[inline]
-    fn unix_ms_or_stale(&self) -> u64 {
+    fn unix_ms_or_stale(&self, _: super::seal::Token) -> u64 {
         // Acquire: as for `unix_ms`.
-        self.home.word().load(Ordering::Acquire)
+        self.home.word.load(Ordering::Acquire)
     }
 
     /// The source's reading, published for the next readers.
@@ -715,7 +383,6 @@ impl<C> Clone for CachedClock<Private<C>> {
     fn clone(&self) -> Self {
         CachedClock {
             home: Private {
-                #[cfg(not(loom))]
                 word: self.home.word,
                 shared: Arc::clone(&self.home.shared),
             },
@@ -723,34 +390,17 @@ impl<C> Clone for CachedClock<Private<C>> {
     }
 }
 
-#[cfg(not(loom))]
 impl<C> Drop for Shared<C> {
     /// Frees the slot: nothing reads or refreshes it any more (the refresher holds only a
     /// `Weak`, and upgrades it for each refresh).
     fn drop(&mut self) {
-        use std::sync::atomic::Ordering as Std;
         if let Some(slot) = self.slot {
-            WORDS[slot].store(sentinel(PARKED), Ordering::Release);
-            TAKEN.fetch_and(!(1 << slot), Std::Relaxed);
+            words::give_back(slot);
         }
     }
 }
 
 impl<C: Clock> Shared<C> {
-    #[cfg(not(loom))]
-    fn new(source: C) -> Self {
-        Shared {
-            source,
-            runner: Mutex::new(Runner {
-                thread: None,
-                generation: 0,
-            }),
-            wakeups: AtomicU64::new(0),
-            driven: false,
-            slot: None,
-        }
-    }
-
     /// A precise reading: reads the source and publishes the reading in `word` by a
     /// compare-and-swap from the value loaded before the read (see `# Publishing`), trying
     /// again from the value that won if another thread published first. If the value it
@@ -914,7 +564,7 @@ impl<C: Clock> Shared<C> {
 
 /// What a refresher does after one wake-up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[doc(hidden)]
+#[cfg_attr(not(feature = "test-hooks"), allow(unreachable_pub))]
 pub enum Step {
     /// Sleep until the next refresh.
     Refreshed,
@@ -924,46 +574,14 @@ pub enum Step {
     Exit,
 }
 
-/// How long past the start of a millisecond the process-wide refresher asks to wake: the
-/// kernel's timer slack (50 µs by default on Linux) comes on top. A margin keeps a wake-up a
-/// hair early (the source and the kernel's sleep clock run at slightly different rates) from
-/// finding the old millisecond.
-#[cfg(not(loom))]
-const WAKE_MARGIN_NS: u64 = 10_000;
-
 /// Starts a refresher thread running `body`. Fork: the child has none of these threads; the
 /// child handler marks every word [`PARKED`], and the child's first read starts its own.
-#[cfg(not(loom))]
 fn spawn(body: impl FnOnce() + Send + 'static) -> std::io::Result<Thread> {
-    let handle = std::thread::Builder::new()
-        .name("snowmint-clock".into())
-        .spawn(body)?;
-    Ok(handle.thread().clone())
+    crate::sync::spawn("snowmint-clock", body)
 }
 
-/// The refresher's loop: sleep `period()`, refresh; park when nobody reads.
-#[cfg(not(loom))]
-fn refresh_loop<C: Clock>(shared: &Shared<C>, word: &AtomicU64, period: impl Fn() -> Duration) {
-    let mut wake = 0u64;
-    loop {
-        std::thread::sleep(period());
-        wake += 1;
-        match shared.refresh(word, wake) {
-            Step::Refreshed => {}
-            Step::Exit => return,
-            Step::Park => loop {
-                std::thread::park_timeout(IDLE_PARK);
-                if !shared.still_parked(word) {
-                    break;
-                }
-            },
-        }
-    }
-}
-
-/// A private clock's refresher: as [`refresh_loop`], once a millisecond, while a handle of
-/// the clock lives.
-#[cfg(not(loom))]
+/// A private clock's refresher, once a millisecond, while a handle of the clock lives: sleep,
+/// refresh; park when nobody reads (as the process-wide clock's, `global::refresh_loop`).
 fn refresh_private<C: Clock>(weak: &Weak<Shared<C>>, word: &'static AtomicU64) {
     let mut wake = 0u64;
     loop {
@@ -991,33 +609,10 @@ fn refresh_private<C: Clock>(weak: &Weak<Shared<C>>, word: &'static AtomicU64) {
     }
 }
 
-/// Marks every cached clock's reading [`PARKED`]: the child of a `fork()` has no refresher
-/// thread, so its first read must take a precise reading and start one. Called by the child
-/// fork handler ([`crate::fork`]), in a child with one thread: atomic stores on `static`s, no
-/// lock, no allocation, nothing that can panic.
-#[cfg(not(loom))]
-pub(crate) fn after_fork_in_child() {
-    for word in &WORDS {
-        if word.load(Ordering::Relaxed) != UNCACHED {
-            word.store(sentinel(PARKED), Ordering::Release);
-        }
-    }
-}
-
-#[cfg(not(loom))]
-impl fmt::Debug for CachedClock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CachedClock")
-            .field("home", &"global")
-            .field("word", &WORDS[0].load(Ordering::Relaxed))
-            .finish()
-    }
-}
-
 impl<C: fmt::Debug> fmt::Debug for CachedClock<Private<C>> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CachedClock")
-            .field("word", &self.home.word().load(Ordering::Relaxed))
+            .field("word", &self.home.word.load(Ordering::Relaxed))
             .field("source", &self.home.shared.source)
             .finish()
     }

@@ -18,8 +18,8 @@
 //!
 //! | clock | a reading costs | freshness | wall clock steps back | counter drift | idle | after `fork()` | starved refresher |
 //! |---|---|---|---|---|---|---|---|
-//! | [`CachedClock::global`] (the default) | one load from a `static` | the source's millisecond, from just after it begins (the refresher wakes then), lagging by the refresher's wake-up latency | followed: the first precise reading (a full tick, a reading behind the last tick) publishes the new time, and every reading after it is of the new time; the source reports steps above the threshold, so a generator's policy sees them | as its source's (slewed) | the refresher parks [`PROBE_EVERY`] + 1 ms after the last read and wakes at most 10 times a second; the next read reads the source and wakes it | the child's first read reads the source and starts a refresher of its own; a generator built in the child mints at the child's time, through inherited clock handles and new ones (one built before the fork fails there with [`Error::Forked`](crate::Error::Forked)); a fork during the clock's first initialisation or a refresher's start waits for it ([after `fork()`](crate::docs::clocks#after-fork)) | readings lag by as long as it waits for a core; a full tick and a reading behind the last tick read the source, so a lag never costs capacity or counts as a regression, but IDs carry the lagging time until a tick fills |
-//! | [`CachedClock::new`] over a source `C` | one load (the handle holds its address) | once a millisecond, not aligned to the source's millisecond | as the global one, for whatever `C` reports | as `C`'s | as the global one; the refresher ends within [`IDLE_PARK`] of the last clone's drop | as the global one | as the global one |
+//! | [`CachedClock::global`] (the default) | one load from a `static` | the source's millisecond, from just after it begins (the refresher wakes then), lagging by the refresher's wake-up latency | followed: the first precise reading (a full tick, a reading behind the last tick) publishes the new time, and every reading after it is of the new time; the source reports steps above the threshold, so a generator's policy sees them | as its source's (slewed) | the refresher parks 5 ms after the last read and wakes at most 10 times a second; the next read reads the source and wakes it | the child's first read reads the source and starts a refresher of its own; a generator built in the child mints at the child's time, through inherited clock handles and new ones (one built before the fork fails there with [`Error::Forked`](crate::Error::Forked)); a fork during the clock's first initialisation or a refresher's start waits for it ([after `fork()`](crate::docs::clocks#after-fork)) | readings lag by as long as it waits for a core; a full tick and a reading behind the last tick read the source, so a lag never costs capacity or counts as a regression, but IDs carry the lagging time until a tick fills |
+//! | [`CachedClock::new`] over a source `C` | one load (the handle holds its address) | once a millisecond, not aligned to the source's millisecond | as the global one, for whatever `C` reports | as `C`'s | as the global one; the refresher ends within 100 ms of the last clone's drop | as the global one | as the global one |
 //! | [`MonotonicClock`] (`Report`, its default) | a counter read and five loads (and a multiply while slewing) | exact to the counter | a step back above the threshold is reported at the next re-anchor, at most `I` later; smaller ones are slewed over one interval | slewed: the rate changes over the next interval, never a step back | no thread, nothing to wake | correct: the counter and the anchor are inherited, and a fork during the clock's construction or a re-anchor waits for it, so the child re-anchors as the parent would | no thread |
 //! | [`MonotonicClock`] with [`WallClockBack::Slew`] | as `Report`, plus a load and a `fetch_max` on a word every reader writes | as `Report` | never goes back: runs at half speed until the wall clock catches up (`2·D` for a step of `D`) | as `Report` | as `Report` | as `Report` | no thread |
 //! | [`MonotonicClock`] anchored once ([`MonotonicClockBuilder::anchor_once`]) | a counter read and five loads | drifts from the wall clock without bound (`ρ` × the uptime, plus every step) | ignored | ignored | as `Report` | as `Report` | no thread |
@@ -29,11 +29,16 @@ pub(crate) mod cached;
 mod manual;
 mod monotonic;
 
+pub use cached::{CachedClock, Global, Home, Private};
+/// The cached clock's tuning and its refresher's steps, for snowmint's own tests.
+#[cfg(feature = "test-hooks")]
 #[doc(hidden)]
-pub use cached::Step;
-pub use cached::{CachedClock, FIRST_READING, Global, Home, IDLE_PARK, PROBE_EVERY, Private};
+pub use cached::{
+    Step,
+    hooks::{FIRST_READING, IDLE_PARK, PROBE_EVERY},
+};
 pub use manual::ManualClock;
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 #[doc(hidden)]
 pub use monotonic::DrivenSource;
 pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
@@ -109,25 +114,37 @@ pub trait Clock {
     }
 
     /// A generator's fast-path reading: the clock's reading as cheaply as it can give it,
-    /// which may be a value below [`FIRST_READING`] (before November 2004) when the clock has
-    /// no fresh reading to give; the generator then takes its slow path, which reads
+    /// which may be a value below `cached::FIRST_READING` (before November 2004) when the
+    /// clock has no fresh reading to give; the generator then takes its slow path, which reads
     /// [`unix_ms`](Clock::unix_ms). The default is `unix_ms`. A [`CachedClock`] returns its
     /// word as it stands, so the check for "no fresh reading" is the generator's range check.
+    ///
+    /// Sealed: only snowmint can name [`Token`](seal::Token), so only snowmint calls or
+    /// overrides this method.
     #[doc(hidden)]
     #[inline]
-    fn unix_ms_or_stale(&self) -> u64 {
+    fn unix_ms_or_stale(&self, _: seal::Token) -> u64 {
         self.unix_ms()
     }
+}
+
+/// The argument that seals [`Clock::unix_ms_or_stale`]: a type of no size that no path
+/// outside snowmint names.
+pub(crate) mod seal {
+    /// Passed to [`Clock::unix_ms_or_stale`](super::Clock::unix_ms_or_stale) by snowmint's
+    /// generators.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Token;
 }
 
 /// The clock a generator reads unless it is given another: the process-wide
 /// [`CachedClock::global`] (under loom, which cannot model a `static` word, a
 /// [`MonotonicClock`]).
-#[cfg(not(loom))]
+#[cfg(not(snowmint_loom))]
 pub(crate) type DefaultClock = CachedClock;
 /// The clock a generator reads unless it is given another (under loom, which cannot model the
 /// process-wide cached clock's `static` word).
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 pub(crate) type DefaultClock = MonotonicClock;
 
 impl<C: Clock + ?Sized> Clock for &C {
@@ -142,8 +159,8 @@ impl<C: Clock + ?Sized> Clock for &C {
     }
 
     #[inline]
-    fn unix_ms_or_stale(&self) -> u64 {
-        (**self).unix_ms_or_stale()
+    fn unix_ms_or_stale(&self, seal: seal::Token) -> u64 {
+        (**self).unix_ms_or_stale(seal)
     }
 }
 
@@ -159,7 +176,7 @@ impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
     }
 
     #[inline]
-    fn unix_ms_or_stale(&self) -> u64 {
-        (**self).unix_ms_or_stale()
+    fn unix_ms_or_stale(&self, seal: seal::Token) -> u64 {
+        (**self).unix_ms_or_stale(seal)
     }
 }

@@ -398,7 +398,7 @@ impl MonotonicClockBuilder {
 
     /// A clock on a loom model's counter and wall clock, which the model moves itself (see
     /// [`DrivenSource`]).
-    #[cfg(loom)]
+    #[cfg(snowmint_loom)]
     #[doc(hidden)]
     pub fn build_driven(self, counter: DrivenSource, wall: DrivenSource) -> MonotonicClock {
         self.build_with(Counter::Driven(counter), Wall::Driven(wall))
@@ -860,7 +860,7 @@ enum Counter {
     Quanta { clock: quanta::Clock, start: u64 },
     #[cfg(test)]
     Fake(tests::Source),
-    #[cfg(loom)]
+    #[cfg(snowmint_loom)]
     Driven(DrivenSource),
 }
 
@@ -885,7 +885,7 @@ impl Counter {
             Counter::Quanta { clock, start } => clock.delta_as_nanos(*start, clock.raw()),
             #[cfg(test)]
             Counter::Fake(source) => source.read(),
-            #[cfg(loom)]
+            #[cfg(snowmint_loom)]
             Counter::Driven(source) => source.read(),
         }
     }
@@ -897,7 +897,7 @@ enum Wall {
     System,
     #[cfg(test)]
     Fake(tests::Source),
-    #[cfg(loom)]
+    #[cfg(snowmint_loom)]
     Driven(DrivenSource),
 }
 
@@ -909,7 +909,7 @@ impl Wall {
                 .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
             #[cfg(test)]
             Wall::Fake(source) => source.read(),
-            #[cfg(loom)]
+            #[cfg(snowmint_loom)]
             Wall::Driven(source) => source.read(),
         }
     }
@@ -926,7 +926,7 @@ impl Wall {
 /// reads happen in one order, and each synchronises with the ones before it. That is what
 /// the module's `# Orderings` assume of the real counter: a thread that reads it after another
 /// has seen what the other saw before its reading.
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 #[doc(hidden)]
 #[derive(Debug, Clone)]
 pub struct DrivenSource {
@@ -936,7 +936,7 @@ pub struct DrivenSource {
     counter: Option<crate::sync::Arc<AtomicU64>>,
 }
 
-#[cfg(loom)]
+#[cfg(snowmint_loom)]
 impl DrivenSource {
     /// A source at `ns` that moves on by `step` after each read.
     pub fn new(ns: u64, step: u64) -> Self {

@@ -6,7 +6,8 @@ use std::ops::RangeInclusive;
 use std::sync::mpsc::SyncSender;
 
 use super::{ClockBehind, Event, Generator, LocalGenerator, Plan, Snapshot, State};
-use crate::clock::{Clock, DefaultClock, FIRST_READING};
+use crate::clock::cached::FIRST_READING;
+use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
 use crate::fork;
 use crate::layout::Layout;

@@ -143,7 +143,7 @@ struct Plan {
     seq_last: u64,
     node_bits: u64,
     epoch_ms: u64,
-    /// The least reading the fast path takes: the epoch, or [`FIRST_READING`] if later.
+    /// The least reading the fast path takes: the epoch, or [`FIRST_READING`](crate::clock::cached::FIRST_READING) if later.
     min_ms: u64,
     /// Non-zero (a layout's tick is at least 1 ms): dividing by it needs no check.
     tick_ms: NonZeroU64,
@@ -559,7 +559,7 @@ impl<C: Clock, S: State> Generator<C, S> {
         // A word one thread owns is loaded after the reading instead, once the shortcut
         // below has missed: nothing else writes it meanwhile.
         let shared = (!S::OWNED).then(|| self.state.load());
-        let reading = self.clock.unix_ms_or_stale();
+        let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
         // In the same branch as each check below, a process forked since the build: the fork
         // count is a word written only at a fork, so this is one load of a line every core
         // keeps cached, and one compare with the plan's copy.
@@ -709,7 +709,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     }
 
     /// [`ticks_in_range`](Self::ticks_in_range) for the fast path's reading, which may be a
-    /// cached clock's "no fresh reading" (a value below [`FIRST_READING`], see
+    /// cached clock's "no fresh reading" (a value below [`FIRST_READING`](crate::clock::cached::FIRST_READING), see
     /// [`Clock::unix_ms_or_stale`]): `None` for that too, in the same one compare when the
     /// epoch is past it, as every preset's but two is.
     #[inline(always)]
@@ -1271,7 +1271,7 @@ impl<C, S: State> fmt::Debug for Generator<C, S> {
     }
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(snowmint_loom)))]
 mod tests {
     use std::mem::{align_of, offset_of, size_of};
 

@@ -4,9 +4,11 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-use snowmint::clock::IDLE_PARK;
-
 use super::threads::{PATIENCE, eventually};
+
+/// How long a parked refresher sleeps between its idle wake-ups: an idle cached clock wakes
+/// at most ten times a second (`CachedClock`'s docs).
+pub const IDLE_PARK: Duration = Duration::from_millis(100);
 
 /// Waits, reading nothing, until a cached clock's refresher has parked: its `wakeups` grow by
 /// at most 4 over `3 * IDLE_PARK` (a parked refresher wakes once per [`IDLE_PARK`]; an awake
