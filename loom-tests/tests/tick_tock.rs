@@ -503,7 +503,7 @@ fn resume_behind_the_snapshot() {
             (
                 snapshot.timeline,
                 snapshot.other_timeline_tick,
-                snapshot.sequence_range
+                snapshot.sequence_range.clone()
             ),
             (0, 0, 0..=layout.max_sequence())
         );
