@@ -1499,8 +1499,10 @@ mod tests {
                 .recheck(Duration::from_millis(1))
                 .build_with(Counter::Fake(counter.clone()), Wall::Fake(wall));
             read_from_threads(&clock);
-            // About 200 ms of counter time: the readers raced some 200 re-anchors.
-            assert!(clock.segments.generation.load(Ordering::SeqCst) >= 100);
+            // About 200 ms of counter time: the readers raced re-anchors, some 200 on an idle
+            // machine; fewer on a busy one, where readers skip the re-anchors due while a
+            // re-anchoring reader sits descheduled. The count only shows the race was run.
+            assert!(clock.segments.generation.load(Ordering::SeqCst) >= 10);
         }
     }
 
