@@ -38,13 +38,10 @@ use etcd_client::{Client, Compare, CompareOp, ConnectOptions, GetOptions, PutOpt
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep, sleep_until, timeout, timeout_at};
 
+use super::claim::{Claim, NextTime};
 use super::config::EtcdConfig;
 use super::fence::{Fence, boottime_ns};
 use crate::error::{Error, Result};
-
-/// Where the renewal task reads the lowest time the generator could mint next, in Unix
-/// milliseconds; the mark it writes is that plus the TTL.
-pub(crate) type NextTime = Box<dyn Fn() -> u64 + Send>;
 
 /// What the lease's owner asks of the thread.
 enum Request {
@@ -58,18 +55,6 @@ enum Request {
         final_mark: Option<u64>,
         reply: std_mpsc::Sender<Result<()>>,
     },
-}
-
-/// A claimed node ID.
-#[derive(Debug)]
-pub(crate) struct Claim {
-    pub(crate) node: u64,
-    /// The mark found at claim time, if the node ID had one.
-    pub(crate) mark: Option<u64>,
-    pub(crate) fence: Arc<Fence>,
-    /// The lease's time to live as the server granted it, which may differ from the one
-    /// asked for.
-    pub(crate) ttl: Duration,
 }
 
 /// The owner's handle on the thread.

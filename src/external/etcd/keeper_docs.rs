@@ -2,24 +2,9 @@
 //! `keeper.rs`, without etcd-client (whose build needs `protoc`), so the `etcd` module's public
 //! items are documented with nothing but cargo. Claiming fails: no lease is ever held.
 
-use std::sync::Arc;
-use std::time::Duration;
-
+use super::claim::{Claim, NextTime};
 use super::config::EtcdConfig;
-use super::fence::Fence;
 use crate::error::{Error, Result};
-
-/// As in `keeper.rs`.
-pub(crate) type NextTime = Box<dyn Fn() -> u64 + Send>;
-
-/// As in `keeper.rs`; never built here.
-#[derive(Debug)]
-pub(crate) struct Claim {
-    pub(crate) node: u64,
-    pub(crate) mark: Option<u64>,
-    pub(crate) fence: Arc<Fence>,
-    pub(crate) ttl: Duration,
-}
 
 /// No thread: there is no value of this type.
 #[derive(Debug)]

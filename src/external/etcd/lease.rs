@@ -3,9 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::claim::{Claim, NextTime};
 use super::config::EtcdConfig;
 use super::fence::Fence;
-use super::keeper::{Claim, Keeper, NextTime};
+use super::keeper::Keeper;
 use crate::error::Result;
 use crate::generator::GeneratorBuilder;
 use crate::layout::Layout;

@@ -11,6 +11,7 @@
 // Under the `docs` feature alone the keeper is a stub, so what only the real one uses is unused.
 #![cfg_attr(not(feature = "etcd"), allow(dead_code))]
 
+mod claim;
 mod config;
 mod fence;
 mod generator;
