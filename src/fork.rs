@@ -63,8 +63,9 @@
 //! - the forking thread's run of a sharded generator's IDs (a thread-local): the child
 //!   handler drops it, since the child's copy would hand out IDs its parent hands out too;
 //! - thread-locals (the depth of sections here, a thread's shards of sharded generators, the
-//!   async mints' "no waiting" flag): the child's one thread keeps its own, and the threads
-//!   whose values are gone are gone with them;
+//!   async mints' "no waiting" flag, the backoff's jitter generator, which the child goes on
+//!   drawing from and which decides only how long a lost CAS waits): the child's one thread
+//!   keeps its own, and the threads whose values are gone are gone with them;
 //! - the refresher threads of cached clocks (the child starts its own, see above) and the
 //!   etcd lease's thread (a leased generator is a generator: used in the child it fails with
 //!   `Error::Forked`);

@@ -112,7 +112,8 @@ impl CasBackoff {
 }
 
 /// A random word from the calling thread's xorshift generator, seeded from the address of its
-/// state (distinct in every live thread): jitter for [`CasBackoff`], nothing more.
+/// state (distinct in every live thread): jitter for [`CasBackoff`], nothing more. A forked
+/// child's thread draws on from its parent thread's state: the same waits, never an ID.
 #[cfg(not(snowmint_loom))]
 fn random() -> u64 {
     thread_local! {
