@@ -145,7 +145,6 @@ mod pause;
 pub mod persist;
 pub mod shard;
 pub mod sno;
-mod state;
 mod sync;
 pub mod time;
 mod trace;

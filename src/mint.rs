@@ -7,7 +7,7 @@ use crate::id::Id;
 use crate::persist::{FencedGenerator, MarkStore};
 use crate::shard::ShardedGenerator;
 use crate::sno::{SnoGenerator, SnoId};
-use crate::state::State;
+use crate::generator::State;
 
 /// Minting, the same way on every generator: shared ([`Generator`]), per thread
 /// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), fenced by a

@@ -110,15 +110,15 @@ use crate::pause::{self, Point};
 use crate::sync::{AtomicU64, Backoff, CasBackoff, Ordering};
 use crate::trace;
 
-pub use crate::state::{LocalState, SharedState, State};
-
 mod builder;
 mod policy;
 mod snapshot;
+mod state;
 
 pub use builder::GeneratorBuilder;
 pub use policy::{ClockBehind, Event, Stats};
 pub use snapshot::Snapshot;
+pub use state::{LocalState, SharedState, State};
 
 /// What to do when the current tick's sequence is exhausted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
