@@ -3,11 +3,11 @@
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
+use crate::generator::State;
 use crate::id::Id;
 use crate::persist::{FencedGenerator, MarkStore};
 use crate::shard::ShardedGenerator;
 use crate::sno::{SnoGenerator, SnoId};
-use crate::generator::State;
 
 /// Minting, the same way on every generator: shared ([`Generator`]), per thread
 /// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), fenced by a
