@@ -129,6 +129,9 @@ pub mod clock;
 pub mod docs;
 pub mod encoding;
 pub mod error;
+#[cfg(any(feature = "etcd", feature = "docs"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
+pub mod etcd;
 mod external;
 mod fork;
 pub mod generator;
@@ -153,9 +156,6 @@ mod trace;
 pub use asynch::*;
 pub use clock::Clock;
 pub use error::{Error, Result};
-#[cfg(any(feature = "etcd", feature = "docs"))]
-#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-pub use external::etcd;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub use external::serde::serde_id;

@@ -1,10 +1,7 @@
 //! The integrations, each behind its feature, apart from the core: serde's forms of IDs,
-//! layouts and snapshots, their JSON schemas (schemars), IDs in database columns (postgres,
-//! sqlx, rusqlite), and node IDs leased from etcd (re-exported as `snowmint::etcd`).
+//! layouts and snapshots, their JSON schemas (schemars), and IDs in database columns
+//! (postgres, sqlx, rusqlite). Node IDs leased from etcd are the module `snowmint::etcd`.
 
-#[cfg(any(feature = "etcd", feature = "docs"))]
-#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-pub mod etcd;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "rusqlite")]
