@@ -149,7 +149,6 @@ pub mod persist;
 pub mod shard;
 pub mod sno;
 mod sync;
-pub mod time;
 mod trace;
 
 #[cfg(any(feature = "tokio", feature = "smol"))]

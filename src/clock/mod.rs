@@ -6,7 +6,7 @@
 //! from a [`MonotonicClock`], read with one load. [`MonotonicClock`] is that source: quanta's
 //! counter anchored to the wall clock, for users who want no thread at all.
 //! [`CachedClock::new`] caches a clock of your own, and [`ManualClock`] is set by hand, for
-//! tests and simulations.
+//! tests and simulations. [`Rfc3339`] writes a Unix-millisecond time as text.
 //!
 //! # Choosing a clock
 //!
@@ -28,6 +28,7 @@
 pub(crate) mod cached;
 mod manual;
 mod monotonic;
+mod rfc3339;
 
 pub use cached::{CachedClock, Global, Home, Private};
 /// The cached clock's tuning and its refresher's steps, for snowmint's own tests.
@@ -42,6 +43,7 @@ pub use manual::ManualClock;
 #[doc(hidden)]
 pub use monotonic::DrivenSource;
 pub use monotonic::{MonotonicClock, MonotonicClockBuilder, WallClockBack};
+pub use rfc3339::Rfc3339;
 
 /// A source of time for a generator.
 ///

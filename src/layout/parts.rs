@@ -4,8 +4,8 @@ use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::Layout;
+use crate::clock::Rfc3339;
 use crate::id::Id;
-use crate::time::Rfc3339;
 
 /// An ID decoded under its layout: time, node fields and sequence.
 ///

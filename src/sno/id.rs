@@ -5,8 +5,8 @@ use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::SnoGenerator;
+use crate::clock::Rfc3339;
 use crate::error::{Error, ParseIdReason, Result};
-use crate::time::Rfc3339;
 
 /// sno's base32 alphabet, in ascending ASCII order: `2`-`9` then `a`-`x`.
 const ALPHABET: &[u8; 32] = b"23456789abcdefghijklmnopqrstuvwx";

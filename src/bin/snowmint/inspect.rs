@@ -11,9 +11,9 @@ use crate::time::parse_span;
 
 use snowmint::{
     Id,
+    clock::Rfc3339,
     encoding::Encoding,
     sno::{SnoGenerator, SnoId},
-    time::Rfc3339,
 };
 
 pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {

@@ -2,7 +2,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use snowmint::time::Rfc3339;
+use snowmint::clock::Rfc3339;
 
 /// Unix milliseconds from a time on the command line: `now` (the wall clock), Unix
 /// milliseconds (all digits), or RFC 3339 (as [`parse_rfc3339`] reads it).

@@ -9,7 +9,7 @@ use std::fmt;
 /// # Examples
 ///
 /// ```
-/// use snowmint::time::Rfc3339;
+/// use snowmint::clock::Rfc3339;
 ///
 /// assert_eq!(Rfc3339(0).to_string(), "1970-01-01T00:00:00.000Z");
 /// assert_eq!(Rfc3339(1_656_432_460_105).to_string(), "2022-06-28T16:07:40.105Z");
