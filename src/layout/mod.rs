@@ -30,14 +30,23 @@ pub(crate) const MAX_FIELDS: usize = 8;
 /// ```
 /// use snowmint::{Layout, layout::PRESET_NAMES};
 ///
-/// for name in PRESET_NAMES.split(", ") {
+/// for name in PRESET_NAMES {
 ///     let epoch_ms = if name == "nanoflake" { Some(0) } else { None };
 ///     assert_eq!(Layout::preset(name, epoch_ms)?.name(), name);
 /// }
+/// assert_eq!(PRESET_NAMES[0], "twitter");
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub const PRESET_NAMES: &str =
-    "twitter, discord, instagram, mastodon, sonyflake, nanoflake, snowflake-si, osmium";
+pub const PRESET_NAMES: [&str; 8] = [
+    "twitter",
+    "discord",
+    "instagram",
+    "mastodon",
+    "sonyflake",
+    "nanoflake",
+    "snowflake-si",
+    "osmium",
+];
 
 /// `Number.MAX_SAFE_INTEGER`, 2^53 − 1: the largest integer below which every integer is
 /// exactly a JavaScript number (an IEEE 754 double).

@@ -1,7 +1,11 @@
 //! The presets: the layouts of the source documents, and [`Layout::preset`] by name.
 
-use super::{Layout, LayoutBuilder, PRESET_NAMES};
+use super::{Layout, LayoutBuilder};
 use crate::error::{Error, Result, bounded};
+
+/// [`PRESET_NAMES`](super::PRESET_NAMES) on one line, the `expected` of [`Error::UnknownLayout`].
+const PRESETS_LISTED: &str =
+    "twitter, discord, instagram, mastodon, sonyflake, nanoflake, snowflake-si, osmium";
 
 impl Layout {
     /// Twitter: 1 unused sign bit, 41 time, 10 machine, 12 sequence; 1 ms; epoch 1288834974657.
@@ -168,7 +172,7 @@ impl Layout {
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownLayout`] for a name not in [`PRESET_NAMES`], [`Error::EpochFixed`] for an
+    /// [`Error::UnknownLayout`] for a name not in [`PRESET_NAMES`](super::PRESET_NAMES), [`Error::EpochFixed`] for an
     /// epoch given to a fixed-epoch preset, [`Error::EpochRequired`] for `nanoflake` without one.
     ///
     /// # Examples
@@ -200,7 +204,7 @@ impl Layout {
             _ => {
                 return Err(Error::UnknownLayout {
                     name: bounded(name),
-                    expected: PRESET_NAMES,
+                    expected: PRESETS_LISTED,
                 });
             }
         };
@@ -239,5 +243,16 @@ impl Layout {
     /// [`Error::InvalidLayout`] when the last representable time would pass `u64::MAX` ms.
     pub fn with_epoch_ms(self, epoch_ms: u64) -> Result<Layout> {
         LayoutBuilder::of(&self).epoch_ms(epoch_ms).build()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::PRESET_NAMES;
+
+    #[test]
+    fn the_listed_presets_are_the_preset_names() {
+        assert_eq!(PRESET_NAMES.join(", "), PRESETS_LISTED);
     }
 }

@@ -45,8 +45,9 @@ impl LayoutArgs {
 }
 
 pub(crate) fn layout_help() -> String {
+    let presets = PRESET_NAMES.join(", ");
     format!(
-        "The ID layout: a preset ({PRESET_NAMES}), sno, a JSON layout file (as the library's \
+        "The ID layout: a preset ({presets}), sno, a JSON layout file (as the library's \
          Layout serializes), or fields most significant first, NAME:BITS each (unused, time \
          and sequence are those kinds, any other name a node field) or tick-tock, e.g. \
          unused:1,time:41,tick-tock,region:4,host:5,sequence:12 with --epoch-ms"

@@ -357,7 +357,7 @@ mod tests {
 
     #[test]
     fn every_presets_snapshot_formats_and_parses_back() {
-        for name in PRESET_NAMES.split(", ") {
+        for name in PRESET_NAMES {
             let layout = Layout::preset(name, Some(1_700_000_000_000))
                 .or_else(|_| Layout::preset(name, None))
                 .unwrap();
