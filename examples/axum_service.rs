@@ -172,11 +172,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     posted.sort();
 
     // Page through the window from before the first order to after the last, 32 at a time.
-    let end_ms = app
-        .generator
-        .decode(posted[posted.len() - 1])?
-        .timestamp_ms()
-        + 1;
+    let end_ms = app.generator.decode(posted[posted.len() - 1])?.unix_ms() + 1;
     let mut listed = Vec::new();
     let mut pages = 0;
     let mut after = String::new();

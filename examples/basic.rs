@@ -32,30 +32,30 @@ fn main() -> snowmint::Result<()> {
             parts.sequence()
         );
         // The time is now (give or take the clock's cached reading), the node is ours, ...
-        assert!(parts.timestamp_ms().abs_diff(now_ms) < 1_000);
+        assert!(parts.unix_ms().abs_diff(now_ms) < 1_000);
         assert_eq!(parts.node("machine"), Some(42));
         // ... and within one millisecond the sequence counts up from 0; a new millisecond
         // starts it again.
         if let Some((time, sequence)) = previous {
-            if parts.timestamp_ms() == time {
+            if parts.unix_ms() == time {
                 assert_eq!(parts.sequence(), sequence + 1);
             } else {
-                assert!(parts.timestamp_ms() > time);
+                assert!(parts.unix_ms() > time);
                 assert_eq!(parts.sequence(), 0);
             }
         }
-        previous = Some((parts.timestamp_ms(), parts.sequence()));
+        previous = Some((parts.unix_ms(), parts.sequence()));
 
         // Composing the decoded fields gives the ID back, and so does parsing its text form.
         let composed =
-            Layout::TWITTER.compose(parts.timestamp_ms(), &[("machine", 42)], parts.sequence())?;
+            Layout::TWITTER.compose(parts.unix_ms(), &[("machine", 42)], parts.sequence())?;
         assert_eq!(composed, id);
         assert_eq!(Layout::TWITTER.parse(&id.to_string())?, id);
     }
 
     // A published ID decodes the same way: a tweet from 2022.
     let tweet = Layout::TWITTER.decode(Layout::TWITTER.parse("1541815603606036480")?)?;
-    assert_eq!(tweet.timestamp_ms(), 1_656_432_460_105);
+    assert_eq!(tweet.unix_ms(), 1_656_432_460_105);
     println!(
         "tweet 1541815603606036480 was posted at {}",
         tweet.time_rfc3339()

@@ -81,7 +81,7 @@ fn run(endpoints: &str) -> snowmint::Result<()> {
     let third = start(&config)?;
     assert_eq!(third.node_id(), 0);
     let mark = third.lease().mark().expect("the first holder left a mark");
-    let last_time = Layout::TWITTER.decode(last_of_first)?.timestamp_ms();
+    let last_time = Layout::TWITTER.decode(last_of_first)?.unix_ms();
     assert!(mark > last_time);
     let third_ids = mint(&third, 1_000)?;
     assert!(third_ids[0] > last_of_first);

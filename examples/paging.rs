@@ -73,7 +73,7 @@ fn main() -> snowmint::Result<()> {
     let expected: Vec<Row> = table
         .iter()
         .filter(|row| {
-            let time = Layout::TWITTER.decode(row.id).unwrap().timestamp_ms();
+            let time = Layout::TWITTER.decode(row.id).unwrap().unix_ms();
             (from_ms..to_ms).contains(&time)
         })
         .cloned()

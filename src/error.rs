@@ -354,10 +354,10 @@ pub enum Error {
         last_ms: u64,
     },
 
-    /// The clock reads behind the last minted timestamp, and the generator's policy says not to
+    /// The clock reads behind the last minted time, and the generator's policy says not to
     /// wait, the clock is further behind than the policy waits out, or the wait ran out.
     #[error(
-        "clock reads {behind_ms} ms behind the last minted timestamp of layout {layout}; \
+        "clock reads {behind_ms} ms behind the last minted time of layout {layout}; \
          the generator waits at most {max_wait_ms} ms for it to catch up"
     )]
     ClockBehind {

@@ -26,7 +26,7 @@ use crate::error::{Error, ParseIdReason, Result, bounded};
 /// assert_eq!(
 ///     format!("{parts:?}"),
 ///     "Parts { id: 1541815603606036480, layout: \"twitter\", \
-///      time: 2022-06-28T16:07:40.105Z, timestamp_ms: 1656432460105, machine: 378, sequence: 0 }"
+///      time: 2022-06-28T16:07:40.105Z, unix_ms: 1656432460105, machine: 378, sequence: 0 }"
 /// );
 /// # Ok::<(), snowmint::Error>(())
 /// ```

@@ -31,7 +31,7 @@ fn manual(policy: ClockBehind, borrow: u64) -> (Generator<ManualClock>, ManualCl
 /// The time (Unix ms) and sequence of a twitter ID.
 fn time_and_sequence(id: Id) -> (u64, u64) {
     let parts = TWITTER.decode(id).unwrap();
-    (parts.timestamp_ms(), parts.sequence())
+    (parts.unix_ms(), parts.sequence())
 }
 
 /// The error of a full twitter tick `tick`, with room again in `retry_after_ms`.
@@ -236,7 +236,7 @@ fn every_batched_id_carries_the_node_bits() {
                 (parts.node("worker"), parts.node("process")),
                 (Some(21), Some(10))
             );
-            assert_eq!(parts.timestamp_ms(), clock.unix_ms());
+            assert_eq!(parts.unix_ms(), clock.unix_ms());
         }
         // A fresh 10 ms tick each round: its whole 256 values.
         assert_eq!(sonyflake.mint_batch(&mut buffer).unwrap(), 256);
@@ -244,7 +244,7 @@ fn every_batched_id_carries_the_node_bits() {
             assert_eq!(id.to_u64() & 0xFFFF, 0xBEEF);
             let parts = sonyflake.decode(id).unwrap();
             assert_eq!(parts.node("machine"), Some(0xBEEF));
-            assert_eq!(parts.timestamp_ms(), clock.unix_ms());
+            assert_eq!(parts.unix_ms(), clock.unix_ms());
         }
         clock.advance(10);
     }
@@ -331,7 +331,7 @@ fn retry_after_counts_the_layout_ticks_when_borrowing() {
     let ids: Vec<Id> = std::iter::from_fn(|| generator.try_mint().ok()).collect();
     assert_eq!(ids.len(), 2 * 256);
     let last = Layout::SONYFLAKE.decode(ids[2 * 256 - 1]).unwrap();
-    assert_eq!(last.timestamp_ms(), T0 + 10);
+    assert_eq!(last.unix_ms(), T0 + 10);
     assert!(matches!(
         generator.try_mint(),
         Err(Error::SequenceExhausted { layout: "sonyflake", retry_after, .. })
@@ -467,15 +467,15 @@ fn a_regression_beyond_the_borrow_window_applies_the_error_policy() {
 }
 
 #[test]
-fn a_regression_beyond_the_borrow_window_reports_how_far_behind_the_last_minted_timestamp() {
+fn a_regression_beyond_the_borrow_window_reports_how_far_behind_the_last_minted_time() {
     let (generator, clock) = manual(ClockBehind::Error, 2);
     fill(&generator, 2 * TICK + 1);
     clock.set(T0 - 1);
     let err = generator.mint().unwrap_err();
-    // The last minted timestamp is T0 + 2, and the clock reads T0 - 1: 3 ms behind it.
+    // The last minted time is T0 + 2, and the clock reads T0 - 1: 3 ms behind it.
     assert_eq!(
         err.to_string(),
-        "clock reads 3 ms behind the last minted timestamp of layout twitter; \
+        "clock reads 3 ms behind the last minted time of layout twitter; \
          the generator waits at most 0 ms for it to catch up"
     );
 }

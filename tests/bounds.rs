@@ -64,7 +64,7 @@ fn bounds_of_a_time_are_its_ticks_smallest_and_largest_ids() {
                 for id in [min, max] {
                     let parts = layout.decode(id).unwrap();
                     assert_eq!(parts.ticks(), ticks, "{layout}");
-                    assert_eq!(parts.timestamp_ms(), start, "{layout}");
+                    assert_eq!(parts.unix_ms(), start, "{layout}");
                 }
                 // Nothing fits between one tick's largest ID and the next one's smallest.
                 if ticks < layout.max_ticks() {

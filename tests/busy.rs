@@ -57,15 +57,15 @@ fn two_threads_on_a_busy_machine_mint_unique_increasing_ids_of_their_time() {
     // Times within the run, give or take the clock's agreement with the wall clock.
     for ids in &minted {
         for &id in [ids[0], ids[ids.len() - 1]].iter() {
-            let ms = Layout::TWITTER.decode(id).unwrap().timestamp_ms();
+            let ms = Layout::TWITTER.decode(id).unwrap().unix_ms();
             assert_near(ms, started, ended, 50, "an ID's time");
         }
     }
     // At 4,096 IDs a tick, the run spans at least this many ticks: ticks filled and moved on.
     let first = minted.iter().map(|ids| ids[0]).min().unwrap();
     let last = minted.iter().map(|ids| ids[ids.len() - 1]).max().unwrap();
-    let span = Layout::TWITTER.decode(last).unwrap().timestamp_ms()
-        - Layout::TWITTER.decode(first).unwrap().timestamp_ms();
+    let span = Layout::TWITTER.decode(last).unwrap().unix_ms()
+        - Layout::TWITTER.decode(first).unwrap().unix_ms();
     assert!(
         span + 1 >= (THREADS * PER_THREAD / 4_096) as u64,
         "{span} ms"

@@ -256,7 +256,7 @@ fn generator<C: Clock>(layout: Layout, clock: C, policy: ClockBehind) -> Generat
 fn at<C>(generator: &Generator<C>, id: Id) -> (u64, u64) {
     let parts = generator.decode(id).expect("the generator's own layout");
     assert_eq!(parts.node("machine"), Some(5), "{parts:?}");
-    (parts.timestamp_ms(), parts.sequence())
+    (parts.unix_ms(), parts.sequence())
 }
 
 /// Mints `PER_TICK` IDs with `try_mint`, all of which must land on `unix_ms`; the tick is then
@@ -693,7 +693,7 @@ fn tick_tock_toggles_when_a_full_tick_meets_a_source_behind_the_cache() {
     let id = generator.try_mint().expect("toggle to the other timeline");
     let parts = generator.decode(id).unwrap();
     assert_eq!(
-        (parts.timeline(), parts.timestamp_ms(), parts.sequence()),
+        (parts.timeline(), parts.unix_ms(), parts.sequence()),
         (Some(1), T0 + 1, 0),
         "{parts:?}"
     );
@@ -737,7 +737,7 @@ fn tick_tock_on_a_cached_clock_mints_on_the_sources_new_time_after_a_step_back()
             .unwrap_or_else(|e| panic!("mint {i} after the step back: {e}"));
         let parts = generator.decode(id).unwrap();
         assert_eq!(
-            (parts.timeline(), parts.timestamp_ms(), parts.sequence()),
+            (parts.timeline(), parts.unix_ms(), parts.sequence()),
             (Some(1), now, i % PER_TICK),
             "mint {i} after the step back, with the source at {now}: {parts:?}"
         );
@@ -901,7 +901,7 @@ fn a_precise_reading_from_before_a_step_back_never_replaces_the_step() {
         source.set(STEPPED);
         let parts = generator.decode(generator.try_mint().unwrap()).unwrap();
         assert_eq!(
-            (parts.timeline(), parts.timestamp_ms(), parts.sequence()),
+            (parts.timeline(), parts.unix_ms(), parts.sequence()),
             (Some(1), STEPPED, 0),
             "{parts:?}"
         );
@@ -929,7 +929,7 @@ fn a_precise_reading_from_before_a_step_back_never_replaces_the_step() {
         let parts = generator.decode(generator.try_mint().unwrap()).unwrap();
         words.push(clock.drive_word());
         assert_eq!(
-            (parts.timeline(), parts.timestamp_ms()),
+            (parts.timeline(), parts.unix_ms()),
             (Some(1), STEPPED),
             "an ID ahead of its source at {STEPPED} ms: {parts:?}; words: {words:?}"
         );
@@ -1033,7 +1033,7 @@ fn threads_on_a_real_cached_clock() {
             };
             let source_after = clock.source().unix_ms();
             for &id in ids {
-                let time_ms = generator.decode(id).unwrap().timestamp_ms();
+                let time_ms = generator.decode(id).unwrap().unix_ms();
                 minted.push(Minted {
                     id,
                     time_ms,
@@ -1071,7 +1071,7 @@ fn sharded_threads_on_a_real_cached_clock() {
                 let source_after = clock.source().unix_ms();
                 Minted {
                     id,
-                    time_ms: BUSY.decode(id).unwrap().timestamp_ms(),
+                    time_ms: BUSY.decode(id).unwrap().unix_ms(),
                     cached_before,
                     source_after,
                 }

@@ -31,11 +31,11 @@ fn ids_of(output: &Output) -> Vec<Id> {
         .collect()
 }
 
-fn assert_within_a_minute_of_now(timestamp_ms: u64) {
+fn assert_within_a_minute_of_now(unix_ms: u64) {
     let now = wall_ms();
     assert!(
-        timestamp_ms.abs_diff(now) <= 60_000,
-        "timestamp {timestamp_ms} ms is not within a minute of now ({now} ms)"
+        unix_ms.abs_diff(now) <= 60_000,
+        "time {unix_ms} ms is not within a minute of now ({now} ms)"
     );
 }
 
@@ -54,14 +54,14 @@ fn inspect_json_decodes_the_acceptance_id() {
     let value: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
     assert_eq!(value["id"], "1541815603606036480");
     assert_eq!(value["layout"], "twitter");
-    assert_eq!(value["timestamp_ms"], 1_656_432_460_105u64);
+    assert_eq!(value["unix_ms"], 1_656_432_460_105u64);
     assert_eq!(value["time"], "2022-06-28T16:07:40.105Z");
     assert_eq!(value["machine"], 378);
     assert_eq!(value["sequence"], 0);
     // The keys, in order, and nothing else.
     assert_eq!(
         lines[0],
-        r#"{"id":"1541815603606036480","layout":"twitter","timestamp_ms":1656432460105,"time":"2022-06-28T16:07:40.105Z","machine":378,"sequence":0}"#
+        r#"{"id":"1541815603606036480","layout":"twitter","unix_ms":1656432460105,"time":"2022-06-28T16:07:40.105Z","machine":378,"sequence":0}"#
     );
 }
 
@@ -76,7 +76,7 @@ fn inspect_json_lists_every_node_field_in_layout_order() {
     ]);
     assert_eq!(
         stdout_of(&output),
-        "{\"id\":\"175928847299117063\",\"layout\":\"discord\",\"timestamp_ms\":1462015105796,\
+        "{\"id\":\"175928847299117063\",\"layout\":\"discord\",\"unix_ms\":1462015105796,\
          \"time\":\"2016-04-30T11:18:25.796Z\",\"worker\":1,\"process\":0,\"sequence\":7}\n"
     );
 }
@@ -106,9 +106,9 @@ fn mint_a_million_gives_a_million_increasing_current_twitter_ids() {
         let parts = Layout::TWITTER.decode(id).expect("a twitter id");
         assert_eq!(parts.node("machine"), Some(0));
         assert!(
-            parts.timestamp_ms() + 60_000 >= before && parts.timestamp_ms() <= after + 60_000,
-            "timestamp {} ms not within a minute of the run ({before}..={after} ms)",
-            parts.timestamp_ms()
+            parts.unix_ms() + 60_000 >= before && parts.unix_ms() <= after + 60_000,
+            "time {} ms not within a minute of the run ({before}..={after} ms)",
+            parts.unix_ms()
         );
     }
 }
@@ -127,7 +127,7 @@ fn mint_count_fills_each_tick_in_one_batch() {
     let sequences: Vec<u64> = parts.iter().map(|p| p.sequence()).collect();
     let expected: Vec<u64> = (0..256).chain(0..256).chain(0..88).collect();
     assert_eq!(sequences, expected);
-    let ticks: Vec<u64> = parts.iter().map(|p| p.timestamp_ms()).collect();
+    let ticks: Vec<u64> = parts.iter().map(|p| p.unix_ms()).collect();
     assert!(ticks[0] < ticks[256] && ticks[256] < ticks[512]);
     assert!(ticks[..256].iter().all(|&t| t == ticks[0]));
 }
@@ -138,7 +138,7 @@ fn mint_defaults_to_one_id() {
     assert_eq!(ids.len(), 1);
     let parts = Layout::TWITTER.decode(ids[0]).unwrap();
     assert_eq!(parts.node("machine"), Some(0));
-    assert_within_a_minute_of_now(parts.timestamp_ms());
+    assert_within_a_minute_of_now(parts.unix_ms());
 }
 
 #[test]
@@ -320,7 +320,7 @@ fn an_inline_layout_with_a_tick_tock_bit_mints_with_tick_tock() {
             (parts.node("machine"), parts.timeline()),
             (Some(5), Some(0))
         );
-        assert!(parts.timestamp_ms().abs_diff(wall_ms()) < 60_000);
+        assert!(parts.unix_ms().abs_diff(wall_ms()) < 60_000);
     }
     // The same flag decodes them, and a JSON layout file does too.
     let text: String = ids.iter().map(|id| format!("{id}\n")).collect();
@@ -542,7 +542,7 @@ fn mint_with_each_preset_and_node_flags_decodes_back() {
                 .unwrap_or_else(|e| panic!("{args:?}: {e}"));
             let decoded: Vec<(&str, u64)> = parts.nodes().collect();
             assert_eq!(decoded, nodes, "{args:?}");
-            assert_within_a_minute_of_now(parts.timestamp_ms());
+            assert_within_a_minute_of_now(parts.unix_ms());
             if layout == "snowflake-si" {
                 assert!(id.to_u64() < 1 << 53, "{id} is not JavaScript-safe");
             }
@@ -567,7 +567,7 @@ fn mint_piped_into_inspect_reads_ids_from_stdin() {
         assert_eq!(object["layout"], "discord");
         assert_eq!(object["worker"], 2);
         assert_eq!(object["process"], 0);
-        assert_within_a_minute_of_now(object["timestamp_ms"].as_u64().unwrap());
+        assert_within_a_minute_of_now(object["unix_ms"].as_u64().unwrap());
     }
 }
 
@@ -882,8 +882,7 @@ fn inspect_json_has_no_timeline_key_for_layouts_without_a_tick_tock_bit() {
             .keys()
             .map(String::as_str)
             .collect();
-        let mut expected: BTreeSet<&str> =
-            ["id", "layout", "timestamp_ms", "time", "sequence"].into();
+        let mut expected: BTreeSet<&str> = ["id", "layout", "unix_ms", "time", "sequence"].into();
         expected.extend(layout.node_fields().map(|f| f.name()));
         assert_eq!(keys, expected, "{args:?}");
     }
@@ -1164,9 +1163,9 @@ fn snapshot_ahead_of_the_clock_by_less_than_max_wait_ms_waits_then_mints_after_i
     for &id in &ids {
         let parts = Layout::TWITTER.decode(id).unwrap();
         assert!(
-            parts.timestamp_ms() >= last_ms,
+            parts.unix_ms() >= last_ms,
             "{id} minted at {} ms, before the snapshot's {last_ms} ms",
-            parts.timestamp_ms()
+            parts.unix_ms()
         );
     }
     let last = Layout::TWITTER.decode(ids[2]).unwrap();

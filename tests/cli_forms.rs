@@ -145,10 +145,9 @@ fn mint_format_prints_each_form_at_its_width_decoding_to_increasing_current_ids(
                     .decode(id)
                     .unwrap_or_else(|e| panic!("{args:?}: {line:?}: {e}"));
                 assert!(
-                    parts.timestamp_ms() + 60_000 >= before
-                        && parts.timestamp_ms() <= after + 60_000,
+                    parts.unix_ms() + 60_000 >= before && parts.unix_ms() <= after + 60_000,
                     "{args:?}: {line:?} carries {} ms, not within a minute of the run",
-                    parts.timestamp_ms()
+                    parts.unix_ms()
                 );
                 ids.push(id);
             }
@@ -306,10 +305,10 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     // The keys in order, and nothing else.
     assert_eq!(
         stdout,
-        "{\"id\":\"2222222222222222\",\"layout\":\"sno\",\"timestamp_ms\":1262304000000,\
+        "{\"id\":\"2222222222222222\",\"layout\":\"sno\",\"unix_ms\":1262304000000,\
          \"time\":\"2010-01-01T00:00:00.000Z\",\"timeline\":0,\"meta\":0,\"partition\":0,\
          \"sequence\":0}\n\
-         {\"id\":\"xxxxxxxxxxxxxxxx\",\"layout\":\"sno\",\"timestamp_ms\":3461327255548,\
+         {\"id\":\"xxxxxxxxxxxxxxxx\",\"layout\":\"sno\",\"unix_ms\":3461327255548,\
          \"time\":\"2079-09-07T15:47:35.548Z\",\"timeline\":1,\"meta\":255,\"partition\":65535,\
          \"sequence\":65535}\n"
     );
@@ -317,7 +316,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     let keys = [
         "id",
         "layout",
-        "timestamp_ms",
+        "unix_ms",
         "time",
         "timeline",
         "meta",
@@ -334,7 +333,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     let zero = &objects[0];
     assert_eq!(zero["id"], SNO_ZERO);
     assert_eq!(zero["layout"], "sno");
-    assert_eq!(zero["timestamp_ms"], SnoId::EPOCH_MS);
+    assert_eq!(zero["unix_ms"], SnoId::EPOCH_MS);
     assert_eq!(zero["time"], "2010-01-01T00:00:00.000Z");
     for key in ["timeline", "meta", "partition", "sequence"] {
         assert_eq!(zero[key], 0, "{key}");
@@ -342,7 +341,7 @@ fn inspect_sno_json_has_every_key_for_the_documents_known_answers() {
     let max = &objects[1];
     assert_eq!(max["id"], SNO_MAX);
     assert_eq!(max["layout"], "sno");
-    assert_eq!(max["timestamp_ms"], SnoId::MAX_TIMESTAMP_MS);
+    assert_eq!(max["unix_ms"], SnoId::MAX_UNIX_MS);
     assert_eq!(max["time"], "2079-09-07T15:47:35.548Z");
     assert_eq!(max["timeline"], 1);
     assert_eq!(max["meta"], u8::MAX);
@@ -362,7 +361,7 @@ fn inspect_sno_reads_stdin_and_agrees_with_the_library() {
     assert_eq!(objects.len(), 1);
     let object = &objects[0];
     assert_eq!(object["id"], text.as_str());
-    assert_eq!(object["timestamp_ms"], 1_714_521_600_004u64);
+    assert_eq!(object["unix_ms"], 1_714_521_600_004u64);
     assert_eq!(object["time"], "2024-05-01T00:00:00.004Z");
     assert_eq!(
         (
@@ -620,7 +619,7 @@ fn bounds_truncate_a_fraction_to_its_millisecond() {
         // The JSON names the millisecond.
         let output = run(&["bounds", "--json", &given]);
         let object = &json_lines(stdout_of(&output))[0];
-        assert_eq!(object["timestamp_ms"], ms, "{given}");
+        assert_eq!(object["unix_ms"], ms, "{given}");
     }
 }
 
@@ -651,7 +650,7 @@ fn bounds_json_and_format_hex_agree_with_the_plain_output() {
             assert_eq!(
                 stdout,
                 format!(
-                    "{{\"layout\":\"{}\",\"timestamp_ms\":{ms},\"tick_start_ms\":{start_ms},\
+                    "{{\"layout\":\"{}\",\"unix_ms\":{ms},\"tick_start_ms\":{start_ms},\
                      \"tick_end_ms\":{end_ms},\"lower\":\"{lower}\",\"upper\":\"{upper}\"}}\n",
                     layout.name()
                 ),
@@ -791,7 +790,7 @@ fn ids_minted_at_a_time_lie_in_its_paging_bounds_and_no_others_do() {
             .iter()
             .map(|o| {
                 (
-                    o["timestamp_ms"].as_u64().unwrap(),
+                    o["unix_ms"].as_u64().unwrap(),
                     o["time"].as_str().unwrap().to_owned(),
                 )
             })

@@ -222,7 +222,7 @@ fn inspect_json_has_the_id_in_the_form_read_and_the_decimal_after_it() {
         stdout_of(&output),
         format!(
             "{{\"id\":\"{TWEET_BASE62}\",\"decimal\":\"{TWEET}\",\"layout\":\"twitter\",\
-             \"timestamp_ms\":1656432460105,\"time\":\"{TWEET_TIME}\",\"machine\":378,\
+             \"unix_ms\":1656432460105,\"time\":\"{TWEET_TIME}\",\"machine\":378,\
              \"sequence\":0}}\n"
         )
     );
@@ -231,7 +231,7 @@ fn inspect_json_has_the_id_in_the_form_read_and_the_decimal_after_it() {
     assert_eq!(
         stdout_of(&output),
         format!(
-            "{{\"id\":\"{TWEET}\",\"layout\":\"twitter\",\"timestamp_ms\":1656432460105,\
+            "{{\"id\":\"{TWEET}\",\"layout\":\"twitter\",\"unix_ms\":1656432460105,\
              \"time\":\"{TWEET_TIME}\",\"machine\":378,\"sequence\":0}}\n"
         )
     );
@@ -363,7 +363,7 @@ fn bounds_now_are_the_bounds_at_the_clock() {
         let before = wall_ms();
         let object = &json_lines(&bounds(&args))[0];
         let after = wall_ms();
-        let ms = object["timestamp_ms"].as_u64().unwrap();
+        let ms = object["unix_ms"].as_u64().unwrap();
         assert!(
             (before..=after).contains(&ms),
             "{before} <= {ms} <= {after}"
@@ -403,10 +403,10 @@ fn bounds_print_the_tick_they_cover() {
     assert_eq!(parts.time_rfc3339().to_string(), "2024-05-01T00:00:00.000Z");
 
     let object = &json_lines(&bounds(&["--layout", "sonyflake", "--json", time]))[0];
-    assert_eq!(object["timestamp_ms"], 1_714_521_600_005u64);
+    assert_eq!(object["unix_ms"], 1_714_521_600_005u64);
     assert_eq!(object["tick_start_ms"], 1_714_521_600_000u64);
     assert_eq!(object["tick_end_ms"], 1_714_521_600_010u64);
-    assert_eq!(object["tick_start_ms"], parts.timestamp_ms());
+    assert_eq!(object["tick_start_ms"], parts.unix_ms());
 
     // A 1 ms tick is the millisecond itself.
     let text = bounds(&["--layout", "twitter", time]);
@@ -463,7 +463,7 @@ fn bounds_on_sno_cover_every_id_of_the_time_unit() {
     let lower: SnoId = "8kkk6x2422222222".parse().unwrap();
     let upper: SnoId = "8kkk6x25xxxxxxxx".parse().unwrap();
     assert_eq!(
-        (lower.timestamp_ms(), upper.timestamp_ms()),
+        (lower.unix_ms(), upper.unix_ms()),
         (1_714_521_600_004, 1_714_521_600_004)
     );
     assert_eq!(
@@ -522,6 +522,6 @@ fn a_node_field_may_not_take_a_json_key_as_its_name() {
         &output,
         "",
         "snowmint: layout custom: a node field may not be named id, a key of inspect --json \
-         (id, decimal, layout, timestamp_ms, time, timeline, sequence)\n",
+         (id, decimal, layout, unix_ms, time, timeline, sequence)\n",
     );
 }

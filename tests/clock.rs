@@ -139,7 +139,7 @@ fn a_generator_mints_on_a_re_anchored_clock() {
         assert!(id > last, "{id} after {last}");
         last = id;
     }
-    let minted_ms = Layout::TWITTER.decode(last).unwrap().timestamp_ms();
+    let minted_ms = Layout::TWITTER.decode(last).unwrap().unix_ms();
     let wall_ms = wall_ns() / 1_000_000;
     assert!(
         minted_ms.abs_diff(wall_ms) <= TOLERANCE_NS / 1_000_000,

@@ -62,7 +62,7 @@ impl Ledger {
         for _ in 0..n {
             let id = generator.mint().unwrap();
             let parts = generator.decode(id).unwrap();
-            assert_eq!(parts.timestamp_ms(), unix_ms, "{parts:?}");
+            assert_eq!(parts.unix_ms(), unix_ms, "{parts:?}");
             assert_eq!(parts.timeline().unwrap_or(0), timeline, "{parts:?}");
             self.record(parts);
         }
@@ -140,7 +140,7 @@ fn a_forward_jump_of_a_day_mints_at_the_new_time_from_sequence_zero() {
         ledger.mint_at(&generator, 5, T0, 0);
         clock.set(T0 + DAY);
         let parts = generator.decode(generator.mint().unwrap()).unwrap();
-        assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + DAY, 0));
+        assert_eq!((parts.unix_ms(), parts.sequence()), (T0 + DAY, 0));
         ledger.record(parts);
         assert_eq!(generator.stats().regressions, 0);
     }
@@ -263,7 +263,7 @@ fn a_regression_while_four_threads_mint_toggles_once_and_repeats_nothing() {
         .iter()
         .map(|id| TT.decode(*id).unwrap())
         .filter(|parts| parts.timeline() == Some(1))
-        .map(|parts| parts.timestamp_ms())
+        .map(|parts| parts.unix_ms())
         .collect();
     assert!(!on_timeline_1.is_empty());
     // Timeline 1 starts at the step back and carries only readings taken after it: never a
@@ -496,18 +496,14 @@ fn a_reading_from_before_a_toggle_never_carries_the_new_timeline_to_the_old_time
         clock.base.set(T0 + 50);
         let toggled = generator.decode(generator.try_mint().unwrap()).unwrap();
         assert_eq!(
-            (
-                toggled.timestamp_ms(),
-                toggled.timeline(),
-                toggled.sequence()
-            ),
+            (toggled.unix_ms(), toggled.timeline(), toggled.sequence()),
             (T0 + 50, Some(1), 0)
         );
         ledger.record(toggled);
         resume_tx.send(()).unwrap();
         let after = generator.decode(x.join().unwrap().unwrap()).unwrap();
         assert_eq!(
-            (after.timestamp_ms(), after.timeline(), after.sequence()),
+            (after.unix_ms(), after.timeline(), after.sequence()),
             (T0 + 50, Some(1), 1),
             "thread x minted on the new timeline with its reading from before the toggle"
         );
@@ -587,7 +583,7 @@ fn alternating_precise_readings_at_a_full_tick_end_after_a_bounded_number_of_rea
     let generator = full(&clock);
     let parts = generator.decode(generator.mint().unwrap()).unwrap();
     assert_eq!(
-        (parts.timestamp_ms(), parts.timeline(), parts.sequence()),
+        (parts.unix_ms(), parts.timeline(), parts.sequence()),
         (T0 + 1, Some(0), 0)
     );
 }

@@ -150,7 +150,7 @@ fn a_clean_release_lets_the_next_claimant_start_at_once() {
     let ids = (0..10_000)
         .map(|_| first.mint().unwrap())
         .collect::<Vec<_>>();
-    let last_time = Layout::TWITTER.decode(ids[9_999]).unwrap().timestamp_ms();
+    let last_time = Layout::TWITTER.decode(ids[9_999]).unwrap().unix_ms();
     first.shutdown().unwrap();
 
     let started = Instant::now();
@@ -230,7 +230,7 @@ fn a_killed_holder_frees_its_id_after_about_the_ttl() {
     );
     // The holder's mark was a TTL past its last renewal; the new holder starts above it.
     let mark = lease.mark().expect("the killed holder's mark");
-    assert!(mark > Layout::TWITTER.decode(printed_max).unwrap().timestamp_ms());
+    assert!(mark > Layout::TWITTER.decode(printed_max).unwrap().unix_ms());
     let generator = lease
         .resume(Layout::TWITTER, "machine")
         .on_clock_behind(ClockBehind::Wait { max_ms: 3_000 })
@@ -239,7 +239,7 @@ fn a_killed_holder_frees_its_id_after_about_the_ttl() {
     let generator = LeasedGenerator::new(generator, lease).unwrap();
     let next = generator.mint().unwrap();
     assert!(next > printed_max);
-    assert!(Layout::TWITTER.decode(next).unwrap().timestamp_ms() >= mark);
+    assert!(Layout::TWITTER.decode(next).unwrap().unix_ms() >= mark);
 }
 
 #[test]
@@ -291,7 +291,7 @@ fn a_restart_behind_the_mark_waits_or_fails_and_never_repeats_a_time() {
         });
         second.mint().unwrap()
     });
-    let time = Layout::TWITTER.decode(next).unwrap().timestamp_ms();
+    let time = Layout::TWITTER.decode(next).unwrap().unix_ms();
     assert!(time >= mark && next > last, "{time} vs mark {mark}");
     assert!(minted.iter().all(|&id| id < next));
 }
@@ -357,7 +357,7 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
     assert!(matches!(second.mint(), Err(Error::ClockBehind { .. })));
     clock.set(last + 1); // the tick after the mark's: the mark's own tick may have IDs
     let next = second.mint().unwrap();
-    assert!(next > old && Layout::TWITTER.decode(next).unwrap().timestamp_ms() >= last);
+    assert!(next > old && Layout::TWITTER.decode(next).unwrap().unix_ms() >= last);
 }
 
 /// A private etcd on ports of its own, killed (and its data removed) when dropped.

@@ -42,7 +42,7 @@ fn fresh(what: &str, mint: impl FnOnce() -> Id) -> Result<(), String> {
     let before = wall_ms();
     let id = mint();
     let after = wall_ms();
-    let ms = Layout::TWITTER.decode(id).unwrap().timestamp_ms();
+    let ms = Layout::TWITTER.decode(id).unwrap().unix_ms();
     if before.saturating_sub(SLACK_MS) <= ms && ms <= after + SLACK_MS {
         Ok(())
     } else {

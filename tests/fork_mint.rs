@@ -57,7 +57,7 @@ fn child(inherited: &Generator, parent: u32, node: u64, out: &Path) -> Result<()
     let ids = new.mint_many(IDS).map_err(|err| err.to_string())?;
     let after = wall_ms();
     for id in [ids[0], ids[IDS - 1]] {
-        let ms = Layout::TWITTER.decode(id).unwrap().timestamp_ms();
+        let ms = Layout::TWITTER.decode(id).unwrap().unix_ms();
         if ms + SLACK_MS < before || ms > after + SLACK_MS {
             return Err(format!(
                 "the new generator minted at {ms}, outside {before}..={after}"

@@ -502,7 +502,7 @@ fn in_child(out: &mut PipeWriter, scenario: Scenario) -> Result<(), String> {
             let first = start.elapsed();
             writeln!(out, "first_us {}", first.as_micros()).map_err(|e| e.to_string())?;
         }
-        let ms = Layout::TWITTER.decode(id).unwrap().timestamp_ms();
+        let ms = Layout::TWITTER.decode(id).unwrap().unix_ms();
         if ms + TICK_MS + SLACK_MS < before || ms > after + SLACK_MS {
             return Err(format!(
                 "ID {i}'s time {ms} is off the wall clock's {before}..={after}"

@@ -66,7 +66,7 @@ fn default_clock_ids_carry_the_wall_time() {
     let before = wall_ms();
     let id = generator.mint().unwrap();
     let after = wall_ms();
-    let ts = generator.decode(id).unwrap().timestamp_ms();
+    let ts = generator.decode(id).unwrap().unix_ms();
     // Anchoring and calibration error are milliseconds at most; allow 100.
     assert_near(ts, before, after, 100, "the ID's time");
 }
@@ -91,11 +91,11 @@ fn sequence_runs_in_order_then_restarts_at_zero_on_the_next_tick() {
     let (generator, clock) = manual(Layout::TWITTER, T0);
     for expected in 0..4096 {
         let parts = Layout::TWITTER.decode(generator.mint().unwrap()).unwrap();
-        assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0, expected));
+        assert_eq!((parts.unix_ms(), parts.sequence()), (T0, expected));
     }
     clock.advance(3);
     let parts = Layout::TWITTER.decode(generator.mint().unwrap()).unwrap();
-    assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 3, 0));
+    assert_eq!((parts.unix_ms(), parts.sequence()), (T0 + 3, 0));
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn the_4097th_twitter_id_in_one_millisecond_waits_for_the_next_millisecond() {
     // The clock has not moved: the 4097th mint must wait until it does.
     let id = mint_blocked_until(&generator, Duration::from_millis(200), || clock.advance(1));
     let parts = Layout::TWITTER.decode(id.unwrap()).unwrap();
-    assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 1, 0));
+    assert_eq!((parts.unix_ms(), parts.sequence()), (T0 + 1, 0));
     assert!(parts.id() > *first.last().unwrap());
 }
 
@@ -140,7 +140,7 @@ fn sonyflake_ticks_are_10_ms_and_hold_256_ids() {
     let (generator, clock) = manual(Layout::SONYFLAKE, 1_700_000_000_005);
     for _ in 0..256 {
         let parts = generator.decode(generator.try_mint().unwrap()).unwrap();
-        assert_eq!(parts.timestamp_ms(), 1_700_000_000_000);
+        assert_eq!(parts.unix_ms(), 1_700_000_000_000);
     }
     assert_eq!(
         generator.try_mint().unwrap_err(),
@@ -179,7 +179,7 @@ fn clock_behind_with_the_error_policy_fails_and_says_how_far() {
     );
     assert_eq!(
         err.to_string(),
-        "clock reads 250 ms behind the last minted timestamp of layout twitter; \
+        "clock reads 250 ms behind the last minted time of layout twitter; \
          the generator waits at most 0 ms for it to catch up"
     );
     clock.set(T0);
@@ -218,7 +218,7 @@ fn clock_behind_within_the_wait_bound_waits_until_the_clock_catches_up() {
     let id = mint_blocked_until(&generator, Duration::from_millis(200), || clock.set(T0 + 1));
     let id = id.unwrap();
     assert!(id > before);
-    assert_eq!(generator.decode(id).unwrap().timestamp_ms(), T0 + 1);
+    assert_eq!(generator.decode(id).unwrap().unix_ms(), T0 + 1);
 }
 
 #[test]

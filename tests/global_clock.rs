@@ -306,7 +306,7 @@ fn a_twitter_generator_on_the_global_clock_fills_ticks_without_losing_ids() {
         for m in thread {
             let parts = layout.decode(m.id).unwrap();
             assert_eq!(parts.node("machine"), Some(9));
-            let time_ms = parts.timestamp_ms();
+            let time_ms = parts.unix_ms();
             // Never before the cached reading taken before the call, never past the wall
             // clock read after it (two ticks of slack for the clock's drift from the wall
             // clock between re-anchors).

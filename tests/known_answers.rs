@@ -9,7 +9,7 @@ fn tweet_1541815603606036480_decodes_as_published() {
         .decode(Id::from_u64(1_541_815_603_606_036_480))
         .unwrap();
     assert_eq!(parts.ticks(), 367_597_485_448);
-    assert_eq!(parts.timestamp_ms(), 1_656_432_460_105);
+    assert_eq!(parts.unix_ms(), 1_656_432_460_105);
     assert_eq!(parts.time_rfc3339().to_string(), "2022-06-28T16:07:40.105Z");
     assert_eq!(parts.node("machine"), Some(378));
     assert_eq!(parts.sequence(), 0);

@@ -25,7 +25,7 @@ fn every_preset_round_trips_at_its_extremes() {
                     let id = layout.compose(unix_ms, &nodes, sequence).unwrap();
                     let parts = layout.decode(id).unwrap();
                     assert_eq!(parts.ticks(), ticks, "{layout}");
-                    assert_eq!(parts.timestamp_ms(), unix_ms, "{layout}");
+                    assert_eq!(parts.unix_ms(), unix_ms, "{layout}");
                     assert_eq!(parts.sequence(), sequence, "{layout}");
                     assert_eq!(parts.nodes().collect::<Vec<_>>(), nodes, "{layout}");
                     assert_eq!(id.to_u64() & layout.zero_mask(), 0, "{layout}");
@@ -149,7 +149,7 @@ fn custom_layout_round_trips() {
     let parts = layout.decode(id).unwrap();
     assert_eq!(parts.ticks(), 1000);
     assert_eq!(
-        parts.timestamp_ms(),
+        parts.unix_ms(),
         1_262_304_004_000,
         "floored to the 4 ms tick"
     );

@@ -336,7 +336,7 @@ impl Twins {
 
 fn decode(id: Id, layout: &Layout) -> (u64, Option<u64>, u64) {
     let parts = layout.decode(id).unwrap();
-    (parts.timestamp_ms(), parts.timeline(), parts.sequence())
+    (parts.unix_ms(), parts.timeline(), parts.sequence())
 }
 
 // Named scenarios.

@@ -50,7 +50,7 @@ fn start(
 }
 
 fn time_ms(layout: &Layout, id: Id) -> u64 {
-    layout.decode(id).unwrap().timestamp_ms()
+    layout.decode(id).unwrap().unix_ms()
 }
 
 #[test]

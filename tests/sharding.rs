@@ -47,7 +47,7 @@ fn a_four_value_range_mints_exactly_its_values_in_order_then_is_exhausted() {
     assert_eq!(sequences, [100, 101, 102, 103]);
     for &id in &ids {
         let parts = TWITTER.decode(id).unwrap();
-        assert_eq!(parts.timestamp_ms(), T0);
+        assert_eq!(parts.unix_ms(), T0);
         assert_eq!(parts.node("machine"), Some(378));
     }
     assert_eq!(
@@ -75,7 +75,7 @@ fn mint_on_a_full_four_value_range_waits_for_the_next_tick_and_restarts_at_the_r
     )
     .unwrap();
     let parts = TWITTER.decode(id).unwrap();
-    assert_eq!(parts.timestamp_ms(), T0 + 1);
+    assert_eq!(parts.unix_ms(), T0 + 1);
     assert_eq!(parts.sequence(), 100);
     let stats = generator.stats();
     assert_eq!((stats.overflows, stats.waits), (1, 1), "{stats:?}");
@@ -99,7 +99,7 @@ fn mint_batch_of_ten_on_a_four_value_range_returns_four() {
     ));
     clock.advance(1);
     assert_eq!(generator.mint_batch(&mut buffer).unwrap(), 4);
-    assert_eq!(TWITTER.decode(buffer[0]).unwrap().timestamp_ms(), T0 + 1);
+    assert_eq!(TWITTER.decode(buffer[0]).unwrap().unix_ms(), T0 + 1);
     assert_eq!(sequence(buffer[0]), 100);
 }
 
@@ -319,7 +319,7 @@ fn shards_share_the_clock_given() {
     clock.set(T0 + 42);
     for shard in sharded.shards() {
         let id = shard.mint().unwrap();
-        assert_eq!(TWITTER.decode(id).unwrap().timestamp_ms(), T0 + 42);
+        assert_eq!(TWITTER.decode(id).unwrap().unix_ms(), T0 + 42);
     }
 }
 
@@ -439,7 +439,7 @@ fn a_thread_mints_from_one_shard_and_stats_sum_the_shards() {
         while TWITTER
             .decode(shard(i).try_mint().unwrap())
             .unwrap()
-            .timestamp_ms()
+            .unix_ms()
             < T0 + ticks
         {}
     }
@@ -474,7 +474,7 @@ fn a_thread_s_handle_mints_are_consecutive_in_its_shard_while_the_clock_reads_th
     assert_eq!(sequences, range.collect::<Vec<_>>());
     assert!(
         ids.iter()
-            .all(|&id| TWITTER.decode(id).unwrap().timestamp_ms() == T0)
+            .all(|&id| TWITTER.decode(id).unwrap().unix_ms() == T0)
     );
 }
 
@@ -487,7 +487,7 @@ fn a_run_left_over_when_the_clock_moves_on_is_never_handed_out() {
     let parts = TWITTER.decode(next).unwrap();
     let range = sharded.local().snapshot().sequence_range;
     assert_eq!(
-        (parts.timestamp_ms(), parts.sequence()),
+        (parts.unix_ms(), parts.sequence()),
         (T0 + 1, *range.start())
     );
     ids.push(next);
@@ -523,7 +523,7 @@ fn across_shards_an_id_minted_later_carries_a_tick_at_least_as_late() {
         Shards::SplitSequence(2),
         T0,
     );
-    let time = |id: Id| TWITTER.decode(id).unwrap().timestamp_ms();
+    let time = |id: Id| TWITTER.decode(id).unwrap().unix_ms();
     let earlier = sharded.shard(0).unwrap().mint().unwrap();
     clock.advance(1);
     let later = sharded.shard(1).unwrap().mint().unwrap();
@@ -542,7 +542,7 @@ fn across_shards_borrowing_loosens_the_order_by_at_most_the_borrowed_ticks() {
         Shards::SplitSequence(2),
         T0,
     );
-    let time = |id: Id| TWITTER.decode(id).unwrap().timestamp_ms();
+    let time = |id: Id| TWITTER.decode(id).unwrap().unix_ms();
     // Shard 0 fills its part of the clock's tick and borrows the next one.
     let earlier = std::iter::from_fn(|| sharded.shard(0).unwrap().try_mint().ok())
         .find(|&id| time(id) == T0 + 1)
@@ -743,7 +743,7 @@ fn a_snapshot_carries_the_sequence_range_and_resume_keeps_it() {
     // The next tick starts at the range's start, not at 0.
     clock.advance(1);
     let parts = TWITTER.decode(resumed.mint().unwrap()).unwrap();
-    assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 1, 1024));
+    assert_eq!((parts.unix_ms(), parts.sequence()), (T0 + 1, 1024));
     assert_eq!(parts.node("machine"), Some(378));
 }
 
@@ -767,7 +767,7 @@ fn resuming_into_a_range_above_the_snapshot_sequence_moves_to_the_next_tick() {
     );
     clock.advance(1);
     let parts = TWITTER.decode(resumed.mint().unwrap()).unwrap();
-    assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 1, 1024));
+    assert_eq!((parts.unix_ms(), parts.sequence()), (T0 + 1, 1024));
 }
 
 #[test]
@@ -785,7 +785,7 @@ fn resuming_into_a_range_below_the_snapshot_sequence_moves_to_the_next_tick() {
     ));
     clock.advance(1);
     let parts = TWITTER.decode(resumed.mint().unwrap()).unwrap();
-    assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0 + 1, 0));
+    assert_eq!((parts.unix_ms(), parts.sequence()), (T0 + 1, 0));
 }
 
 #[test]
@@ -800,7 +800,7 @@ fn resuming_into_a_range_holding_the_snapshot_sequence_continues_the_tick() {
         .build()
         .unwrap();
     let parts = TWITTER.decode(resumed.mint().unwrap()).unwrap();
-    assert_eq!((parts.timestamp_ms(), parts.sequence()), (T0, 101));
+    assert_eq!((parts.unix_ms(), parts.sequence()), (T0, 101));
 }
 
 #[test]

@@ -65,13 +65,13 @@ fn known_answers_for_zero_and_all_ones() {
 fn time_bounds_are_the_documents_2010_to_2079() {
     // "The lower bound is 1262304000 seconds relative to Unix."
     let zero = SnoId::from_bytes([0; 10]);
-    assert_eq!(zero.timestamp_ms(), 1_262_304_000_000);
+    assert_eq!(zero.unix_ms(), 1_262_304_000_000);
     assert_eq!(zero.time_rfc3339().to_string(), "2010-01-01T00:00:00.000Z");
     // "bounded within 2010-01-01 00:00:00 UTC and 2079-09-07 15:47:35.548 UTC"
     let max = SnoId::from_bytes([0xff; 10]);
-    assert_eq!(max.timestamp_ms(), SnoId::MAX_TIMESTAMP_MS);
+    assert_eq!(max.unix_ms(), SnoId::MAX_UNIX_MS);
     assert_eq!(max.time_rfc3339().to_string(), "2079-09-07T15:47:35.548Z");
-    assert_eq!(SnoGenerator::LAYOUT.max_unix_ms(), SnoId::MAX_TIMESTAMP_MS);
+    assert_eq!(SnoGenerator::LAYOUT.max_unix_ms(), SnoId::MAX_UNIX_MS);
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn every_component_decodes_from_its_documented_bits() {
     ];
     let id = SnoId::from_bytes(bytes);
     assert_eq!(id.ticks(), units);
-    assert_eq!(id.timestamp_ms(), SnoId::EPOCH_MS + units * 4);
+    assert_eq!(id.unix_ms(), SnoId::EPOCH_MS + units * 4);
     assert_eq!(
         id.time(),
         std::time::UNIX_EPOCH + Duration::from_millis(SnoId::EPOCH_MS + units * 4)
@@ -96,7 +96,7 @@ fn every_component_decodes_from_its_documented_bits() {
     assert_eq!(id.as_bytes(), &bytes);
     assert_eq!(id.to_bytes(), bytes);
     assert_eq!(
-        SnoId::compose(id.timestamp_ms() + 3, 1, 0xbc, id.partition(), 0xdef0).unwrap(),
+        SnoId::compose(id.unix_ms() + 3, 1, 0xbc, id.partition(), 0xdef0).unwrap(),
         id
     );
     let debug = format!("{id:?}");
@@ -112,17 +112,17 @@ fn every_component_decodes_from_its_documented_bits() {
 
 #[test]
 fn compose_round_trips_every_component_at_the_extremes() {
-    for timestamp_ms in [SnoId::EPOCH_MS, T0, SnoId::MAX_TIMESTAMP_MS] {
+    for unix_ms in [SnoId::EPOCH_MS, T0, SnoId::MAX_UNIX_MS] {
         for (tick, meta, partition, sequence) in [(0, 0, 0, 0), (1, 255, 65_535, 65_535)] {
-            let id = SnoId::compose(timestamp_ms, tick, meta, partition, sequence).unwrap();
-            assert_eq!(id.timestamp_ms(), timestamp_ms);
+            let id = SnoId::compose(unix_ms, tick, meta, partition, sequence).unwrap();
+            assert_eq!(id.unix_ms(), unix_ms);
             assert_eq!(
                 (id.tick(), id.meta(), id.partition(), id.sequence()),
                 (tick, meta, partition, sequence)
             );
         }
     }
-    let max = SnoId::compose(SnoId::MAX_TIMESTAMP_MS + 3, 1, 255, 65_535, 65_535).unwrap();
+    let max = SnoId::compose(SnoId::MAX_UNIX_MS + 3, 1, 255, 65_535, 65_535).unwrap();
     assert_eq!(max, SnoId::from_bytes([0xff; 10]));
 }
 
@@ -137,13 +137,13 @@ fn out_of_range_components_are_errors_naming_value_and_range() {
             epoch_ms: 1_262_304_000_000
         }
     ));
-    let past = SnoId::MAX_TIMESTAMP_MS + 4;
+    let past = SnoId::MAX_UNIX_MS + 4;
     let err = SnoId::compose(past, 0, 0, 0, 0).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
             "time {past} ms is past the end of layout sno, whose last tick starts at {} ms",
-            SnoId::MAX_TIMESTAMP_MS
+            SnoId::MAX_UNIX_MS
         )
     );
     let err = SnoId::compose(T0, 2, 0, 0, 0).unwrap_err();
@@ -172,7 +172,7 @@ fn bytes_and_text_round_trip_for_random_values() {
         assert!(text.bytes().all(|b| ALPHABET.as_bytes().contains(&b)));
         assert_eq!(text.parse::<SnoId>().unwrap(), id);
         let again = SnoId::compose(
-            id.timestamp_ms(),
+            id.unix_ms(),
             id.tick(),
             id.meta(),
             id.partition(),
@@ -385,16 +385,16 @@ fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
     let (generator, clock) = sno_on_manual_clock(SnoGenerator::builder().partition(5), T0);
     let mut rng = Rng(4);
     let mut ids = mint_across_ticks(&generator, &clock, &mut rng, 3_000, 1);
-    let high = ids.last().unwrap().timestamp_ms();
+    let high = ids.last().unwrap().unix_ms();
     assert!(ids.iter().all(|id| id.tick() == 0));
 
     // The clock steps back 40 ms: no wait, no error: timeline 1 at the earlier time, and it
     // carries on past the time timeline 0 reached.
     clock.set(high - 40);
     let after = mint_across_ticks(&generator, &clock, &mut rng, 3_000, 1);
-    assert_eq!(after[0].timestamp_ms(), high - 40);
+    assert_eq!(after[0].unix_ms(), high - 40);
     assert!(after.iter().all(|id| id.tick() == 1));
-    assert!(after.last().unwrap().timestamp_ms() > high);
+    assert!(after.last().unwrap().unix_ms() > high);
     assert_eq!(generator.stats().toggles, 1);
     ids.extend(&after);
 
@@ -409,7 +409,7 @@ fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
     }
     // ... and overall, minting order re-sorted (stably) by time, then timeline.
     let mut expected = ids.clone();
-    expected.sort_by_key(|id| (id.timestamp_ms(), id.tick()));
+    expected.sort_by_key(|id| (id.unix_ms(), id.tick()));
     assert_eq!(sorted_by_bytes(&ids), expected);
     assert_eq!(sorted_by_text(&ids), expected);
     // Not minting order: the step back put later IDs below earlier ones.
@@ -545,7 +545,7 @@ fn partition_and_metabyte_are_carried() {
         let id = generator.mint_with_meta(meta).unwrap();
         assert_eq!((id.meta(), id.partition()), (meta, 0x410a));
         assert_eq!(id.as_bytes()[5..8], [meta, b'A', 10]);
-        assert_eq!(id.timestamp_ms(), T0);
+        assert_eq!(id.unix_ms(), T0);
         assert_eq!(id.sequence(), u16::from(meta));
     }
     let mut buffer = [SnoId::default(); 3];
@@ -636,7 +636,7 @@ fn a_stalled_mint_sends_an_overflow_event() {
         });
         generator.mint().unwrap()
     });
-    assert_eq!(next.timestamp_ms(), T0 + 4);
+    assert_eq!(next.unix_ms(), T0 + 4);
     let tick = (T0 - SnoId::EPOCH_MS) / 4;
     assert_eq!(rx.try_recv(), Ok(Event::Overflow { tick }));
 }
@@ -707,7 +707,7 @@ fn a_clock_outside_the_sno_range_is_an_error() {
     ));
     let generator = SnoGenerator::builder()
         .partition(0)
-        .clock(ManualClock::new(SnoId::MAX_TIMESTAMP_MS + 4))
+        .clock(ManualClock::new(SnoId::MAX_UNIX_MS + 4))
         .build()
         .unwrap();
     assert!(matches!(
@@ -716,12 +716,12 @@ fn a_clock_outside_the_sno_range_is_an_error() {
     ));
     let last = SnoGenerator::builder()
         .partition(0)
-        .clock(ManualClock::new(SnoId::MAX_TIMESTAMP_MS + 3))
+        .clock(ManualClock::new(SnoId::MAX_UNIX_MS + 3))
         .build()
         .unwrap()
         .mint_with_meta(255)
         .unwrap();
-    assert_eq!(last.timestamp_ms(), SnoId::MAX_TIMESTAMP_MS);
+    assert_eq!(last.unix_ms(), SnoId::MAX_UNIX_MS);
 }
 
 #[cfg(feature = "serde")]
@@ -796,7 +796,7 @@ fn a_resumed_generator_keeps_the_metabyte_and_sorts_above_the_last_id() {
         .unwrap();
     let next = resumed.mint().unwrap();
     assert_eq!((next.meta(), next.partition()), (0xa0, 3));
-    assert_eq!(next.timestamp_ms(), last.timestamp_ms()); // the same 4 ms unit
+    assert_eq!(next.unix_ms(), last.unix_ms()); // the same 4 ms unit
     assert!(next > last, "{next} sorts below {last}");
     // The builder may still set another.
     let other = SnoGenerator::resume(&snapshot)

@@ -94,7 +94,7 @@ fuzz_target!(|input: Input| {
     let generator = PersistentGenerator::new(generator, file).expect("started above the mark");
     match generator.try_mint() {
         Ok(id) => {
-            let time = layout.decode(id).expect("a twitter id").timestamp_ms();
+            let time = layout.decode(id).expect("a twitter id").unix_ms();
             assert!(time >= mark, "minted at {time}, below the mark {mark}");
             assert!(
                 generator.mark() > time,

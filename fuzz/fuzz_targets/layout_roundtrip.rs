@@ -343,7 +343,7 @@ fn round_trip(layout: &Layout, input: &Input) {
         .decode(id)
         .unwrap_or_else(|e| panic!("decode of a composed id failed on {layout:?}: {e}"));
     assert_eq!(parts.ticks(), ticks);
-    assert_eq!(parts.timestamp_ms(), start);
+    assert_eq!(parts.unix_ms(), start);
     assert_eq!(parts.sequence(), sequence);
     assert_eq!(parts.nodes().collect::<Vec<_>>(), nodes);
     for &(name, value) in &nodes {

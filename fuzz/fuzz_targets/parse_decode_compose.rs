@@ -179,16 +179,16 @@ fn check_layout(layout: &Layout, id: Id, s: &str, parsed: &Result<Id, Error>) {
             assert_eq!(parts.layout(), layout);
             assert!(parts.ticks() <= layout.max_ticks());
             assert!(parts.sequence() <= layout.max_sequence());
-            let timestamp_ms = parts.timestamp_ms();
-            assert!(timestamp_ms >= layout.epoch_ms() && timestamp_ms <= layout.max_unix_ms());
-            assert_eq!(layout.ticks_at(timestamp_ms), Ok(parts.ticks()));
+            let unix_ms = parts.unix_ms();
+            assert!(unix_ms >= layout.epoch_ms() && unix_ms <= layout.max_unix_ms());
+            assert_eq!(layout.ticks_at(unix_ms), Ok(parts.ticks()));
             let nodes: Vec<(&str, u64)> = parts.nodes().collect();
             assert_eq!(nodes.len(), layout.node_fields().count());
             for &(name, value) in &nodes {
                 assert_eq!(parts.node(name), Some(value));
                 assert!(value <= layout.node_field(name).expect("listed node field").max());
             }
-            let recomposed = layout.compose(timestamp_ms, &nodes, parts.sequence());
+            let recomposed = layout.compose(unix_ms, &nodes, parts.sequence());
             assert_eq!(recomposed, Ok(id), "{layout:?} {parts:?}");
             // Formatting (RFC 3339 of any representable time) never panics.
             let _ = parts.time();

@@ -129,13 +129,13 @@ fn check_id(id: SnoId) {
     assert_eq!(u128::from(id.meta()), field(32, 8));
     assert_eq!(u128::from(id.partition()), field(16, 16));
     assert_eq!(u128::from(id.sequence()), field(0, 16));
-    assert_eq!(id.timestamp_ms(), 1_262_304_000_000 + id.ticks() * 4);
-    assert!(id.timestamp_ms() <= SnoId::MAX_TIMESTAMP_MS);
+    assert_eq!(id.unix_ms(), 1_262_304_000_000 + id.ticks() * 4);
+    assert!(id.unix_ms() <= SnoId::MAX_UNIX_MS);
 
     // Composing from the components (anywhere in the 4 ms unit) gives the ID back.
     let offset = u64::from(bytes[9] % 4);
     let composed = SnoId::compose(
-        id.timestamp_ms() + offset,
+        id.unix_ms() + offset,
         id.tick(),
         id.meta(),
         id.partition(),
@@ -144,7 +144,7 @@ fn check_id(id: SnoId) {
     assert_eq!(composed, Ok(id));
     // A tick-tock value above 1 is an error, never an ID.
     assert!(matches!(
-        SnoId::compose(id.timestamp_ms(), 2 + bytes[0] % 254, 0, 0, 0),
+        SnoId::compose(id.unix_ms(), 2 + bytes[0] % 254, 0, 0, 0),
         Err(Error::TimelineOutOfRange { .. })
     ));
 

@@ -174,7 +174,7 @@ const WAKE_TRIES: u32 = 64;
 /// let id = generator.mint()?;
 /// assert!(generator.mint()? > id);
 /// let now = CachedClock::global().unix_ms();
-/// assert!(now.abs_diff(generator.decode(id)?.timestamp_ms()) < 1_000);
+/// assert!(now.abs_diff(generator.decode(id)?.unix_ms()) < 1_000);
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 pub struct CachedClock<H: Home = Global> {

@@ -24,7 +24,7 @@ use super::Clock;
 /// clock.advance(5);
 /// let later = Layout::TWITTER.decode(generator.mint()?)?;
 /// assert!(later.id() > first);
-/// assert_eq!(later.timestamp_ms(), 1_700_000_000_005);
+/// assert_eq!(later.unix_ms(), 1_700_000_000_005);
 /// assert_eq!(later.sequence(), 0);
 /// # Ok::<(), snowmint::Error>(())
 /// ```

@@ -72,7 +72,7 @@ pub use rfc3339::Rfc3339;
 ///     .clock(Frozen(1_656_432_460_105))
 ///     .build()?;
 /// let parts = Layout::TWITTER.decode(generator.mint()?)?;
-/// assert_eq!(parts.timestamp_ms(), 1_656_432_460_105);
+/// assert_eq!(parts.unix_ms(), 1_656_432_460_105);
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 pub trait Clock {

@@ -110,7 +110,7 @@
 //! let before = generator.decode(generator.mint()?)?;
 //! clock.set(1_699_999_999_000); // NTP steps the clock back one second
 //! let after = generator.decode(generator.mint()?)?; // no wait, no error
-//! assert_eq!(after.timestamp_ms(), 1_699_999_999_000);
+//! assert_eq!(after.unix_ms(), 1_699_999_999_000);
 //! assert_eq!((before.timeline(), after.timeline()), (Some(0), Some(1)));
 //! assert_eq!(generator.stats().toggles, 1);
 //!
@@ -166,7 +166,7 @@
 //! let generator = file.resume(Layout::TWITTER, &[("machine", 5)]).clock(clock.clone()).build()?;
 //! let generator = PersistentGenerator::new(generator, file)?;
 //! let id = generator.mint()?;
-//! assert!(generator.mark() > Layout::TWITTER.decode(id)?.timestamp_ms());
+//! assert!(generator.mark() > Layout::TWITTER.decode(id)?.unix_ms());
 //! drop(generator); // no snapshot
 //!
 //! clock.set(1_699_999_999_500);

@@ -35,7 +35,7 @@
 //! // The clock steps back one second: no wait, the next ID is on the other timeline.
 //! clock.set(1_699_999_999_000);
 //! let after = generator.mint()?;
-//! assert_eq!((after.timestamp_ms(), after.tick()), (1_699_999_999_000, 1));
+//! assert_eq!((after.unix_ms(), after.tick()), (1_699_999_999_000, 1));
 //! assert_ne!(after, id);
 //!
 //! assert_eq!(SnoId::from_bytes([0; 10]).to_string(), "2222222222222222");

@@ -142,7 +142,7 @@
 //! let id = generator.mint()?;
 //! client.execute("INSERT INTO messages (id, body) VALUES ($1, $2)", &[&id, &"hello"])?;
 //!
-//! let minted_ms = generator.decode(id)?.timestamp_ms();
+//! let minted_ms = generator.decode(id)?.unix_ms();
 //! let (from, to) = (Layout::TWITTER.min_id_at(minted_ms)?, Layout::TWITTER.max_id_at(minted_ms)?);
 //! let rows = client.query(
 //!     "SELECT id FROM messages WHERE id BETWEEN $1 AND $2 ORDER BY id",

@@ -217,7 +217,7 @@
 //! // A burst of four ticks' worth while the clock stands still: no wait.
 //! let ids = generator.mint_many(4 * 4096)?;
 //! let last = ids[4 * 4096 - 1];
-//! assert_eq!(Layout::TWITTER.decode(last)?.timestamp_ms(), 1_700_000_000_003);
+//! assert_eq!(Layout::TWITTER.decode(last)?.unix_ms(), 1_700_000_000_003);
 //! assert_eq!((generator.stats().borrows, generator.stats().max_ahead_ticks), (3, 3));
 //! // Three ticks ahead is the bound: the next one is refused (or waited for, by `mint`).
 //! assert!(matches!(generator.try_mint(), Err(Error::SequenceExhausted { .. })));

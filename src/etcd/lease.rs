@@ -151,7 +151,7 @@ impl EtcdLease {
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// let generator = lease.resume(Layout::TWITTER, "machine").build()?;
     /// if let Some(mark) = lease.mark() {
-    ///     assert!(generator.decode(generator.mint()?)?.timestamp_ms() >= mark);
+    ///     assert!(generator.decode(generator.mint()?)?.unix_ms() >= mark);
     /// }
     /// # Ok::<(), snowmint::Error>(())
     /// ```

@@ -242,7 +242,7 @@ impl<C> GeneratorBuilder<C> {
     ///     .build()?;
     /// let ids: Vec<_> = (0..3 * 4096).map(|_| generator.try_mint()).collect::<Result<_, _>>()?;
     /// let last = Layout::TWITTER.decode(ids[3 * 4096 - 1])?;
-    /// assert_eq!(last.timestamp_ms(), 1_700_000_000_002); // two ticks ahead of the clock
+    /// assert_eq!(last.unix_ms(), 1_700_000_000_002); // two ticks ahead of the clock
     /// assert!(generator.try_mint().is_err()); // and no further
     /// assert_eq!(generator.stats().max_ahead_ticks, 2);
     /// # Ok::<(), snowmint::Error>(())
@@ -295,7 +295,7 @@ impl<C> GeneratorBuilder<C> {
     ///     .node("machine", 1)
     ///     .clock(ManualClock::new(1_700_000_000_000))
     ///     .build()?;
-    /// assert_eq!(generator.decode(generator.mint()?)?.timestamp_ms(), 1_700_000_000_000);
+    /// assert_eq!(generator.decode(generator.mint()?)?.unix_ms(), 1_700_000_000_000);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<D> {

@@ -90,7 +90,7 @@ impl Snapshot {
     /// let generator = Generator::resume(&snapshot).clock(clock.clone()).build()?;
     /// assert!(generator.try_mint().is_err());
     /// clock.advance(1);
-    /// assert!(layout.decode(generator.mint()?)?.timestamp_ms() > mark);
+    /// assert!(layout.decode(generator.mint()?)?.unix_ms() > mark);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn at_mark(

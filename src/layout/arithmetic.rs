@@ -90,7 +90,7 @@ impl Layout {
     /// let (from, to) = (Layout::TWITTER.min_id_at(t)?, Layout::TWITTER.min_id_at(t + 1)?);
     /// assert!(from <= tweet && tweet < to);
     /// let parts = Layout::TWITTER.decode(from)?;
-    /// assert_eq!((parts.timestamp_ms(), parts.node("machine"), parts.sequence()), (t, Some(0), 0));
+    /// assert_eq!((parts.unix_ms(), parts.node("machine"), parts.sequence()), (t, Some(0), 0));
     ///
     /// // Sonyflake's ticks are 10 ms: every time inside one gives the same bound.
     /// let epoch = Layout::SONYFLAKE.epoch_ms();
@@ -120,7 +120,7 @@ impl Layout {
     /// let t = 1_656_432_460_105;
     /// let max = Layout::TWITTER.max_id_at(t)?;
     /// let parts = Layout::TWITTER.decode(max)?;
-    /// assert_eq!(parts.timestamp_ms(), t);
+    /// assert_eq!(parts.unix_ms(), t);
     /// assert_eq!((parts.node("machine"), parts.sequence()), (Some(1023), 4095));
     /// assert_eq!(max.to_u64() + 1, Layout::TWITTER.min_id_at(t + 1)?.to_u64());
     /// # Ok::<(), snowmint::Error>(())
@@ -343,7 +343,7 @@ impl Layout {
     /// use snowmint::{Id, Layout};
     ///
     /// let parts = Layout::TWITTER.decode(Id::from_u64(1_541_815_603_606_036_480))?;
-    /// assert_eq!(parts.timestamp_ms(), 1_656_432_460_105);
+    /// assert_eq!(parts.unix_ms(), 1_656_432_460_105);
     /// assert_eq!(parts.node("machine"), Some(378));
     /// assert_eq!(parts.sequence(), 0);
     /// # Ok::<(), snowmint::Error>(())

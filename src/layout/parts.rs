@@ -16,7 +16,7 @@ use crate::id::Id;
 /// use std::time::{Duration, UNIX_EPOCH};
 ///
 /// let parts = Layout::DISCORD.decode(Id::from_u64(175_928_847_299_117_063))?;
-/// assert_eq!(parts.timestamp_ms(), 1_462_015_105_796);
+/// assert_eq!(parts.unix_ms(), 1_462_015_105_796);
 /// assert_eq!(parts.time(), UNIX_EPOCH + Duration::from_millis(1_462_015_105_796));
 /// assert_eq!(parts.node("worker"), Some(1));
 /// assert_eq!(parts.node("process"), Some(0));
@@ -87,10 +87,10 @@ impl<'l> Parts<'l> {
     /// use snowmint::{Id, Layout};
     ///
     /// let parts = Layout::DISCORD.decode(Id::from_u64(175_928_847_299_117_063))?;
-    /// assert_eq!(parts.timestamp_ms(), 1_462_015_105_796);
+    /// assert_eq!(parts.unix_ms(), 1_462_015_105_796);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    pub fn timestamp_ms(&self) -> u64 {
+    pub fn unix_ms(&self) -> u64 {
         self.layout.unix_ms_of(self.id)
     }
 
@@ -107,7 +107,7 @@ impl<'l> Parts<'l> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn time(&self) -> SystemTime {
-        UNIX_EPOCH + Duration::from_millis(self.timestamp_ms())
+        UNIX_EPOCH + Duration::from_millis(self.unix_ms())
     }
 
     /// The time the ID carries, displayed as RFC 3339 in UTC with milliseconds.
@@ -122,7 +122,7 @@ impl<'l> Parts<'l> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn time_rfc3339(&self) -> impl fmt::Display + use<> {
-        Rfc3339(self.timestamp_ms())
+        Rfc3339(self.unix_ms())
     }
 
     /// The sequence number.
@@ -202,7 +202,7 @@ impl fmt::Debug for Parts<'_> {
         s.field("id", &self.id.to_u64())
             .field("layout", &self.layout.name())
             .field("time", &format_args!("{}", self.time_rfc3339()))
-            .field("timestamp_ms", &self.timestamp_ms());
+            .field("unix_ms", &self.unix_ms());
         if let Some(timeline) = self.timeline() {
             s.field("timeline", &timeline);
         }

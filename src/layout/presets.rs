@@ -16,7 +16,7 @@ impl Layout {
     /// use snowmint::{Id, Layout};
     ///
     /// let parts = Layout::TWITTER.decode(Id::from_u64(1_541_815_603_606_036_480))?;
-    /// assert_eq!((parts.timestamp_ms(), parts.node("machine")), (1_656_432_460_105, Some(378)));
+    /// assert_eq!((parts.unix_ms(), parts.node("machine")), (1_656_432_460_105, Some(378)));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub const TWITTER: Layout = Layout::builder("twitter", 64)
@@ -35,7 +35,7 @@ impl Layout {
     /// use snowmint::{Id, Layout};
     ///
     /// let parts = Layout::DISCORD.decode(Id::from_u64(175_928_847_299_117_063))?;
-    /// assert_eq!((parts.timestamp_ms(), parts.node("worker")), (1_462_015_105_796, Some(1)));
+    /// assert_eq!((parts.unix_ms(), parts.node("worker")), (1_462_015_105_796, Some(1)));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub const DISCORD: Layout = Layout::builder("discord", 64)

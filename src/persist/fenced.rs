@@ -155,7 +155,7 @@ pub trait MarkStore {
 /// let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
 /// let generator = PersistentGenerator::new(generator, file)?; // a FencedGenerator
 /// let id = generator.mint()?;
-/// assert!(generator.generator().decode(id)?.timestamp_ms() < generator.mark());
+/// assert!(generator.generator().decode(id)?.unix_ms() < generator.mark());
 /// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

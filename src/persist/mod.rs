@@ -237,7 +237,7 @@ impl HighWaterFile {
     /// let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(&clock).build()?;
     /// assert!(generator.try_mint().is_err()); // the mark's tick is full
     /// clock.advance(1);
-    /// assert_eq!(generator.decode(generator.mint()?)?.timestamp_ms(), 1_700_000_000_001);
+    /// assert_eq!(generator.decode(generator.mint()?)?.unix_ms(), 1_700_000_000_001);
     /// std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -131,7 +131,7 @@ impl SnoGenerator {
     /// assert_eq!((layout.time_field().bits(), layout.time_field().shift()), (39, 17));
     /// assert_eq!(layout.tick_tock_field().map(|f| f.shift()), Some(16));
     /// assert_eq!(layout.max_sequence(), 65_535);
-    /// assert_eq!(layout.max_unix_ms(), SnoId::MAX_TIMESTAMP_MS);
+    /// assert_eq!(layout.max_unix_ms(), SnoId::MAX_UNIX_MS);
     /// ```
     pub const LAYOUT: Layout = Layout::builder("sno", 64)
         .unused(8)
@@ -317,7 +317,7 @@ impl<C> SnoGeneratorBuilder<C> {
     /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
     ///
     /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// assert_eq!(generator.mint()?.timestamp_ms(), 1_700_000_000_000);
+    /// assert_eq!(generator.mint()?.unix_ms(), 1_700_000_000_000);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn clock<D: Clock>(self, clock: D) -> SnoGeneratorBuilder<D> {
@@ -397,7 +397,7 @@ impl<C: Clock> SnoGenerator<C> {
     /// let clock = ManualClock::new(1_700_000_000_001);
     /// let generator = SnoGenerator::builder().partition(9).meta(200).clock(&clock).build()?;
     /// let id = generator.mint()?;
-    /// assert_eq!(id.timestamp_ms(), 1_700_000_000_000);
+    /// assert_eq!(id.unix_ms(), 1_700_000_000_000);
     /// assert_eq!((id.tick(), id.meta(), id.partition(), id.sequence()), (0, 200, 9, 0));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
@@ -634,7 +634,7 @@ impl<C> SnoGenerator<C> {
     ///
     /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
     /// generator.clock().advance(4);
-    /// assert_eq!(generator.mint()?.timestamp_ms(), 1_700_000_000_004);
+    /// assert_eq!(generator.mint()?.unix_ms(), 1_700_000_000_004);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn clock(&self) -> &C {

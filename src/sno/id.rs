@@ -76,7 +76,7 @@ const TEXT_LEN: usize = 16;
 /// use snowmint::sno::SnoId;
 ///
 /// let id = SnoId::compose(1_700_000_000_003, 1, 7, 0x410a, 42)?;
-/// assert_eq!(id.timestamp_ms(), 1_700_000_000_000); // floored to its 4 ms unit
+/// assert_eq!(id.unix_ms(), 1_700_000_000_000); // floored to its 4 ms unit
 /// assert_eq!((id.tick(), id.meta(), id.partition(), id.sequence()), (1, 7, 0x410a, 42));
 ///
 /// let text = id.to_string();
@@ -97,7 +97,7 @@ impl SnoId {
     /// ```
     /// use snowmint::sno::SnoId;
     ///
-    /// assert_eq!(SnoId::from_bytes([0; 10]).timestamp_ms(), SnoId::EPOCH_MS);
+    /// assert_eq!(SnoId::from_bytes([0; 10]).unix_ms(), SnoId::EPOCH_MS);
     /// ```
     pub const EPOCH_MS: u64 = 1_262_304_000_000;
 
@@ -109,7 +109,7 @@ impl SnoId {
     /// use snowmint::sno::SnoId;
     ///
     /// let id = SnoId::from_bytes([0, 0, 0, 0, 2, 0, 0, 0, 0, 0]); // one unit after the epoch
-    /// assert_eq!(id.timestamp_ms(), SnoId::EPOCH_MS + SnoId::TICK_MS);
+    /// assert_eq!(id.unix_ms(), SnoId::EPOCH_MS + SnoId::TICK_MS);
     /// ```
     pub const TICK_MS: u64 = 4;
 
@@ -121,9 +121,9 @@ impl SnoId {
     /// ```
     /// use snowmint::sno::SnoId;
     ///
-    /// assert_eq!(SnoId::from_bytes([0xff; 10]).timestamp_ms(), SnoId::MAX_TIMESTAMP_MS);
+    /// assert_eq!(SnoId::from_bytes([0xff; 10]).unix_ms(), SnoId::MAX_UNIX_MS);
     /// ```
-    pub const MAX_TIMESTAMP_MS: u64 = Self::EPOCH_MS + ((1 << 39) - 1) * Self::TICK_MS;
+    pub const MAX_UNIX_MS: u64 = Self::EPOCH_MS + ((1 << 39) - 1) * Self::TICK_MS;
 
     /// The ID with these 10 bytes, big-endian as sno stores them.
     ///
@@ -133,7 +133,7 @@ impl SnoId {
     /// use snowmint::sno::SnoId;
     ///
     /// let id = SnoId::from_bytes([0, 0, 0, 0, 3, 9, 0x41, 0x0a, 0, 42]);
-    /// assert_eq!(id.timestamp_ms(), SnoId::EPOCH_MS + 4); // one 4 ms unit after the epoch
+    /// assert_eq!(id.unix_ms(), SnoId::EPOCH_MS + 4); // one 4 ms unit after the epoch
     /// assert_eq!((id.tick(), id.meta(), id.partition(), id.sequence()), (1, 9, 0x410a, 42));
     /// ```
     pub const fn from_bytes(bytes: [u8; 10]) -> SnoId {
@@ -211,7 +211,7 @@ impl SnoId {
     /// # Errors
     ///
     /// [`Error::BeforeEpoch`] for a time before [`EPOCH_MS`](Self::EPOCH_MS),
-    /// [`Error::TimeOverflow`] for one after [`MAX_TIMESTAMP_MS`](Self::MAX_TIMESTAMP_MS) plus
+    /// [`Error::TimeOverflow`] for one after [`MAX_UNIX_MS`](Self::MAX_UNIX_MS) plus
     /// its unit, and [`Error::TimelineOutOfRange`] for a `tick` above 1.
     ///
     /// # Examples
@@ -232,13 +232,13 @@ impl SnoId {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn compose(
-        timestamp_ms: u64,
+        unix_ms: u64,
         tick: u8,
         meta: u8,
         partition: u16,
         sequence: u16,
     ) -> Result<SnoId> {
-        let ticks = SnoGenerator::LAYOUT.ticks_at(timestamp_ms)?;
+        let ticks = SnoGenerator::LAYOUT.ticks_at(unix_ms)?;
         if tick > 1 {
             return Err(Error::TimelineOutOfRange {
                 layout: SnoGenerator::LAYOUT.name(),
@@ -278,9 +278,9 @@ impl SnoId {
     /// use snowmint::sno::SnoId;
     ///
     /// let id = SnoId::from_bytes([0, 0, 0, 0, 7, 0, 0, 0, 0, 0]);
-    /// assert_eq!(id.timestamp_ms(), SnoId::EPOCH_MS + 3 * 4);
+    /// assert_eq!(id.unix_ms(), SnoId::EPOCH_MS + 3 * 4);
     /// ```
-    pub const fn timestamp_ms(&self) -> u64 {
+    pub const fn unix_ms(&self) -> u64 {
         Self::EPOCH_MS + self.ticks() * Self::TICK_MS
     }
 
@@ -297,7 +297,7 @@ impl SnoId {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn time(&self) -> SystemTime {
-        UNIX_EPOCH + Duration::from_millis(self.timestamp_ms())
+        UNIX_EPOCH + Duration::from_millis(self.unix_ms())
     }
 
     /// The time the ID carries, displayed as RFC 3339 in UTC with milliseconds.
@@ -311,7 +311,7 @@ impl SnoId {
     /// assert_eq!(last.time_rfc3339().to_string(), "2079-09-07T15:47:35.548Z");
     /// ```
     pub fn time_rfc3339(&self) -> impl fmt::Display + use<> {
-        Rfc3339(self.timestamp_ms())
+        Rfc3339(self.unix_ms())
     }
 
     /// The tick-tock bit: the timeline (0 or 1) the ID was minted on.
@@ -508,7 +508,7 @@ impl fmt::Debug for SnoId {
         f.debug_struct("SnoId")
             .field("text", &self.encode(&mut buf))
             .field("time", &format_args!("{}", self.time_rfc3339()))
-            .field("timestamp_ms", &self.timestamp_ms())
+            .field("unix_ms", &self.unix_ms())
             .field("tick", &self.tick())
             .field("meta", &self.meta())
             .field("partition", &self.partition())

@@ -187,7 +187,7 @@ pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
     if args.json {
         let json = BoundsJson {
             layout: name,
-            timestamp_ms: first,
+            unix_ms: first,
             tick_start_ms,
             tick_end_ms,
             lower: lower.as_str(),

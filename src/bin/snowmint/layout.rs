@@ -89,13 +89,7 @@ pub(crate) fn resolve(
 
 /// The keys `inspect --json` writes beside the node fields, which a node field may not be named.
 pub(crate) const JSON_KEYS: [&str; 7] = [
-    "id",
-    "decimal",
-    "layout",
-    "timestamp_ms",
-    "time",
-    "timeline",
-    "sequence",
+    "id", "decimal", "layout", "unix_ms", "time", "timeline", "sequence",
 ];
 
 /// `layout`, if none of its node fields is named as one of [`JSON_KEYS`].

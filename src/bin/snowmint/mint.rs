@@ -165,7 +165,7 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
             let Some(last) = out[..written].last() else {
                 return Ok(0);
             };
-            if let Err(error) = store.admit(last.timestamp_ms()) {
+            if let Err(error) = store.admit(last.unix_ms()) {
                 out[..written].fill(SnoId::default());
                 return Err(error);
             }

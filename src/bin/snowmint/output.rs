@@ -19,7 +19,7 @@ pub(crate) fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io
 /// Text: `1ptWyK4WgZU (twitter 2022-06-28T16:07:40.105Z machine=378 sequence=0)`, the
 /// library's [`Parts`] `Display` with the ID in `form`.
 ///
-/// JSON: `{"id":"…",["decimal":"…",]"layout":"…","timestamp_ms":…,"time":"…",["timeline":0|1,]
+/// JSON: `{"id":"…",["decimal":"…",]"layout":"…","unix_ms":…,"time":"…",["timeline":0|1,]
 /// <node fields>,"sequence":…}`. `id` is in `form`, and `decimal` is there exactly when
 /// `form` is not decimal; `timeline` (the tick-tock bit) exactly when the layout has one, as in the text form.
 pub(crate) struct Decoded<'l> {
@@ -58,7 +58,7 @@ impl Serialize for Decoded<'_> {
             map.serialize_entry("decimal", &parts.id())?;
         }
         map.serialize_entry("layout", parts.layout().name())?;
-        map.serialize_entry("timestamp_ms", &parts.timestamp_ms())?;
+        map.serialize_entry("unix_ms", &parts.unix_ms())?;
         map.serialize_entry("time", &Text(parts.time_rfc3339()))?;
         if let Some(timeline) = parts.timeline() {
             map.serialize_entry("timeline", &timeline)?;
@@ -76,7 +76,7 @@ impl Serialize for Decoded<'_> {
 /// Text: `2222222222222222 (sno 2010-01-01T00:00:00.000Z timeline=0 meta=0 partition=0 sequence=0)`,
 /// the tick-tock bit named `timeline` as for every layout.
 ///
-/// JSON: `{"id":"…","layout":"sno","timestamp_ms":…,"time":"…","timeline":…,"meta":…,
+/// JSON: `{"id":"…","layout":"sno","unix_ms":…,"time":"…","timeline":…,"meta":…,
 /// "partition":…,"sequence":…}`.
 pub(crate) struct Sno(pub(crate) SnoId);
 
@@ -101,7 +101,7 @@ impl Serialize for Sno {
         let mut object = serializer.serialize_struct("Sno", 8)?;
         object.serialize_field("id", &Text(id))?;
         object.serialize_field("layout", "sno")?;
-        object.serialize_field("timestamp_ms", &id.timestamp_ms())?;
+        object.serialize_field("unix_ms", &id.unix_ms())?;
         object.serialize_field("time", &Text(id.time_rfc3339()))?;
         object.serialize_field("timeline", &id.tick())?;
         object.serialize_field("meta", &id.meta())?;
@@ -111,13 +111,13 @@ impl Serialize for Sno {
     }
 }
 
-/// `bounds --json`: `{"layout":"…","timestamp_ms":…,"tick_start_ms":…,"tick_end_ms":…,
+/// `bounds --json`: `{"layout":"…","unix_ms":…,"tick_start_ms":…,"tick_end_ms":…,
 /// "lower":"…","upper":"…"}`: the time (a span's start, within the layout), the ticks holding
 /// the span (the last one's end exclusive) and the bounds.
 #[derive(Serialize)]
 pub(crate) struct BoundsJson<'a> {
     pub(crate) layout: &'a str,
-    pub(crate) timestamp_ms: u64,
+    pub(crate) unix_ms: u64,
     pub(crate) tick_start_ms: u64,
     pub(crate) tick_end_ms: u64,
     pub(crate) lower: &'a str,
@@ -170,7 +170,7 @@ mod tests {
             assert_eq!(
                 json(&decoded(&TICK_TOCK, Encoding::Decimal, id)),
                 format!(
-                    "{{\"id\":\"{id}\",\"layout\":\"tt\",\"timestamp_ms\":1656432460105,\
+                    "{{\"id\":\"{id}\",\"layout\":\"tt\",\"unix_ms\":1656432460105,\
                      \"time\":\"2022-06-28T16:07:40.105Z\",\"timeline\":{timeline},\"machine\":378,\
                      \"sequence\":9}}\n"
                 )
@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(
             json(&decoded(&Layout::TWITTER, Encoding::Base62, id)),
             "{\"id\":\"1ptWyK4WgZU\",\"decimal\":\"1541815603606036480\",\"layout\":\"twitter\",\
-             \"timestamp_ms\":1656432460105,\"time\":\"2022-06-28T16:07:40.105Z\",\
+             \"unix_ms\":1656432460105,\"time\":\"2022-06-28T16:07:40.105Z\",\
              \"machine\":378,\"sequence\":0}\n"
         );
         for form in Encoding::ALL {
@@ -235,7 +235,7 @@ mod tests {
         );
         assert_eq!(
             json(&Sno(id)),
-            "{\"id\":\"2222222222222222\",\"layout\":\"sno\",\"timestamp_ms\":1262304000000,\
+            "{\"id\":\"2222222222222222\",\"layout\":\"sno\",\"unix_ms\":1262304000000,\
              \"time\":\"2010-01-01T00:00:00.000Z\",\"timeline\":0,\"meta\":0,\"partition\":0,\
              \"sequence\":0}\n"
         );
@@ -245,7 +245,7 @@ mod tests {
     fn bounds_json_keeps_its_key_order_and_escapes_the_layout_name() {
         let bounds = BoundsJson {
             layout: "a\"b\\c\n",
-            timestamp_ms: 5,
+            unix_ms: 5,
             tick_start_ms: 0,
             tick_end_ms: 10,
             lower: "0",
@@ -253,7 +253,7 @@ mod tests {
         };
         assert_eq!(
             json(&bounds),
-            "{\"layout\":\"a\\\"b\\\\c\\n\",\"timestamp_ms\":5,\"tick_start_ms\":0,\
+            "{\"layout\":\"a\\\"b\\\\c\\n\",\"unix_ms\":5,\"tick_start_ms\":0,\
              \"tick_end_ms\":10,\"lower\":\"0\",\"upper\":\"1\"}\n"
         );
     }
