@@ -2,7 +2,7 @@
 //!
 //! Each node claims the lowest free node ID of a range, mints only while its lease is known
 //! live, and hands the node ID back when it stops; the next holder of that node ID starts above
-//! the high-water mark the last one left in etcd, so their IDs never collide. Two nodes (two
+//! the mark the last one left in etcd, so their IDs never collide. Two nodes (two
 //! processes, in a real fleet) run side by side here, then one stops and a third takes its
 //! node ID.
 //!
@@ -71,7 +71,7 @@ fn run(endpoints: &str) -> snowmint::Result<()> {
     let all: HashSet<Id> = first_ids.iter().chain(&second_ids).copied().collect();
     assert_eq!(all.len(), 2_000);
 
-    // The first node stops: it lowers its high-water mark to the end of the last tick it
+    // The first node stops: it lowers its mark to the end of the last tick it
     // minted, and revokes its lease, so node ID 0 is free at once.
     let last_of_first = *first_ids.last().expect("the first node minted");
     first.shutdown()?;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seeds of fuzz/seeds/layout_roundtrip/, fuzz/seeds/generator_clock/,
 fuzz/seeds/sno_text/, fuzz/seeds/decode_text/, fuzz/seeds/generator_lagging_clock/,
-fuzz/seeds/generator_cached_clock/, fuzz/seeds/high_water_file/, fuzz/seeds/snapshot_resume/
+fuzz/seeds/generator_cached_clock/, fuzz/seeds/mark_file/, fuzz/seeds/snapshot_resume/
 and fuzz/seeds/sharded_runs/.
 
 libFuzzer hands these targets raw bytes that `arbitrary` 1.x decodes into their `Input`; this
@@ -1285,7 +1285,7 @@ DT_SEEDS = {
     "two_ids_extremes": bytes([0xFF] * 8 + [0] * 8),
 }
 
-# high_water_file: Input { ahead_ms: u16, content: Vec<u8> (last field: the rest) }.
+# mark_file: Input { ahead_ms: u16, content: Vec<u8> (last field: the rest) }.
 HW_SEEDS = {
     "mark_with_newline": u16(5) + b"1700000000000\n",
     "mark_without_newline": u16(0) + b"1700000000000",
@@ -1585,7 +1585,7 @@ TARGETS = {
     "decode_text": DT_SEEDS,
     "generator_lagging_clock": LAG_SEEDS,
     "generator_cached_clock": CACHED_SEEDS,
-    "high_water_file": HW_SEEDS,
+    "mark_file": HW_SEEDS,
     "snapshot_resume": SNAP_SEEDS,
     "sharded_runs": SR_SEEDS,
 }

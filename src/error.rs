@@ -64,10 +64,10 @@ pub enum Error {
         given_ms: u64,
     },
 
-    /// A high-water file could not be read or written, holds something other than a mark, or
+    /// A mark file could not be read or written, holds something other than a mark, or
     /// does not fit the generator it is used with.
-    #[error("high-water file {path}: {reason}")]
-    Persist {
+    #[error("mark file {path}: {reason}")]
+    MarkFile {
         /// The file's path, its last 256 characters (behind an ellipsis when there were more).
         path: String,
         /// What went wrong, and what was expected.
@@ -78,7 +78,7 @@ pub enum Error {
         source: Option<IoError>,
     },
 
-    /// A [`MarkStore`](crate::persist::MarkStore) of the caller's own failed: its mark could
+    /// A [`MarkStore`](crate::mark::MarkStore) of the caller's own failed: its mark could
     /// not be kept, read or raised. Made by [`Error::mark_store`], which bounds the store's name.
     #[error("mark store {store}: {reason}")]
     MarkStore {
@@ -176,14 +176,14 @@ pub enum Error {
 
     #[cfg(any(feature = "etcd", feature = "docs"))]
     #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-    /// An ID's time reached the high-water mark recorded in etcd: no ID at or above it may be
+    /// An ID's time reached the mark recorded in etcd: no ID at or above it may be
     /// returned until a renewal raises the mark.
     #[error(
-        "id time {time_ms} ms reached the high-water mark {mark_ms} ms recorded at etcd key \
+        "id time {time_ms} ms reached the mark {mark_ms} ms recorded at etcd key \
          {key}; minting resumes once a renewal raises the mark"
     )]
-    HighWaterReached {
-        /// The high-water mark's key.
+    MarkReached {
+        /// The mark's key.
         key: String,
         /// The ID's time, in Unix milliseconds.
         time_ms: u64,
@@ -654,7 +654,7 @@ impl std::error::Error for SourceError {
 }
 
 impl Error {
-    /// A [`MarkStore`](crate::persist::MarkStore)'s own failure, [`Error::MarkStore`]: `store`
+    /// A [`MarkStore`](crate::mark::MarkStore)'s own failure, [`Error::MarkStore`]: `store`
     /// names the store (its first 64 characters are kept), `reason` says what went wrong, and
     /// `source` is the error behind it, if one was.
     ///
@@ -709,7 +709,7 @@ impl Error {
             Error::SequenceExhausted { .. } | Error::ClockBehind { .. } => true,
             #[cfg(any(feature = "etcd", feature = "docs"))]
             Error::LeaseExpired { .. }
-            | Error::HighWaterReached { .. }
+            | Error::MarkReached { .. }
             | Error::NodeRangeFull { .. }
             | Error::Etcd { .. } => true,
             _ => false,

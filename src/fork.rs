@@ -55,7 +55,7 @@
 //! What else snowmint holds that a fork copies, and why none of it needs the gate:
 //!
 //! - atomics that only count or hand out distinct values (sentinel generations, cached clock
-//!   slots, sharded generators' ids, the high-water file's temporary names, which carry the
+//!   slots, sharded generators' ids, the mark file's temporary names, which carry the
 //!   process ID): a child goes on counting from its copy;
 //! - sharded generators' shard claims, atomics with no lock: the child's copy keeps the
 //!   claims of threads it does not have, and a sharded generator built in the parent fails in
@@ -69,10 +69,10 @@
 //! - the refresher threads of cached clocks (the child starts its own, see above) and the
 //!   etcd lease's thread (a leased generator is a generator: used in the child it fails with
 //!   `Error::Forked`);
-//! - locks held only by a generator's cold paths (a file store's write lock, the etcd fence's
+//! - locks held only by a generator's cold paths (a mark file store's write lock, the etcd fence's
 //!   reason to stop): reached only through a generator built in the parent, which the child
 //!   cannot mint from;
-//! - the high-water file's `flock`, which belongs to the open file: a child forked during a
+//! - the mark file's `flock`, which belongs to the open file: a child forked during a
 //!   write holds a copy of the descriptor that nothing in the child closes, so the writer
 //!   unlocks explicitly, which releases the lock for both processes.
 //!

@@ -35,7 +35,7 @@
 //! - For a fleet: [`NodeIdSource`] takes a node ID from a value, an environment variable or a
 //!   Kubernetes StatefulSet ordinal; with the `etcd` feature, `EtcdLease` leases the lowest
 //!   free node ID of a range and `LeasedGenerator` mints only while the lease is known live
-//!   (a local deadline on the boot clock) and below a high-water mark kept in etcd.
+//!   (a local deadline on the boot clock) and below a mark kept in etcd.
 //! - Across `fork()`: the child holds a copy of every generator's state and node ID, so a
 //!   generator built before the fork fails in the child with [`Error::Forked`] (naming both
 //!   process IDs) instead of minting its parent's IDs; the parent's generators mint on. Build
@@ -51,18 +51,18 @@
 //! The root holds what nearly every user needs: [`Generator`], its [`GeneratorBuilder`] and
 //! [`LocalGenerator`], the [`Mint`] trait every generator implements, [`Layout`], [`Id`] and
 //! its [`Parts`], [`Error`] and [`Result`], [`ClockBehind`], [`Clock`] and [`Snapshot`]. The
-//! rest is by topic: [`clock`] (the clocks), [`layout`] (custom layouts and their fields),
-//! [`encoding`] (text forms), [`shard`] (sequence ranges, sharded and per-core generators),
-//! [`persist`] (the high-water file and durable file replacement), [`node_id`] (where node
-//! IDs come from), [`sno`], [`generator`] (counters, events, state words), [`time`] (RFC 3339
-//! text of a time), [`error`], and `etcd` with its feature.
+//! rest is by topic: [`clock`] (the clocks, and RFC 3339 text of a time), [`layout`] (custom
+//! layouts and their fields), [`encoding`] (text forms), [`shard`] (sequence ranges, sharded
+//! and per-core generators), [`mark`] (the mark kept ahead of minting, in a file or another
+//! store, and durable file replacement), [`node_id`] (where node IDs come from), [`sno`],
+//! [`generator`] (counters, events, state words), [`error`], and `etcd` with its feature.
 //!
 //! # Feature flags
 //!
 //! - `cli`: the `snowmint` command-line tool (pulls `clap`, `clap_complete`, `serde_json` and
 //!   the `serde` feature). Off by default: the library
 //!   depends on `quanta`, `crossbeam-utils` and `thiserror` only, and on Unix on `libc`
-//!   (the cached clock's fork handler) and `rustix` (the high-water file's lock).
+//!   (the cached clock's fork handler) and `rustix` (the mark file's lock).
 //! - `serde`: `Serialize` and `Deserialize` for [`Id`] (a decimal string by default, a number
 //!   per field with `serde_id::number`), [`Layout`] and [`Snapshot`] (pulls `serde`).
 //! - `tracing`: one `tracing` event (target `snowmint`) per overflow (`debug`), clock
@@ -78,7 +78,7 @@
 //!   [`Error::NegativeId`]. Which presets outgrow `i64`, and when: [`docs::text_and_paging`].
 //! - `schemars`: `JsonSchema` for [`Id`] (a decimal string with its pattern) and [`SnoId`], as
 //!   they serialize, for OpenAPI generators (pulls `schemars` and the `serde` feature).
-//! - `etcd`: node IDs leased from etcd with fencing and a high-water mark: `EtcdConfig`,
+//! - `etcd`: node IDs leased from etcd with fencing and a mark kept in etcd: `EtcdConfig`,
 //!   `EtcdLease`, `LeasedGenerator` (pulls `etcd-client`, whose build needs `protoc`, `tokio`
 //!   for the lease's own thread, and `rustix` for `CLOCK_BOOTTIME`).
 //! - `tokio`: `snowmint::tokio::MintAsync`, `mint_async` and `mint_batch_async` on every
@@ -140,12 +140,12 @@ pub mod layout;
 mod mint;
 pub mod node_id;
 // snowmint's own fault-injection tests pause threads at its points; not part of the API.
+pub mod mark;
 #[cfg(feature = "pause-points")]
 #[doc(hidden)]
 pub mod pause;
 #[cfg(not(feature = "pause-points"))]
 mod pause;
-pub mod persist;
 pub mod shard;
 pub mod sno;
 mod sync;

@@ -5,14 +5,13 @@ use crate::error::{Error, Result};
 use crate::generator::Generator;
 use crate::generator::State;
 use crate::id::Id;
-use crate::persist::{FencedGenerator, MarkStore};
+use crate::mark::{MarkStore, MarkedGenerator};
 use crate::shard::ShardedGenerator;
 use crate::sno::{SnoGenerator, SnoId};
 
 /// Minting, the same way on every generator: shared ([`Generator`]), per thread
-/// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), fenced by a
-/// high-water mark ([`FencedGenerator`]: over a file, and with the etcd feature over a lease)
-/// and
+/// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), kept below a
+/// mark ([`MarkedGenerator`]: over a file, and with the etcd feature over a lease) and
 /// sno's ([`SnoGenerator`], whose IDs are [`SnoId`]s).
 ///
 /// Each generator also has these methods as its own, so they work without the trait in scope;
@@ -63,7 +62,7 @@ pub trait Mint {
     ///
     /// As the generator's own `mint`: the clock behind beyond the policy's bounds, a clock
     /// outside the layout's time range, a full last tick, a generator used in the child of a
-    /// `fork()` ([`Error::Forked`]), and the fence's errors for a fenced generator.
+    /// `fork()` ([`Error::Forked`]), and the store's errors for a marked generator.
     ///
     /// # Examples
     ///
@@ -222,5 +221,5 @@ macro_rules! mint_by_inherent {
 
 mint_by_inherent!(Id, [C, S] Generator<C, S> where C: Clock, S: State);
 mint_by_inherent!(Id, [C] ShardedGenerator<C> where C: Clock);
-mint_by_inherent!(Id, [C, S] FencedGenerator<C, S> where C: Clock, S: MarkStore);
+mint_by_inherent!(Id, [C, S] MarkedGenerator<C, S> where C: Clock, S: MarkStore);
 mint_by_inherent!(SnoId, [C] SnoGenerator<C> where C: Clock);

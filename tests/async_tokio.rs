@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
-use snowmint::persist::{HighWaterFile, PersistentGenerator};
+use snowmint::mark::{MarkFile, MarkFileStore, MarkedGenerator};
 use snowmint::shard::Shards;
 use snowmint::sno::{SnoGenerator, SnoId};
 use snowmint::tokio::MintAsync;
@@ -289,13 +289,14 @@ fn every_generator_mints_across_full_ticks() {
             .build_sharded(Shards::SplitSequence(2))
             .unwrap();
         assert_increasing(&across_ticks(&sharded, 300).await);
-        let file = HighWaterFile::open(dir.join("high-water"), Duration::from_secs(1)).unwrap();
+        let file = MarkFile::open(dir.join("mark"), Duration::from_secs(1)).unwrap();
         let inner = file
-            .resume(Layout::SONYFLAKE, &[("machine", 1)])
+            .resume(Layout::SONYFLAKE)
+            .node("machine", 1)
             .build()
             .unwrap();
-        let fenced = PersistentGenerator::new(inner, file).unwrap();
-        assert_increasing(&across_ticks(&fenced, 600).await);
+        let marked = MarkedGenerator::<_, MarkFileStore>::new(inner, file).unwrap();
+        assert_increasing(&across_ticks(&marked, 600).await);
         let sno = SnoGenerator::builder()
             .partition(7)
             .sequence_range(0..=99)

@@ -51,12 +51,11 @@ fn a_long_high_water_path_is_echoed_as_its_last_256_characters() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("mark");
     std::fs::write(&path, "not a mark\n").unwrap();
-    let Err(err) = snowmint::persist::HighWaterFile::open(&path, std::time::Duration::from_secs(1))
-    else {
+    let Err(err) = snowmint::mark::MarkFile::open(&path, std::time::Duration::from_secs(1)) else {
         panic!("a file without a mark was opened")
     };
     std::fs::remove_dir_all(dir.parent().unwrap().parent().unwrap()).unwrap();
-    let Error::Persist { path: shown, .. } = &err else {
+    let Error::MarkFile { path: shown, .. } = &err else {
         panic!("{err:?}")
     };
     assert_eq!(shown.chars().count(), 256);

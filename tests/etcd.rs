@@ -908,7 +908,7 @@ fn a_leased_generator_dropped_in_a_forked_child_leaves_the_parents_lease_alone_a
     let status = common::forks::in_child(Duration::from_secs(30), || {
         let started = Instant::now();
         let generator = held.borrow_mut().take().unwrap();
-        common::forks::is_forked("mint", generator.mint(), "FencedGenerator", parent)?;
+        common::forks::is_forked("mint", generator.mint(), "MarkedGenerator", parent)?;
         let shutdown = generator.shutdown();
         if !matches!(shutdown, Err(Error::Forked { .. })) {
             return Err(format!("shutdown in the child: {shutdown:?}"));

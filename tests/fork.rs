@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use snowmint::persist::{FencedGenerator, HighWaterFile, MarkStore, PersistentGenerator};
+use snowmint::mark::{MarkFile, MarkFileStore, MarkStore, MarkedGenerator};
 use snowmint::shard::Shards;
 use snowmint::sno::SnoGenerator;
 use snowmint::{Clock, Generator, Id, Layout, Mint, clock::CachedClock};
@@ -236,22 +236,22 @@ fn a_sharded_generator_and_its_shards_inherited_across_fork_fail_in_the_child() 
 }
 
 #[test]
-fn a_persistent_generator_inherited_across_fork_fails_in_the_child() {
+fn a_marked_generator_inherited_across_fork_fails_in_the_child() {
     let parent = std::process::id();
-    let dir = TempDir::new("fork-persistent");
-    let open = |name: &str| HighWaterFile::open(dir.join(name), Duration::from_secs(1)).unwrap();
+    let dir = TempDir::new("fork-marked");
+    let open = |name: &str| MarkFile::open(dir.join(name), Duration::from_secs(1)).unwrap();
     let file = open("machine-1");
-    let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).build();
-    let inherited = PersistentGenerator::new(generator.unwrap(), file).unwrap();
+    let generator = file.resume(Layout::TWITTER).node("machine", 1).build();
+    let inherited = MarkedGenerator::<_, MarkFileStore>::new(generator.unwrap(), file).unwrap();
     let mut seen = HashSet::new();
     all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
     let status = in_child(|| {
-        every_method_fails(&inherited, "FencedGenerator", parent)?;
-        // The remedy: a generator of its own, on a node with a high-water file of its own.
+        every_method_fails(&inherited, "MarkedGenerator", parent)?;
+        // The remedy: a generator of its own, on a node with a mark file of its own.
         let file = open("machine-2");
-        let generator = file.resume(Layout::TWITTER, &[("machine", 2)]).build();
-        let new = PersistentGenerator::new(generator.unwrap(), file).unwrap();
-        fresh("a new persistent generator", || new.mint().unwrap())
+        let generator = file.resume(Layout::TWITTER).node("machine", 2).build();
+        let new = MarkedGenerator::<_, MarkFileStore>::new(generator.unwrap(), file).unwrap();
+        fresh("a new marked generator", || new.mint().unwrap())
     });
     assert_eq!(status, 0, "see the child's stderr");
     all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
@@ -278,24 +278,24 @@ impl MarkStore for StopRecorder {
     }
 }
 
-/// A fenced generator's store (an etcd lease, a file) is its parent's in a forked child: the
+/// A marked generator's store (an etcd lease, a file) is its parent's in a forked child: the
 /// child's copy neither stops it on `shutdown` (which fails) nor on drop. The parent's does.
 #[test]
-fn a_fenced_generator_in_a_forked_child_leaves_its_parents_store_alone() {
+fn a_marked_generator_in_a_forked_child_leaves_its_parents_store_alone() {
     let parent = std::process::id();
-    let dir = TempDir::new("fork-fenced-stop");
+    let dir = TempDir::new("fork-marked-stop");
     let stopped = dir.join("stopped");
     let generator = Generator::builder(Layout::TWITTER)
         .node("machine", 1)
         .build()
         .unwrap();
     let mut inherited = Some(
-        FencedGenerator::<_, StopRecorder>::new(generator, StopRecorder(stopped.clone())).unwrap(),
+        MarkedGenerator::<_, StopRecorder>::new(generator, StopRecorder(stopped.clone())).unwrap(),
     );
     inherited.as_ref().unwrap().mint().unwrap();
     let status = in_child(|| {
         let copy = inherited.take().unwrap();
-        is_forked("shutdown", copy.shutdown(), "FencedGenerator", parent)?;
+        is_forked("shutdown", copy.shutdown(), "MarkedGenerator", parent)?;
         drop(inherited.take());
         match stopped.exists() {
             true => Err("the child stopped its parent's store".to_owned()),

@@ -1,6 +1,6 @@
 //! Process boundaries: no ID repeats across `kill -9` and no second process mints from a state
-//! one already holds, for the CLI's `--snapshot` file and for a `FencedGenerator` on a
-//! `HighWaterFile`.
+//! one already holds, for the CLI's `--snapshot` file and for a `MarkedGenerator` on a
+//! `MarkFile`.
 //!
 //! Each generation is a child process: the CLI binary, or this test binary re-executed in its
 //! child role (`KILL9_CHILD` set), minting a tick-tock layout and streaming its IDs. The parent
@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use snowmint::persist::{HighWaterFile, PersistentGenerator};
+use snowmint::mark::{MarkFile, MarkFileStore, MarkedGenerator};
 use snowmint::sno::SnoId;
 use snowmint::{ClockBehind, Error, Generator, Id, Snapshot};
 
@@ -165,7 +165,7 @@ fn the_cli_never_repeats_an_id_across_kill_9_as_its_clock_steps_back_and_forth()
     }
 }
 
-/// The child role: a `PersistentGenerator` on the high-water file, policy and clock offset
+/// The child role: a `MarkedGenerator` on the mark file, policy and clock offset
 /// `KILL9_CHILD` names, printing `id N` per ID until it is killed, or one `error` line.
 #[test]
 fn a_child_generation_mints_until_it_is_killed() {
@@ -183,13 +183,14 @@ fn a_child_generation_mints_until_it_is_killed() {
     };
     let mut out = std::io::stdout().lock();
     let minted = (|| -> Result<(), Error> {
-        let file = HighWaterFile::open(path, Duration::from_millis(20))?;
+        let file = MarkFile::open(path, Duration::from_millis(20))?;
         let generator = file
-            .resume(TT, &[("machine", 5)])
+            .resume(TT)
+            .node("machine", 5)
             .clock(clock)
             .on_clock_behind(policy)
             .build()?;
-        let generator = PersistentGenerator::new(generator, file)?;
+        let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
         loop {
             let id = generator.mint()?;
             writeln!(out, "id {id}").unwrap();
@@ -223,10 +224,10 @@ fn child_id(line: &str) -> Option<u64> {
 }
 
 #[test]
-fn a_fenced_generator_never_repeats_an_id_across_kill_9_as_its_clock_steps_back_and_forth() {
-    let dir = TempDir::new("kill9-fenced");
+fn a_marked_generator_never_repeats_an_id_across_kill_9_as_its_clock_steps_back_and_forth() {
+    let dir = TempDir::new("kill9-marked");
     for (policy, _) in POLICIES {
-        let path = dir.join(&format!("{policy}.high-water"));
+        let path = dir.join(&format!("{policy}.mark"));
         let (mut seen, mut tally) = (HashSet::new(), Tally::default());
         for k in 0..GENERATIONS {
             let started = Instant::now();
@@ -234,7 +235,7 @@ fn a_fenced_generator_never_repeats_an_id_across_kill_9_as_its_clock_steps_back_
             let ids = stream_then_kill(child, reads(k), child_id);
             tally.add(&mut seen, &ids, started.elapsed());
         }
-        tally.report(&format!("FencedGenerator on a HighWaterFile, {policy}"));
+        tally.report(&format!("MarkedGenerator on a MarkFile, {policy}"));
         assert_eq!(tally.repeats, 0, "{tally:?}");
         assert!(tally.minted >= GENERATIONS / 4, "{tally:?}");
     }
@@ -379,22 +380,22 @@ fn a_second_cli_process_on_one_snapshot_file_is_refused() {
     assert!(after[0] > *printed.iter().max().unwrap());
 }
 
-/// A second process on one high-water file is refused while a generator holds it (in the
+/// A second process on one mark file is refused while a generator holds it (in the
 /// parent and in another child), and once the holder is killed a generator resumes above it.
 #[test]
 fn a_second_process_on_one_high_water_file_is_refused() {
-    let dir = TempDir::new("kill9-second-fenced");
-    let path = dir.join("shared.high-water");
+    let dir = TempDir::new("kill9-second-marked");
+    let path = dir.join("shared.mark");
     let mut holder = KillOnDrop(library_child(&path, "wait", 0).spawn().unwrap());
     let mut out = BufReader::new(holder.0.stdout.take().unwrap());
     let mut printed = read_lines(&mut out, 10, child_id);
     assert_eq!(printed.len(), 10);
 
-    let err = HighWaterFile::open(&path, Duration::from_millis(20)).unwrap_err();
-    assert!(matches!(err, Error::Persist { .. }), "{err:?}");
+    let err = MarkFile::open(&path, Duration::from_millis(20)).unwrap_err();
+    assert!(matches!(err, Error::MarkFile { .. }), "{err:?}");
     let message = err.to_string();
     assert!(
-        message.starts_with(&format!("high-water file {}: ", path.display()))
+        message.starts_with(&format!("mark file {}: ", path.display()))
             && message.contains("is held by another process"),
         "{message}"
     );
@@ -407,14 +408,15 @@ fn a_second_process_on_one_high_water_file_is_refused() {
     holder.0.kill().unwrap();
     printed.extend(read_lines(&mut out, usize::MAX, child_id));
     let _ = holder.0.wait();
-    let file = HighWaterFile::open(&path, Duration::from_millis(20)).unwrap();
+    let file = MarkFile::open(&path, Duration::from_millis(20)).unwrap();
     let generator = file
-        .resume(TT, &[("machine", 5)])
+        .resume(TT)
+        .node("machine", 5)
         .clock(OffsetClock { offset_ms: 0 })
         .on_clock_behind(ClockBehind::Wait { max_ms: 200 })
         .build()
         .unwrap();
-    let generator = PersistentGenerator::new(generator, file).unwrap();
+    let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file).unwrap();
     let seen: HashSet<u64> = printed.iter().copied().collect();
     for _ in 0..5_000 {
         assert!(!seen.contains(&generator.mint().unwrap().to_u64()));

@@ -10,7 +10,7 @@ use std::time::Duration;
 use snowmint::{
     Error, Generator, Layout, Mint,
     clock::ManualClock,
-    persist::{HighWaterFile, PersistentGenerator},
+    mark::{MarkFile, MarkFileStore, MarkedGenerator},
     shard::Shards,
     sno::SnoGenerator,
 };
@@ -122,17 +122,18 @@ fn a_sharded_generator_mints_through_the_trait() {
 }
 
 #[test]
-fn a_persistent_generator_mints_through_the_trait() {
+fn a_marked_generator_mints_through_the_trait() {
     let dir = TempDir::new("mint");
-    let path = dir.join("high-water");
-    let file = HighWaterFile::open(&path, Duration::from_millis(50)).unwrap();
+    let path = dir.join("mark");
+    let file = MarkFile::open(&path, Duration::from_millis(50)).unwrap();
     let (generator, clock) = built_on_manual_clock(T0, |clock| {
-        file.resume(SMALL, &[("machine", 4)])
+        file.resume(SMALL)
+            .node("machine", 4)
             .clock(clock)
             .build()
             .unwrap()
     });
-    let generator = PersistentGenerator::new(generator, file).unwrap();
+    let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file).unwrap();
     one_thread(&generator, &clock, 1, 16);
     // Past the mark (50 ms ahead of the last write): a batch writes the file before it
     // returns, and every ID it hands out is below the mark on disk.

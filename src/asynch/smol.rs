@@ -18,8 +18,8 @@
 //! `block_on`). The timer works on any executor: smol's reactor drives it, on the thread in
 //! `block_on` and on its own thread otherwise.
 //!
-//! One wait stays on the thread: a [`FencedGenerator`](crate::persist::FencedGenerator) over a
-//! high-water file writes the file (durably) on the minting thread once per interval of ID
+//! One wait stays on the thread: a [`MarkedGenerator`](crate::mark::MarkedGenerator) over a
+//! mark file writes the file (durably) on the minting thread once per interval of ID
 //! time, as its blocking mint does.
 //!
 //! # Examples
@@ -74,7 +74,7 @@ impl Timer for Smol {
 
 /// Minting that waits on smol's timer: [`mint_async`](Self::mint_async) and
 /// [`mint_batch_async`](Self::mint_batch_async) on every [`Mint`] generator ([`Generator`],
-/// [`LocalGenerator`], [`ShardedGenerator`], [`FencedGenerator`], [`SnoGenerator`]).
+/// [`LocalGenerator`], [`ShardedGenerator`], [`MarkedGenerator`], [`SnoGenerator`]).
 /// Implemented for them all, and for nothing else. See the [module docs](self) for how it waits.
 ///
 /// # Examples
@@ -97,7 +97,7 @@ impl Timer for Smol {
 /// [`Generator`]: crate::Generator
 /// [`LocalGenerator`]: crate::LocalGenerator
 /// [`ShardedGenerator`]: crate::shard::ShardedGenerator
-/// [`FencedGenerator`]: crate::persist::FencedGenerator
+/// [`MarkedGenerator`]: crate::mark::MarkedGenerator
 /// [`SnoGenerator`]: crate::sno::SnoGenerator
 pub trait MintAsync: Mint {
     /// Mints the next ID as [`mint`](Mint::mint) does, sleeping on smol's timer (never on the

@@ -138,18 +138,17 @@
 //! minted before the restart. With the `serde` feature, [`Snapshot`] and [`Layout`] serialize
 //! (a stored layout is checked again when it is read back).
 //!
-//! A crash leaves no snapshot. A [`HighWaterFile`] keeps a mark ahead of minting instead: a
-//! [`PersistentGenerator`] durably writes `time + interval` to the file before it returns the
-//! first ID at or past the current mark, so every ID it ever returned is below the mark on
-//! disk, and [`HighWaterFile::resume`] starts the next process above it. Per ID that costs one
+//! A crash leaves no snapshot. A [`MarkFile`] keeps a mark ahead of minting instead: a
+//! [`MarkedGenerator`] over the file durably writes `time + interval` to it before it returns
+//! the first ID at or past the current mark, so every ID it ever returned is below the mark on
+//! disk, and [`MarkFile::resume`] starts the next process above it. Per ID that costs one
 //! relaxed load and a compare; per interval of ID time, one durable write (the guarantee and
-//! the cost are detailed on [`HighWaterFile`]). [`PersistentGenerator`] is a
-//! [`FencedGenerator`] over the file; the etcd lease ([`fleets`](super::fleets)) is another
-//! [`MarkStore`] of the same idea.
+//! the cost are detailed on [`MarkFile`]). The file's [`MarkFileStore`] is one [`MarkStore`];
+//! the etcd lease ([`fleets`](super::fleets)) is another of the same idea.
 //!
 //! ```
 //! use snowmint::{ClockBehind, Generator, Layout, clock::ManualClock};
-//! use snowmint::persist::{HighWaterFile, PersistentGenerator};
+//! use snowmint::mark::{MarkFile, MarkFileStore, MarkedGenerator};
 //! use std::time::Duration;
 //!
 //! // A clean restart: snapshot, resume, continue above.
@@ -162,21 +161,21 @@
 //!
 //! // A crash, then a restart on a clock 500 ms behind: an error, never a repeated ID.
 //! let path = std::env::temp_dir().join(format!("snowmint-guide-{}.mark", std::process::id()));
-//! let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
-//! let generator = file.resume(Layout::TWITTER, &[("machine", 5)]).clock(clock.clone()).build()?;
-//! let generator = PersistentGenerator::new(generator, file)?;
+//! let file = MarkFile::open(&path, Duration::from_secs(1))?;
+//! let generator = file.resume(Layout::TWITTER).node("machine", 5).clock(clock.clone()).build()?;
+//! let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
 //! let id = generator.mint()?;
 //! assert!(generator.mark() > Layout::TWITTER.decode(id)?.unix_ms());
 //! drop(generator); // no snapshot
 //!
 //! clock.set(1_699_999_999_500);
-//! let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
+//! let file = MarkFile::open(&path, Duration::from_secs(1))?;
 //! let generator = file
-//!     .resume(Layout::TWITTER, &[("machine", 5)])
+//!     .resume(Layout::TWITTER).node("machine", 5)
 //!     .clock(clock.clone())
 //!     .on_clock_behind(ClockBehind::Error)
 //!     .build()?;
-//! let generator = PersistentGenerator::new(generator, file)?;
+//! let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
 //! assert!(generator.mint().is_err()); // behind the mark: fails instead of repeating
 //! std::fs::remove_file(&path).ok();
 //! # Ok::<(), snowmint::Error>(())
@@ -202,20 +201,20 @@
 //! [`Error::Forked`]: crate::Error::Forked
 //! [`Event`]: crate::generator::Event
 //! [`Event::Overflow`]: crate::generator::Event::Overflow
-//! [`FencedGenerator`]: crate::persist::FencedGenerator
+//! [`MarkedGenerator`]: crate::mark::MarkedGenerator
 //! [`Generator::resume`]: crate::Generator::resume
 //! [`Generator::snapshot`]: crate::Generator::snapshot
 //! [`Generator::stats`]: crate::Generator::stats
 //! [`GeneratorBuilder::notify`]: crate::GeneratorBuilder::notify
 //! [`GeneratorBuilder::on_clock_behind`]: crate::GeneratorBuilder::on_clock_behind
-//! [`HighWaterFile`]: crate::persist::HighWaterFile
-//! [`HighWaterFile::resume`]: crate::persist::HighWaterFile::resume
+//! [`MarkFile`]: crate::mark::MarkFile
+//! [`MarkFile::resume`]: crate::mark::MarkFile::resume
 //! [`Layout`]: crate::Layout
 //! [`LayoutBuilder::tick_tock`]: crate::layout::LayoutBuilder::tick_tock
 //! [`ManualClock`]: crate::clock::ManualClock
-//! [`MarkStore`]: crate::persist::MarkStore
+//! [`MarkStore`]: crate::mark::MarkStore
 //! [`MonotonicClock`]: crate::clock::MonotonicClock
-//! [`PersistentGenerator`]: crate::persist::PersistentGenerator
+//! [`MarkFileStore`]: crate::mark::MarkFileStore
 //! [`Snapshot`]: crate::Snapshot
 //! [`Stats`]: crate::generator::Stats
 //! [`WallClockBack::Report`]: crate::clock::WallClockBack::Report

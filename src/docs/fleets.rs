@@ -32,11 +32,11 @@
 //! A child of `fork()` starts with a copy of its parent's memory: every generator, its state
 //! word and its node ID. Minting from that copy would repeat the IDs the parent mints, so a
 //! generator built before the fork fails in the child with [`Error::Forked`], naming the
-//! process that built it and the child; every generator (shared, local, sharded, fenced, sno,
+//! process that built it and the child; every generator (shared, local, sharded, marked, sno,
 //! leased, and their async methods) checks, on every mint. The parent's generators go on
 //! minting. The child builds a generator of its own, with a node ID no other live generator
 //! holds: claimed in the child from an etcd lease (below), or assigned to each child by its
-//! parent (a value, an environment variable, a node ID's own high-water file).
+//! parent (a value, an environment variable, a node ID's own mark file).
 //!
 //! ```
 //! use snowmint::{Generator, Layout, node_id::NodeIdSource};
@@ -53,9 +53,9 @@
 //! [`EtcdLease::claim`] claims the lowest free node ID of a range under a key prefix
 //! ([`EtcdConfig`]), attached to an etcd lease that a thread of its own renews; a full range
 //! is an error naming the prefix and the range. [`EtcdLease::resume`] starts a generator above
-//! the high-water mark the node ID's last holder left in etcd, and a [`LeasedGenerator`]
+//! the mark the node ID's last holder left in etcd, and a [`LeasedGenerator`]
 //! returns an ID only inside two limits, both raised only by answers etcd confirmed: a local
-//! deadline on the boot clock (the lease is known live) and the high-water mark (no later
+//! deadline on the boot clock (the lease is known live) and the mark (no later
 //! holder can reach the ID's time). Two holders of one node ID never mint the same time, even
 //! when their clocks disagree and even when one of them cannot tell it lost its lease: the
 //! guarantee is spelled out on [`LeasedGenerator`]. [`release`], [`shutdown`] or drop lowers
@@ -115,7 +115,7 @@
 [`EtcdLease::resume`]: crate::etcd::EtcdLease::resume
 [`LeasedGenerator`]: crate::etcd::LeasedGenerator
 [`release`]: crate::etcd::EtcdLease::release
-[`shutdown`]: crate::persist::FencedGenerator::shutdown"
+[`shutdown`]: crate::mark::MarkedGenerator::shutdown"
 )]
 #![cfg_attr(
     not(feature = "etcd"),
@@ -126,5 +126,5 @@
 [`EtcdLease::resume`]: crate#feature-flags
 [`LeasedGenerator`]: crate#feature-flags
 [`release`]: crate#feature-flags
-[`shutdown`]: crate::persist::FencedGenerator::shutdown"
+[`shutdown`]: crate::mark::MarkedGenerator::shutdown"
 )]

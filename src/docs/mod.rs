@@ -7,7 +7,7 @@
 //! command that made them.
 //!
 //! - [`clocks`]: where time comes from, clock faults and the [`ClockBehind`] policies,
-//!   restarts (snapshots and the high-water file), counters and notifications.
+//!   restarts (snapshots and the mark file), counters and notifications.
 //! - [`throughput`]: one generator shared by every thread and task (`Arc`, a `static`), and
 //!   past one cache line and one tick: sequence ranges, per-core shards, one generator per
 //!   thread, batches and borrowing.

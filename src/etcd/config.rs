@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 ///   the difference between the two machines' clock rates and the time the last ID takes to
 ///   reach its user.
 /// - `renew_every` (default `(ttl - margin) / 3`): how often the lease is renewed and the
-///   high-water mark raised. A renewal is sent `renew_every` after the send of the last
+///   mark raised. A renewal is sent `renew_every` after the send of the last
 ///   confirmed one; each attempt waits at most half of `renew_every` for etcd, and one that
 ///   times out or fails is retried at once (quick failures in a row back off, doubling from
 ///   5 ms up to a quarter of `renew_every`). So minting goes on while etcd is frozen (its requests
@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 /// # Keys
 ///
 /// Node ID `n` is held by the key `PREFIX` `node/` `n`, attached to the holder's lease (so
-/// etcd deletes it when the lease expires), and its high-water mark is kept in `PREFIX`
+/// etcd deletes it when the lease expires), and its mark is kept in `PREFIX`
 /// `mark/` `n`, which outlives leases. End the prefix with `/`.
 ///
 /// # Examples
@@ -327,7 +327,7 @@ impl EtcdConfig {
         format!("{}node/{node}", self.prefix)
     }
 
-    /// The key holding node ID `node`'s high-water mark.
+    /// The key holding node ID `node`'s mark.
     pub(crate) fn mark_key(&self, node: u64) -> String {
         format!("{}mark/{node}", self.prefix)
     }

@@ -1,7 +1,7 @@
 //! The fence: the check every leased ID passes before it is returned.
 //!
 //! A [`Fence`] holds two limits, both only ever raised by confirmed etcd answers: the
-//! `CLOCK_BOOTTIME` instant until which the lease is known live, and the high-water mark
+//! `CLOCK_BOOTTIME` instant until which the lease is known live, and the mark
 //! recorded in etcd. The mint path reads the boot clock and both limits, and returns an ID only
 //! while the clock is before the first and the ID's time is below the second.
 
@@ -23,7 +23,7 @@ pub(crate) struct Fence {
     /// time of the last confirmed claim or renewal, plus the TTL, less the margin. `STOPPED`
     /// once the key is lost or released.
     valid_until_ns: AtomicU64,
-    /// The high-water mark confirmed in etcd, in Unix milliseconds: no ID at or above it may
+    /// The mark confirmed in etcd, in Unix milliseconds: no ID at or above it may
     /// be returned.
     mark_ms: AtomicU64,
     /// Why minting stopped for good, once it has. Fork: a child forked while a thread holds it
@@ -104,7 +104,7 @@ impl Fence {
         }
         // The clock ran past the mark between renewals (a step forward): renew now.
         self.nudge.notify_one();
-        Err(Error::HighWaterReached {
+        Err(Error::MarkReached {
             key: crate::error::bounded(&self.mark_key),
             time_ms,
             mark_ms,
@@ -125,12 +125,12 @@ impl Fence {
             });
     }
 
-    /// etcd confirmed `mark_ms` as the high-water mark.
+    /// etcd confirmed `mark_ms` as the mark.
     pub(crate) fn raise(&self, mark_ms: u64) {
         self.mark_ms.fetch_max(mark_ms, Ordering::Relaxed);
     }
 
-    /// The confirmed high-water mark, in Unix milliseconds.
+    /// The confirmed mark, in Unix milliseconds.
     pub(crate) fn mark(&self) -> u64 {
         self.mark_ms.load(Ordering::Relaxed)
     }
@@ -207,7 +207,7 @@ mod tests {
         assert_eq!(fence.admit(999), Ok(()));
         assert!(matches!(
             fence.admit(1_000),
-            Err(Error::HighWaterReached {
+            Err(Error::MarkReached {
                 time_ms: 1_000,
                 mark_ms: 1_000,
                 ..

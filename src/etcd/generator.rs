@@ -1,5 +1,5 @@
 //! A generator fenced by its etcd lease: [`LeasedGenerator`], a
-//! [`FencedGenerator`] whose [`MarkStore`] is the [`EtcdLease`].
+//! [`MarkedGenerator`] whose [`MarkStore`] is the [`EtcdLease`].
 
 use std::sync::Arc;
 
@@ -7,11 +7,11 @@ use super::lease::EtcdLease;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
-use crate::persist::{FencedGenerator, MarkStore};
+use crate::mark::{MarkStore, MarkedGenerator};
 
 /// A [`Generator`] whose node ID is leased from etcd, and which returns an ID only while the
-/// lease is known live and the ID's time is below the high-water mark recorded in etcd: a
-/// [`FencedGenerator`] over an [`EtcdLease`].
+/// lease is known live and the ID's time is below the mark recorded in etcd: a
+/// [`MarkedGenerator`] over an [`EtcdLease`].
 ///
 /// # Guarantee
 ///
@@ -26,13 +26,13 @@ use crate::persist::{FencedGenerator, MarkStore};
 ///   fail. Past the deadline minting fails with [`Error::LeaseExpired`]; a later confirmed
 ///   renewal restores it. A key found gone or held by another lease stops the generator for
 ///   good ([`Error::LeaseLost`]).
-/// - **High-water mark.** With every renewal the holder writes `mark = now + TTL` to the node
+/// - **Mark.** With every renewal the holder writes `mark = now + TTL` to the node
 ///   ID's mark key, in a transaction that succeeds only while its key is the one it created
 ///   and nobody modified since, and the mark key is as the holder last wrote or read it (a
 ///   renewal that reaches etcd late, after a newer one, changes nothing: the mark only goes
 ///   up),
 ///   and it never returns an ID whose time is at or above the last mark etcd confirmed
-///   ([`Error::HighWaterReached`], which also triggers a renewal). A new holder of the node ID
+///   ([`Error::MarkReached`], which also triggers a renewal). A new holder of the node ID
 ///   (or this process after a restart) reads the mark in its claim, and starts above it
 ///   ([`EtcdLease::resume`]): every ID of an earlier holder is below the mark, every ID of the
 ///   new one above it.
@@ -75,7 +75,7 @@ use crate::persist::{FencedGenerator, MarkStore};
 /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub type LeasedGenerator<C> = FencedGenerator<C, EtcdLease>;
+pub type LeasedGenerator<C> = MarkedGenerator<C, EtcdLease>;
 
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 impl MarkStore for EtcdLease {
@@ -102,7 +102,7 @@ impl MarkStore for EtcdLease {
             });
         }
         if let Some(mark) = self.mark() {
-            if !snapshot.starts_above(mark) {
+            if !snapshot.starts_above_mark(mark) {
                 return Err(Error::InvalidLeaseConfig {
                     reason: format!(
                         "the generator could still mint at or below the mark {mark} ms found at \
@@ -115,13 +115,13 @@ impl MarkStore for EtcdLease {
         let source = Arc::clone(generator);
         self.attach(Box::new(move || {
             // The lowest time the generator could mint next: its clock, or past its last tick.
-            crate::persist::minted_end(&source).max(source.clock().unix_ms_precise())
+            crate::mark::minted_end(&source).max(source.clock().unix_ms_precise())
         }))
     }
 
     /// Admits `time_ms` while the lease is known live and the time is below the mark etcd
     /// confirmed: [`Error::LeaseExpired`] past the deadline, [`Error::LeaseLost`] once the node
-    /// ID is lost, [`Error::HighWaterReached`] at the mark (which also triggers a renewal).
+    /// ID is lost, [`Error::MarkReached`] at the mark (which also triggers a renewal).
     #[inline(always)]
     fn admit(&self, time_ms: u64) -> Result<()> {
         self.fence().admit(time_ms)
@@ -140,7 +140,7 @@ impl MarkStore for EtcdLease {
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-impl<C> FencedGenerator<C, EtcdLease> {
+impl<C> MarkedGenerator<C, EtcdLease> {
     /// The lease.
     ///
     /// # Examples

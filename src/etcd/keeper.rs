@@ -1,5 +1,5 @@
 //! The thread that talks to etcd: it claims a node ID, renews the lease and raises the
-//! high-water mark in the background, and releases both on request.
+//! mark in the background, and releases both on request.
 //!
 //! The thread runs its own single-threaded tokio runtime, so callers need none, and the
 //! library's API stays blocking. Every request is bounded by a timeout: a frozen server stalls

@@ -10,7 +10,7 @@ use super::keeper::Keeper;
 use crate::error::Result;
 use crate::generator::GeneratorBuilder;
 use crate::layout::Layout;
-use crate::persist::resume_above;
+use crate::mark::resume_above_mark;
 
 /// A node ID leased from etcd: held by this process alone while the lease lives, renewed in
 /// the background, and given back on [`release`](Self::release) or drop.
@@ -18,7 +18,7 @@ use crate::persist::resume_above;
 /// [`claim`](Self::claim) grants an etcd lease with the configured TTL and, in a transaction
 /// that succeeds only if the key does not exist (its create revision is 0), puts the key of
 /// the lowest free node ID of the range, attached to the lease; the same transaction reads the
-/// node ID's high-water mark. A thread of the lease's own (`snowmint-etcd`, with its own
+/// node ID's mark. A thread of the lease's own (`snowmint-etcd`, with its own
 /// single-threaded tokio runtime: callers need none) then renews the lease every
 /// [`EtcdConfig::renewal_interval`] (retrying a failed renewal at once), and with each renewal
 /// raises the mark, in a transaction that succeeds only while the key's last modification is
@@ -140,7 +140,7 @@ impl EtcdLease {
         &self.fence.key
     }
 
-    /// The node ID's high-water mark found at claim time, in Unix milliseconds: no earlier
+    /// The node ID's mark found at claim time, in Unix milliseconds: no earlier
     /// holder minted an ID at or above it. `None` if it had none.
     ///
     /// # Examples
@@ -159,7 +159,7 @@ impl EtcdLease {
         self.mark
     }
 
-    /// The high-water mark now confirmed in etcd, in Unix milliseconds (0 when there is none).
+    /// The mark now confirmed in etcd, in Unix milliseconds (0 when there is none).
     ///
     /// # Examples
     ///
@@ -250,7 +250,7 @@ impl EtcdLease {
 
     /// Starts configuring a generator for `layout` with the node field `field` set to the
     /// leased node ID, that mints above the mark found at claim time: as
-    /// [`HighWaterFile::resume`](crate::persist::HighWaterFile::resume) does. Set the clock, the
+    /// [`MarkFile::resume`](crate::mark::MarkFile::resume) does. Set the clock, the
     /// [`ClockBehind`](crate::ClockBehind) policy and any other node field, build, and wrap the
     /// generator with [`LeasedGenerator::new`](crate::etcd::LeasedGenerator::new).
     ///
@@ -269,7 +269,7 @@ impl EtcdLease {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn resume(&self, layout: Layout, field: &'static str) -> GeneratorBuilder {
-        resume_above(layout, &[(field, self.node)], self.mark)
+        resume_above_mark(layout, &[(field, self.node)], self.mark)
     }
 
     /// Revokes the lease, so the node ID is free at once, without touching the mark.

@@ -1,4 +1,4 @@
-//! Node IDs leased from etcd, fenced by a local deadline and a high-water mark kept in etcd
+//! Node IDs leased from etcd, fenced by a local deadline and a mark kept in etcd
 //! (feature `etcd`).
 //!
 //! - [`EtcdConfig`] (`config.rs`): endpoints, key prefix, node range, TTL, margin.

@@ -1032,7 +1032,7 @@ thread_local! {
 /// `max_ms`) where [`ClockBehind::Wait`] or [`ClockBehind::TickTock`] would wait it out. With
 /// a `try_` method, which fails rather than waits for a full tick, the mint never waits at
 /// all: the async methods mint this way and wait on their runtime's timer instead. A scope
-/// rather than a parameter, so the generators that wrap a [`Generator`] (sharded, fenced,
+/// rather than a parameter, so the generators that wrap a [`Generator`] (sharded, marked,
 /// sno) need no method of their own.
 #[cfg(any(feature = "tokio", feature = "smol"))]
 pub(crate) fn without_waiting<T>(mint: impl FnOnce() -> T) -> T {

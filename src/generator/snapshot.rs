@@ -70,9 +70,9 @@ impl Snapshot {
     /// timelines are there. A generator resumed from it mints only IDs of later ticks. Without a
     /// mark (`None`), the state of a generator that has minted nothing.
     ///
-    /// This is how a high-water mark becomes a starting point: a
-    /// [`HighWaterFile`](crate::persist::HighWaterFile) and an etcd lease resume from it, and a
-    /// tool that writes its state ahead of minting can store it as a `Snapshot`.
+    /// This is how a mark becomes a starting point: a [`MarkFile`](crate::mark::MarkFile) and
+    /// an etcd lease resume from it, and a tool that writes its state ahead of minting can
+    /// store it as a `Snapshot`.
     ///
     /// # Examples
     ///
@@ -200,8 +200,8 @@ impl Snapshot {
 
     /// Whether a generator in this state can only mint IDs whose time is after `mark_ms`: it was
     /// resumed from [`Snapshot::at_mark`] with that mark (or a later one), or has minted past
-    /// it. The check a [`MarkStore`](crate::persist::MarkStore) makes in its `start` before it
-    /// fences a generator.
+    /// it. The check a [`MarkStore`](crate::mark::MarkStore) makes in its `start` before it
+    /// keeps the mark ahead of a generator.
     ///
     /// # Examples
     ///
@@ -212,13 +212,13 @@ impl Snapshot {
     /// let above = Generator::resume(&Snapshot::at_mark(Layout::TWITTER, &[("machine", 5)], Some(mark)))
     ///     .clock(ManualClock::new(mark))
     ///     .build()?;
-    /// assert!(above.snapshot().starts_above(mark));
+    /// assert!(above.snapshot().starts_above_mark(mark));
     ///
     /// let fresh = Generator::builder(Layout::TWITTER).node("machine", 5).clock(ManualClock::new(mark)).build()?;
-    /// assert!(!fresh.snapshot().starts_above(mark)); // could still mint in the mark's tick
+    /// assert!(!fresh.snapshot().starts_above_mark(mark)); // could still mint in the mark's tick
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    pub fn starts_above(&self, mark_ms: u64) -> bool {
+    pub fn starts_above_mark(&self, mark_ms: u64) -> bool {
         let layout = self.layout;
         let needed = layout.tick_holding(mark_ms);
         let full = self.last_tick > needed

@@ -32,7 +32,7 @@
 //!
 //! `snowmint mint --etcd ENDPOINTS --prefix P [--ttl S]` leases the layout's first node field
 //! (the lowest free value under P) from etcd for the run, mints, then lowers the node ID's
-//! high-water mark to the last ID's tick and revokes the lease. A run killed before that frees
+//! mark to the last ID's tick and revokes the lease. A run killed before that frees
 //! its node ID when the lease expires, S seconds later. The flags are always accepted by the
 //! parser; a build without the `etcd` feature answers `--etcd` with an error that says so.
 //!
@@ -42,8 +42,8 @@
 //! flags must then be absent or equal the snapshot's, and `--layout`/`--epoch-ms` must give
 //! the snapshot's layout; for `--layout sno`, `--partition` and `--meta`). FILE holds the
 //! library's [`snowmint::Snapshot`] (for sno, [`snowmint::sno::SnoSnapshot`]) in JSON. It is
-//! written ahead of minting, through the library's fenced generator
-//! ([`snowmint::persist::FencedGenerator`] over [`snapshot::SnapshotStore`]; sno batches are
+//! written ahead of minting, through the library's marked generator
+//! ([`snowmint::mark::MarkedGenerator`] over [`snapshot::SnapshotStore`]; sno batches are
 //! covered by the same store): before an ID is printed, FILE holds the state resumed raised
 //! to a mark above it ([`snowmint::Snapshot::merged`], so no timeline goes below what an
 //! earlier run minted on it), and a run killed at any point never lets the next one repeat
@@ -181,10 +181,10 @@ impl Failure {
                 | Error::NodeRangeFull { .. }
                 | Error::LeaseExpired { .. }
                 | Error::LeaseLost { .. }
-                | Error::HighWaterReached { .. },
+                | Error::MarkReached { .. },
             ) => RUNTIME,
             Failure::Snowmint(
-                Error::Persist { .. }
+                Error::MarkFile { .. }
                 | Error::MarkStore { .. }
                 | Error::NodeIdSource { .. }
                 | Error::SequenceExhausted { .. }

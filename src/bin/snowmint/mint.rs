@@ -13,7 +13,7 @@ use crate::snapshot::{
 
 use crate::layout::Choice;
 
-use snowmint::persist::{FencedGenerator, MarkStore};
+use snowmint::mark::{MarkStore, MarkedGenerator};
 use snowmint::sno::{SnoGenerator, SnoId, SnoSnapshot};
 use snowmint::{ClockBehind, Generator, GeneratorBuilder, Layout, Snapshot};
 
@@ -73,7 +73,7 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
         })?;
     let resumed = loaded.unwrap_or_else(|| generator.snapshot());
     let store = SnapshotStore::new(path, resumed);
-    let generator = FencedGenerator::<_, SnapshotStore<Snapshot>>::new(generator, store)?;
+    let generator = MarkedGenerator::<_, SnapshotStore<Snapshot>>::new(generator, store)?;
     // The file holds a state above every ID before it is printed; a failed write stops minting.
     let minted = mint_ids(
         |out| generator.mint_batch(out),
@@ -157,7 +157,7 @@ pub(crate) fn mint_sno(args: &MintArgs) -> Result<(), Failure> {
             false => error.into(),
         })?;
     let store = SnapshotStore::new(path, resumed);
-    // As the fenced generator does: a batch is printed only once the file holds a state above
+    // As the marked generator does: a batch is printed only once the file holds a state above
     // its last ID, the latest.
     let minted = mint_ids(
         |out: &mut [SnoId]| {

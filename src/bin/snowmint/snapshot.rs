@@ -13,7 +13,7 @@ use crate::Failure;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use snowmint::clock::Clock;
-use snowmint::persist::{MarkStore, replace_durably};
+use snowmint::mark::{MarkStore, replace_durably};
 use snowmint::sno::{SnoGenerator, SnoSnapshot};
 use snowmint::{Generator, Snapshot};
 
@@ -272,7 +272,7 @@ pub(crate) fn save_snapshot<T: Serialize>(path: &Path, snapshot: &T) -> Result<(
     replace_durably(path, format_snapshot(snapshot).as_bytes()).map_err(|error| error.to_string())
 }
 
-/// The snapshot file as the mark store of the library's fenced generator: before an ID is
+/// The snapshot file as the mark store of the library's marked generator: before an ID is
 /// returned, the file holds the state resumed raised to a mark above the ID's time
 /// ([`Saved::ahead`]), so no write lowers a timeline below what an earlier run minted on it.
 pub(crate) struct SnapshotStore<T> {

@@ -1,6 +1,6 @@
-//! [`FencedGenerator`]: a generator that returns an ID only once a high-water mark kept by a
-//! [`MarkStore`] is above its time. The high-water file ([`FileStore`](super::FileStore)) and,
-//! with the `etcd` feature, the etcd lease are two stores of the one idea.
+//! [`MarkedGenerator`]: a generator that returns an ID only once a mark kept by a
+//! [`MarkStore`] is above its time. The mark file ([`MarkFileStore`](super::MarkFileStore))
+//! and, with the `etcd` feature, the etcd lease are two stores of the one idea.
 
 use std::fmt;
 use std::sync::Arc;
@@ -10,12 +10,12 @@ use crate::error::Result;
 use crate::generator::Generator;
 use crate::id::Id;
 
-/// Where a [`FencedGenerator`] keeps its high-water mark: a time that no ID it returns
-/// reaches, and above which it (or its successor after a restart) starts.
+/// Where a [`MarkedGenerator`] keeps its mark: a time that no ID it returns reaches, and
+/// above which it (or its successor after a restart) starts.
 ///
 /// A store never lowers its mark while a generator mints: concurrent writers keep the
-/// maximum. Implemented by [`FileStore`](super::FileStore) and, with the `etcd` feature, by
-/// the etcd lease.
+/// maximum. Implemented by [`MarkFileStore`](super::MarkFileStore) and, with the `etcd`
+/// feature, by the etcd lease.
 ///
 /// A store of the caller's own reports its failures as [`Error::MarkStore`](crate::Error::MarkStore),
 /// made by [`Error::mark_store`](crate::Error::mark_store) with the store's name, what went
@@ -27,7 +27,7 @@ use crate::id::Id;
 ///
 /// ```
 /// use snowmint::{Clock, Error, Generator, Layout, Result, clock::ManualClock};
-/// use snowmint::persist::{FencedGenerator, MarkStore};
+/// use snowmint::mark::{MarkedGenerator, MarkStore};
 /// use std::sync::Arc;
 ///
 /// struct Until(u64);
@@ -49,10 +49,10 @@ use crate::id::Id;
 ///
 /// let clock = ManualClock::new(1_700_000_000_000);
 /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock.clone()).build()?;
-/// let fenced: FencedGenerator<_, Until> = FencedGenerator::new(generator, Until(1_700_000_000_001))?;
-/// assert!(fenced.mint().is_ok());
+/// let marked: MarkedGenerator<_, Until> = MarkedGenerator::new(generator, Until(1_700_000_000_001))?;
+/// assert!(marked.mint().is_ok());
 /// clock.advance(1);
-/// let err = fenced.mint().unwrap_err();
+/// let err = marked.mint().unwrap_err();
 /// assert_eq!(err.to_string(), "mark store until: 1700000000001 ms is past the mark 1700000000001 ms");
 /// assert!(matches!(err, Error::MarkStore { .. }));
 /// # Ok::<(), snowmint::Error>(())
@@ -68,17 +68,17 @@ pub trait MarkStore {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::persist::{FileStore, HighWaterFile, MarkStore};
+    /// use snowmint::mark::{MarkFileStore, MarkFile, MarkStore};
     /// use snowmint::{Generator, Layout};
     /// use std::sync::Arc;
     ///
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-store-start-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
     /// std::fs::write(dir.join("mark"), "1700000000000\n")?;
-    /// let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
-    /// let resumed = Arc::new(file.resume(Layout::TWITTER, &[("machine", 1)]).build()?);
+    /// let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
+    /// let resumed = Arc::new(file.resume(Layout::TWITTER).node("machine", 1).build()?);
     /// let fresh = Arc::new(Generator::builder(Layout::TWITTER).node("machine", 1).build()?);
-    /// let store = FileStore::from(file);
+    /// let store = MarkFileStore::from(file);
     /// assert!(store.start(&resumed).is_ok());
     /// assert!(store.start(&fresh).is_err()); // could mint below the mark
     /// # std::fs::remove_dir_all(&dir)?;
@@ -96,11 +96,11 @@ pub trait MarkStore {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::persist::{FileStore, HighWaterFile, MarkStore};
+    /// use snowmint::mark::{MarkFileStore, MarkFile, MarkStore};
     ///
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-store-admit-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// let store = FileStore::from(HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?);
+    /// let store = MarkFileStore::from(MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?);
     /// store.admit(1_700_000_000_000)?; // past the mark: the next mark is written first
     /// assert_eq!(std::fs::read_to_string(dir.join("mark"))?, "1700000001000\n");
     /// # std::fs::remove_dir_all(&dir)?;
@@ -110,7 +110,7 @@ pub trait MarkStore {
 
     /// The generator stops; every ID it returned is below `end_ms`. A store may lower its
     /// mark to `end_ms` (never below the mark it started from), so the next generator starts
-    /// at once. A [`FencedGenerator`] calls it once: from `shutdown`, or else on drop.
+    /// at once. A [`MarkedGenerator`] calls it once: from `shutdown`, or else on drop.
     ///
     /// # Errors
     ///
@@ -119,11 +119,11 @@ pub trait MarkStore {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::persist::{FileStore, HighWaterFile, MarkStore};
+    /// use snowmint::mark::{MarkFileStore, MarkFile, MarkStore};
     ///
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-store-stop-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// let mut store = FileStore::from(HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?);
+    /// let mut store = MarkFileStore::from(MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?);
     /// store.admit(1_700_000_000_000)?;
     /// store.stop(1_700_000_000_001)?;
     /// store.stop(1_700_000_000_001)?; // a second call does nothing
@@ -136,8 +136,9 @@ pub trait MarkStore {
 }
 
 /// A [`Generator`] that returns an ID only once its [`MarkStore`] holds a mark above the ID's
-/// time: [`PersistentGenerator`](super::PersistentGenerator) over a high-water file, and with
-/// the `etcd` feature `LeasedGenerator` over an etcd lease. The minting methods are written
+/// time: over a [`MarkFile`](super::MarkFile) (its store a
+/// [`MarkFileStore`](super::MarkFileStore)), and with the `etcd` feature over an etcd lease
+/// (`LeasedGenerator`). The minting methods are written
 /// once, here; each store decides how its mark is kept.
 ///
 /// Minting costs the generator's own mint and the store's [`admit`](MarkStore::admit): for a
@@ -146,47 +147,47 @@ pub trait MarkStore {
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+/// use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
 ///
-/// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-{}", std::process::id()));
+/// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
-/// let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+/// let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
 /// let clock = ManualClock::new(1_700_000_000_000);
-/// let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-/// let generator = PersistentGenerator::new(generator, file)?; // a FencedGenerator
+/// let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+/// let generator: MarkedGenerator<_, MarkFileStore> = MarkedGenerator::new(generator, file)?;
 /// let id = generator.mint()?;
 /// assert!(generator.generator().decode(id)?.unix_ms() < generator.mark());
 /// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct FencedGenerator<C, S: MarkStore> {
+pub struct MarkedGenerator<C, S: MarkStore> {
     generator: Arc<Generator<C>>,
     store: S,
     /// Whether the store was stopped: `shutdown` stops it, and drop then leaves it alone.
     stopped: bool,
 }
 
-impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
+impl<C: Clock + Send + Sync + 'static, S: MarkStore> MarkedGenerator<C, S> {
     /// Wraps `generator`, which must start above the store's mark (build it with the store's
     /// `resume`), and starts the store.
     ///
     /// # Errors
     ///
-    /// The errors of the store's [`start`](MarkStore::start): for a high-water file,
-    /// [`Error::Persist`](crate::Error::Persist) when the generator could still mint at or below
+    /// The errors of the store's [`start`](MarkStore::start): for a mark file,
+    /// [`Error::MarkFile`](crate::Error::MarkFile) when the generator could still mint at or below
     /// the file's mark; for an etcd lease, `Error::InvalidLeaseConfig` or the errors of its
     /// first renewal. The store is dropped on error (a lease is released).
     ///
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-new-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-new-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// assert_eq!(generator.mark(), 0); // a first start: nothing written yet
     /// generator.mint()?;
     /// assert_eq!(generator.mark(), 1_700_000_001_000); // written ahead of the ID
@@ -208,7 +209,7 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
     ///
     /// ```
     /// use snowmint::{Clock, Generator, Layout, Result, clock::ManualClock};
-    /// use snowmint::persist::{FencedGenerator, MarkStore};
+    /// use snowmint::mark::{MarkedGenerator, MarkStore};
     /// use std::sync::Arc;
     ///
     /// /// A store that takes every ID.
@@ -227,14 +228,14 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
     /// }
     ///
     /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// let fenced = FencedGenerator::with_store(generator, Open)?;
-    /// assert!(fenced.mint().is_ok());
+    /// let marked = MarkedGenerator::with_store(generator, Open)?;
+    /// assert!(marked.mint().is_ok());
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn with_store(generator: Generator<C>, store: S) -> Result<Self> {
-        let generator = Arc::new(generator.named("FencedGenerator"));
+        let generator = Arc::new(generator.named("MarkedGenerator"));
         store.start(&generator)?;
-        Ok(FencedGenerator {
+        Ok(MarkedGenerator {
             generator,
             store,
             stopped: false,
@@ -242,7 +243,7 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> FencedGenerator<C, S> {
     }
 }
 
-impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
+impl<C: Clock, S: MarkStore> MarkedGenerator<C, S> {
     /// Mints the next ID as [`Generator::mint`] does, and returns it once the store's mark is
     /// above its time.
     ///
@@ -254,13 +255,13 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mint-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-mint-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// let a = generator.mint()?;
     /// assert!(generator.mint()? > a);
     /// assert_eq!(generator.writes(), 1);
@@ -283,13 +284,13 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-try-mint-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-try-mint-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// for _ in 0..4096 {
     ///     generator.try_mint()?;
     /// }
@@ -314,13 +315,13 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mint-batch-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-mint-batch-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// let mut ids = [snowmint::Id::default(); 100];
     /// assert_eq!(generator.mint_batch(&mut ids)?, 100);
     /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
@@ -342,13 +343,13 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-try-mint-batch-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-try-mint-batch-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// let mut ids = [snowmint::Id::default(); 5000];
     /// assert_eq!(generator.try_mint_batch(&mut ids)?, 4096);
     /// assert!(generator.try_mint_batch(&mut ids).is_err());
@@ -372,12 +373,12 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mint-many-{}", std::process::id()));
+    /// # use snowmint::{Layout, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-mint-many-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// let ids = generator.mint_many(10_000)?; // more than one tick holds
     /// assert_eq!(ids.len(), 10_000);
     /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
@@ -389,20 +390,20 @@ impl<C: Clock, S: MarkStore> FencedGenerator<C, S> {
     }
 }
 
-impl<C, S: MarkStore> FencedGenerator<C, S> {
+impl<C, S: MarkStore> MarkedGenerator<C, S> {
     /// The generator inside, for its layout, clock, stats and decoding. Mint through `self`:
-    /// IDs minted on the inner generator directly are not fenced.
+    /// IDs minted on the inner generator directly are not checked against the mark.
     ///
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-generator-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-generator-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// let id = generator.mint()?;
     /// assert_eq!(generator.generator().decode(id)?.node("machine"), Some(1));
     /// # std::fs::remove_dir_all(&dir)?;
@@ -417,14 +418,14 @@ impl<C, S: MarkStore> FencedGenerator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-store-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-store-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
-    /// use snowmint::persist::MarkStore;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
+    /// use snowmint::mark::MarkStore;
     /// generator.mint()?;
     /// assert!(generator.store().admit(1_700_000_000_500).is_ok()); // below the mark: no write
     /// assert_eq!(generator.writes(), 1);
@@ -448,16 +449,16 @@ impl<C, S: MarkStore> FencedGenerator<C, S> {
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-shutdown-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-shutdown-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// generator.mint()?;
     /// assert!(generator.shutdown().is_ok());
-    /// assert_eq!(HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?.mark(), Some(1_700_000_001_000));
+    /// assert_eq!(MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?.mark(), Some(1_700_000_001_000));
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -509,16 +510,16 @@ pub(crate) fn minted_end<C>(generator: &Generator<C>) -> u64 {
         .saturating_add(layout.epoch_ms())
 }
 
-impl<C, S: MarkStore> Drop for FencedGenerator<C, S> {
-    /// Stops as [`shutdown`](FencedGenerator::shutdown) does, ignoring errors.
+impl<C, S: MarkStore> Drop for MarkedGenerator<C, S> {
+    /// Stops as [`shutdown`](MarkedGenerator::shutdown) does, ignoring errors.
     fn drop(&mut self) {
         let _ = self.stop();
     }
 }
 
-impl<C, S: MarkStore + fmt::Debug> fmt::Debug for FencedGenerator<C, S> {
+impl<C, S: MarkStore + fmt::Debug> fmt::Debug for MarkedGenerator<C, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FencedGenerator")
+        f.debug_struct("MarkedGenerator")
             .field("generator", &self.generator)
             .field("store", &self.store)
             .finish()

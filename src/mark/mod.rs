@@ -1,11 +1,14 @@
-//! A high-water file: IDs that survive a crash without repeating.
+//! The mark: IDs that survive a crash without repeating.
 //!
-//! The guarantee and its cost are documented on [`HighWaterFile`], the public entry point. In
-//! short: the mark on disk is written *ahead* of every ID returned, so every ID returned has a
-//! time below it, and a generator restarted from the file starts above it.
+//! A mark is a Unix-millisecond time above every ID a generator returned, written durably
+//! ahead of minting. A [`MarkedGenerator`] returns an ID only once its [`MarkStore`] holds a
+//! mark above the ID's time, and a generator restarted from the mark starts above it. The
+//! stores: a [`MarkFile`] on local disk (as a [`MarkFileStore`]; its guarantee and cost are
+//! documented on [`MarkFile`]) and, with the `etcd` feature, an etcd lease.
 //!
-//! Its write, [`replace_durably`], is public: a file of the caller's own (a state written
-//! ahead of minting, as the `snowmint` tool's `--snapshot` file is) is replaced the same way.
+//! The file's write, [`replace_durably`], is public: a file of the caller's own (a state
+//! written ahead of minting, as the `snowmint` tool's `--snapshot` file is) is replaced the
+//! same way.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -19,17 +22,16 @@ use crate::generator::{Generator, GeneratorBuilder, Snapshot};
 use crate::layout::Layout;
 use crate::sync::{AtomicU64, Ordering};
 
-mod fenced;
+mod marked;
 
 #[cfg(any(feature = "etcd", feature = "docs"))]
-pub(crate) use fenced::minted_end;
-pub use fenced::{FencedGenerator, MarkStore};
+pub(crate) use marked::minted_end;
+pub use marked::{MarkStore, MarkedGenerator};
 
-/// A file holding a generator's high-water mark: a Unix-millisecond time above every ID it
-/// returned.
+/// A file holding a generator's mark: a Unix-millisecond time above every ID it returned.
 ///
 /// Open it, start a generator above its mark with [`resume`](Self::resume), and mint through a
-/// [`PersistentGenerator`].
+/// [`MarkedGenerator`] over it (its store, a [`MarkFileStore`], is made from the file).
 ///
 /// A [`Snapshot`] taken at a clean shutdown lets a restarted generator continue where the old
 /// one stopped. After a crash there is no snapshot, and a host whose clock is now behind (a
@@ -39,7 +41,7 @@ pub use fenced::{FencedGenerator, MarkStore};
 ///
 /// # Guarantee
 ///
-/// A [`PersistentGenerator`] writes the mark *ahead* of minting: before it returns an ID whose
+/// A [`MarkedGenerator`] over the file writes the mark *ahead* of minting: before it returns an ID whose
 /// time is at or past the mark in memory, it writes a new mark, that time plus the interval,
 /// and only once the write is durable does it raise the mark in memory and return the ID. The
 /// mark in memory only ever holds values already on disk, so every ID ever returned has a time
@@ -61,9 +63,9 @@ pub use fenced::{FencedGenerator, MarkStore};
 ///   directory. Writers of one file, clones in one process or other processes, so never
 ///   lower its mark.
 /// - Per file: `open` takes an exclusive `flock` of `PATH.owner` before it reads the mark and
-///   holds it while the `HighWaterFile` or a clone of it lives (in a generator, for the
+///   holds it while the `MarkFile` or a clone of it lives (in a generator, for the
 ///   generator's life). A second `open` of the file, in another process or in this one, is
-///   refused with [`Error::Persist`]: two generators resumed from one mark would mint the
+///   refused with [`Error::MarkFile`]: two generators resumed from one mark would mint the
 ///   same IDs. Clones share the hold: generators on clones of one file must have disjoint
 ///   sequence ranges or nodes. (If the lock file cannot be made at `open`, in a directory that
 ///   does not exist yet, the hold is taken by the first write, which is refused if the file
@@ -76,34 +78,34 @@ pub use fenced::{FencedGenerator, MarkStore};
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
+/// use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
 /// use std::time::Duration;
 ///
 /// let dir = std::env::temp_dir().join(format!("snowmint-doc-file-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("high-water");
+/// let path = dir.join("mark");
 ///
-/// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
+/// let file = MarkFile::open(&path, Duration::from_secs(1))?;
 /// assert_eq!(file.mark(), None); // no file yet: a first start
 /// let clock = ManualClock::new(1_700_000_000_000);
-/// let generator = file.resume(Layout::TWITTER, &[("machine", 5)]).clock(clock).build()?;
-/// let generator = PersistentGenerator::new(generator, file)?;
+/// let generator = file.resume(Layout::TWITTER).node("machine", 5).clock(clock).build()?;
+/// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
 /// let id = generator.mint()?;
 /// assert_eq!(std::fs::read_to_string(&path)?, "1700000001000\n");
 ///
 /// // After a crash: the next generator starts above the mark.
 /// drop(generator);
-/// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
+/// let file = MarkFile::open(&path, Duration::from_secs(1))?;
 /// assert_eq!(file.mark(), Some(1_700_000_001_000));
 /// let clock = ManualClock::new(1_700_000_002_000);
-/// let generator = file.resume(Layout::TWITTER, &[("machine", 5)]).clock(clock).build()?;
-/// let generator = PersistentGenerator::new(generator, file)?;
+/// let generator = file.resume(Layout::TWITTER).node("machine", 5).clock(clock).build()?;
+/// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
 /// assert!(generator.mint()? > id);
 /// std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HighWaterFile {
+pub struct MarkFile {
     path: PathBuf,
     interval_ms: u64,
     mark: Option<u64>,
@@ -111,16 +113,16 @@ pub struct HighWaterFile {
     owner: Owner,
 }
 
-impl HighWaterFile {
+impl MarkFile {
     /// The interval [`open`](Self::open) is usually given: one write per second of ID time.
     ///
     /// # Examples
     ///
     /// ```
-    /// use snowmint::persist::HighWaterFile;
+    /// use snowmint::mark::MarkFile;
     /// use std::time::Duration;
     ///
-    /// assert_eq!(HighWaterFile::DEFAULT_INTERVAL, Duration::from_secs(1));
+    /// assert_eq!(MarkFile::DEFAULT_INTERVAL, Duration::from_secs(1));
     /// ```
     pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -134,23 +136,23 @@ impl HighWaterFile {
     ///
     /// # Errors
     ///
-    /// [`Error::Persist`] when another process (or another `open` in this process) holds the
+    /// [`Error::MarkFile`] when another process (or another `open` in this process) holds the
     /// file, when the file exists but cannot be read, or does not hold one line with a
     /// Unix-millisecond mark.
     ///
     /// # Examples
     ///
     /// ```
-    /// use snowmint::persist::HighWaterFile;
+    /// use snowmint::mark::MarkFile;
     ///
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-open-{}", std::process::id()));
     /// std::fs::write(&path, "1700000000000\n")?;
-    /// let file = HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?;
+    /// let file = MarkFile::open(&path, MarkFile::DEFAULT_INTERVAL)?;
     /// assert_eq!(file.mark(), Some(1_700_000_000_000));
     /// // Held: a second open is refused until `file` (and every clone of it) is dropped.
-    /// assert!(HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL).is_err());
+    /// assert!(MarkFile::open(&path, MarkFile::DEFAULT_INTERVAL).is_err());
     /// drop(file);
-    /// assert!(HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL).is_ok());
+    /// assert!(MarkFile::open(&path, MarkFile::DEFAULT_INTERVAL).is_ok());
     /// std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -161,7 +163,7 @@ impl HighWaterFile {
             .max(1);
         let owner = Owner::take(&path)?;
         let mark = read_mark(&path)?;
-        Ok(HighWaterFile {
+        Ok(MarkFile {
             path,
             interval_ms,
             mark,
@@ -174,10 +176,10 @@ impl HighWaterFile {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::persist::HighWaterFile;
+    /// use snowmint::mark::MarkFile;
     ///
     /// let path = std::env::temp_dir().join("snowmint-doc-path-never-written");
-    /// let file = HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?;
+    /// let file = MarkFile::open(&path, MarkFile::DEFAULT_INTERVAL)?;
     /// assert_eq!(file.path(), path);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
@@ -190,11 +192,11 @@ impl HighWaterFile {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::persist::HighWaterFile;
+    /// use snowmint::mark::MarkFile;
     /// use std::time::Duration;
     ///
     /// let path = std::env::temp_dir().join("snowmint-doc-interval-never-written");
-    /// let file = HighWaterFile::open(&path, Duration::from_micros(10))?;
+    /// let file = MarkFile::open(&path, Duration::from_micros(10))?;
     /// assert_eq!(file.interval(), Duration::from_millis(1)); // at least 1 ms
     /// # Ok::<(), snowmint::Error>(())
     /// ```
@@ -207,42 +209,43 @@ impl HighWaterFile {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::persist::HighWaterFile;
+    /// use snowmint::mark::MarkFile;
     ///
     /// let path = std::env::temp_dir().join("snowmint-doc-mark-never-written");
-    /// assert_eq!(HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?.mark(), None);
+    /// assert_eq!(MarkFile::open(&path, MarkFile::DEFAULT_INTERVAL)?.mark(), None);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn mark(&self) -> Option<u64> {
         self.mark
     }
 
-    /// Starts configuring a generator for `layout` and `nodes` that mints above the mark: as
+    /// Starts configuring a generator for `layout` that mints above the mark: as
     /// [`Generator::resume`] from a snapshot whose last tick is the tick holding the mark, with
-    /// its sequence exhausted, on both timelines. Set the clock and the
-    /// [`ClockBehind`](crate::ClockBehind) policy, build, and wrap the generator with
-    /// [`PersistentGenerator::new`]. Without a mark, a fresh generator.
+    /// its sequence exhausted, on both timelines. Set the node fields with
+    /// [`node`](GeneratorBuilder::node), the clock and the [`ClockBehind`](crate::ClockBehind)
+    /// policy, build, and wrap the generator with [`MarkedGenerator::new`]. Without a mark, a
+    /// fresh generator.
     ///
-    /// Node values are checked by `build()`, as usual. See [`HighWaterFile`] for an example.
+    /// Node values are checked by `build()`, as usual. See [`MarkFile`] for an example.
     ///
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{Layout, clock::ManualClock, persist::HighWaterFile};
+    /// use snowmint::{Layout, clock::ManualClock, mark::MarkFile};
     ///
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-resume-{}", std::process::id()));
     /// std::fs::write(&path, "1700000000000\n")?;
-    /// let file = HighWaterFile::open(&path, HighWaterFile::DEFAULT_INTERVAL)?;
+    /// let file = MarkFile::open(&path, MarkFile::DEFAULT_INTERVAL)?;
     /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(&clock).build()?;
+    /// let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(&clock).build()?;
     /// assert!(generator.try_mint().is_err()); // the mark's tick is full
     /// clock.advance(1);
     /// assert_eq!(generator.decode(generator.mint()?)?.unix_ms(), 1_700_000_000_001);
     /// std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn resume(&self, layout: Layout, nodes: &[(&'static str, u64)]) -> GeneratorBuilder {
-        resume_above(layout, nodes, self.mark)
+    pub fn resume(&self, layout: Layout) -> GeneratorBuilder {
+        resume_above_mark(layout, &[], self.mark)
     }
 
     /// Writes at least `mark` durably and returns the mark now on disk: under an exclusive
@@ -271,7 +274,7 @@ impl HighWaterFile {
     }
 }
 
-/// The longest high-water file read: a mark is at most 20 digits and a newline.
+/// The longest mark file read: a mark is at most 20 digits and a newline.
 const MAX_FILE_BYTES: u64 = 64;
 
 /// The mark in the file at `path`, `None` if there is no file. Reads at most
@@ -343,7 +346,7 @@ impl FileLock {
     }
 }
 
-/// The exclusive hold on a high-water file for as long as a generator may mint from it: an
+/// The exclusive hold on a mark file for as long as a generator may mint from it: an
 /// `flock` of `PATH.owner` on a descriptor of its own, shared by the file's clones and let go
 /// when the last one is dropped (or the process ends, even by `kill -9`). A lock file apart
 /// from the writes' `PATH.lock`: `flock` locks belong to an open file description, so a
@@ -439,8 +442,8 @@ impl Owner {
     fn refused(path: &Path) -> Error {
         file_error(
             path,
-            "is held by another process or another HighWaterFile::open in this process (its \
-             .owner lock is taken); expected one generator per high-water file at a time"
+            "is held by another process or another MarkFile::open in this process (its \
+             .owner lock is taken); expected one generator per mark file at a time"
                 .to_owned(),
         )
     }
@@ -463,8 +466,8 @@ impl std::fmt::Debug for Owner {
 }
 
 /// A generator for `layout` and `nodes` that mints above `mark` (a fresh one without a mark):
-/// resumed from [`Snapshot::at_mark`]. Shared with the etcd lease's high-water mark.
-pub(crate) fn resume_above(
+/// resumed from [`Snapshot::at_mark`]. Shared with the etcd lease's mark.
+pub(crate) fn resume_above_mark(
     layout: Layout,
     nodes: &[(&'static str, u64)],
     mark: Option<u64>,
@@ -485,7 +488,7 @@ fn parse_mark(text: &str) -> Result<u64, String> {
 
 /// The file at `path` is not what it should be: `reason` says what and what was expected.
 fn file_error(path: &Path, reason: String) -> Error {
-    Error::Persist {
+    Error::MarkFile {
         path: bounded_path(path),
         reason,
         source: None,
@@ -494,7 +497,7 @@ fn file_error(path: &Path, reason: String) -> Error {
 
 /// `what` failed on the file at `path` with `err`, kept as the error's source.
 fn io_error(path: &Path, what: &str, err: io::Error) -> Error {
-    Error::Persist {
+    Error::MarkFile {
         path: bounded_path(path),
         reason: what.to_owned(),
         source: Some(err.into()),
@@ -505,7 +508,7 @@ fn io_error(path: &Path, what: &str, err: io::Error) -> Error {
 /// either its old content or all of `bytes`: writes a temporary file of this write's own beside
 /// it (`PATH.tmp.PID.N`, this process's ID and a count of its writes), gives it the permissions
 /// of the file it replaces, `fsync`s it, renames it over `path` and `fsync`s the directory.
-/// This is the write of a [`HighWaterFile`]; it takes no lock, so concurrent writers of one
+/// This is the write of a [`MarkFile`]; it takes no lock, so concurrent writers of one
 /// path must agree among themselves (the last rename wins).
 ///
 /// A temporary file left by a write cut short is never read or reused; on an error it is
@@ -521,7 +524,7 @@ fn io_error(path: &Path, what: &str, err: io::Error) -> Error {
 /// # Examples
 ///
 /// ```
-/// use snowmint::persist::replace_durably;
+/// use snowmint::mark::replace_durably;
 ///
 /// let dir = std::env::temp_dir().join(format!("snowmint-doc-replace-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir)?;
@@ -595,41 +598,52 @@ fn sync_dir(_path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// A high-water file as a [`MarkStore`]: a [`FencedGenerator`] over it writes the file ahead
-/// of every ID it returns, one durable write per interval of ID time. Made from a
-/// [`HighWaterFile`] by [`PersistentGenerator::new`].
+/// A [`MarkFile`] as a [`MarkStore`]: a [`MarkedGenerator`] over it writes the file ahead of
+/// every ID it returns, one durable write per interval of ID time. Made from the
+/// [`MarkFile`] by [`MarkedGenerator::new`].
+///
+/// Minting costs one relaxed load and a compare more than the generator's own mint, and one
+/// durable file write per interval of ID time (see [`MarkFile`] for the guarantee).
+/// [`MarkedGenerator::new`] fails when the generator could still mint at or below the file's
+/// mark: build it with [`MarkFile::resume`].
 ///
 /// # Examples
 ///
 /// ```
-/// use snowmint::{Layout, clock::ManualClock};
-/// use snowmint::persist::{FencedGenerator, FileStore, HighWaterFile};
+/// use snowmint::{Generator, Layout, clock::ManualClock};
+/// use snowmint::mark::{MarkFile, MarkFileStore, MarkedGenerator};
 ///
 /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-file-store-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
-/// let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+/// let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
 /// let clock = ManualClock::new(1_700_000_000_000);
-/// let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-/// let generator: FencedGenerator<_, FileStore> = FencedGenerator::new(generator, file)?;
+/// let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock.clone()).build()?;
+/// let generator: MarkedGenerator<_, MarkFileStore> = MarkedGenerator::new(generator, file)?;
 /// generator.mint()?;
 /// assert_eq!(std::fs::read_to_string(dir.join("mark"))?, "1700000001000\n");
+/// drop(generator);
+///
+/// // A generator not resumed from the file could mint below its mark: refused.
+/// let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
+/// let fresh = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+/// assert!(MarkedGenerator::<_, MarkFileStore>::new(fresh, file).is_err());
 /// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct FileStore {
-    file: HighWaterFile,
+pub struct MarkFileStore {
+    file: MarkFile,
     /// The mark on disk, in Unix milliseconds: raised only after the write is durable.
     mark: AtomicU64,
     /// Serializes writes (cold path only) and counts them. Fork: a child forked during a
     /// write finds it taken for good, but reaches it only by minting from the generator this
-    /// store fences, which was built in the parent and refuses to mint in the child
+    /// store keeps the mark for, which was built in the parent and refuses to mint in the child
     /// (`Error::Forked`).
     writes: Mutex<u64>,
 }
 
-impl From<HighWaterFile> for FileStore {
-    fn from(file: HighWaterFile) -> Self {
-        FileStore {
+impl From<MarkFile> for MarkFileStore {
+    fn from(file: MarkFile) -> Self {
+        MarkFileStore {
             mark: AtomicU64::new(file.mark.unwrap_or(0)),
             writes: Mutex::new(0),
             file,
@@ -637,7 +651,7 @@ impl From<HighWaterFile> for FileStore {
     }
 }
 
-impl FileStore {
+impl MarkFileStore {
     /// `time` is at or past the mark: write a new mark.
     #[cold]
     #[inline(never)]
@@ -660,22 +674,22 @@ impl FileStore {
     }
 }
 
-impl MarkStore for FileStore {
+impl MarkStore for MarkFileStore {
     /// Refuses a generator that could still mint at or below the file's mark: one not built
-    /// with [`HighWaterFile::resume`] (or from a snapshot above the mark).
+    /// with [`MarkFile::resume`] (or from a snapshot above the mark).
     fn start<C: Clock + Send + Sync + 'static>(&self, generator: &Arc<Generator<C>>) -> Result<()> {
         let Some(mark) = self.file.mark else {
             return Ok(());
         };
         let layout = *generator.layout();
-        if generator.snapshot().starts_above(mark) {
+        if generator.snapshot().starts_above_mark(mark) {
             return Ok(());
         }
         Err(file_error(
             &self.file.path,
             format!(
                 "holds the mark {mark} ms, and the generator could still mint at or before its \
-                 tick {} of layout {}; expected a generator built with HighWaterFile::resume",
+                 tick {} of layout {}; expected a generator built with MarkFile::resume",
                 layout.tick_holding(mark),
                 layout.name()
             ),
@@ -699,58 +713,33 @@ impl MarkStore for FileStore {
     }
 }
 
-impl std::fmt::Debug for FileStore {
+impl std::fmt::Debug for MarkFileStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FileStore")
+        f.debug_struct("MarkFileStore")
             .field("file", &self.file)
             .field("mark", &self.mark.load(Ordering::Relaxed))
             .finish_non_exhaustive()
     }
 }
 
-/// A [`Generator`] that keeps a [`HighWaterFile`] ahead of every ID it returns: a
-/// [`FencedGenerator`] over a [`FileStore`].
-///
-/// Minting costs one relaxed load and a compare more than the generator's own mint, and one
-/// durable file write per interval of ID time (see [`HighWaterFile`] for the guarantee and an
-/// example). [`FencedGenerator::new`] takes the [`HighWaterFile`] the generator was resumed
-/// from, and fails when the generator could still mint at or below the file's mark:
-///
-/// ```
-/// use snowmint::clock::ManualClock;
-/// use snowmint::persist::{HighWaterFile, PersistentGenerator};
-/// use snowmint::{Generator, Layout};
-/// use std::time::Duration;
-///
-/// let path = std::env::temp_dir().join(format!("snowmint-doc-new-{}", std::process::id()));
-/// std::fs::write(&path, "1700000000000\n")?;
-/// let file = HighWaterFile::open(&path, Duration::from_secs(1))?;
-/// let clock = ManualClock::new(1_700_000_005_000);
-/// let fresh = Generator::builder(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
-/// assert!(PersistentGenerator::new(fresh, file).is_err()); // not started above the mark
-/// std::fs::remove_file(&path)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub type PersistentGenerator<C> = FencedGenerator<C, FileStore>;
-
-impl<C> FencedGenerator<C, FileStore> {
-    /// The high-water file.
+impl<C> MarkedGenerator<C, MarkFileStore> {
+    /// The mark file.
     ///
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-file-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-file-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// assert_eq!(generator.file().path(), dir.join("mark"));
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn file(&self) -> &HighWaterFile {
+    pub fn file(&self) -> &MarkFile {
         &self.store().file
     }
 
@@ -760,13 +749,13 @@ impl<C> FencedGenerator<C, FileStore> {
     /// # Examples
     ///
     /// ```
-    /// # use snowmint::{Layout, clock::ManualClock, persist::{HighWaterFile, PersistentGenerator}};
-    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mark-{}", std::process::id()));
+    /// # use snowmint::{Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-marked-mark-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// # let file = HighWaterFile::open(dir.join("mark"), HighWaterFile::DEFAULT_INTERVAL)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
     /// # let clock = ManualClock::new(1_700_000_000_000);
-    /// # let generator = file.resume(Layout::TWITTER, &[("machine", 1)]).clock(clock).build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// generator.mint()?;
     /// assert_eq!(generator.mark(), 1_700_000_001_000); // the ID's time plus the interval
     /// # std::fs::remove_dir_all(&dir)?;
@@ -782,18 +771,18 @@ impl<C> FencedGenerator<C, FileStore> {
     ///
     /// ```
     /// use snowmint::clock::ManualClock;
-    /// use snowmint::persist::{HighWaterFile, PersistentGenerator};
+    /// use snowmint::mark::{MarkFile, MarkFileStore, MarkedGenerator};
     /// use snowmint::Layout;
     /// use std::time::Duration;
     ///
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-mint-{}", std::process::id()));
-    /// let file = HighWaterFile::open(&path, Duration::from_millis(100))?;
+    /// let file = MarkFile::open(&path, Duration::from_millis(100))?;
     /// let clock = ManualClock::new(1_700_000_000_000);
     /// let generator = file
-    ///     .resume(Layout::TWITTER, &[("machine", 1)])
+    ///     .resume(Layout::TWITTER).node("machine", 1)
     ///     .clock(clock.clone())
     ///     .build()?;
-    /// let generator = PersistentGenerator::new(generator, file)?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
     /// for _ in 0..1_000 {
     ///     generator.mint()?;
     ///     clock.advance(1);

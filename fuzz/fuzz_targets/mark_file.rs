@@ -1,7 +1,7 @@
-//! The high-water file's format, through the public API: whatever bytes the file holds,
-//! `HighWaterFile::open` never panics, accepts exactly one line with a Unix-millisecond mark
+//! The mark file's format, through the public API: whatever bytes the file holds,
+//! `MarkFile::open` never panics, accepts exactly one line with a Unix-millisecond mark
 //! (at most 64 bytes, an optional final newline, decimal digits with an optional `+`), reads
-//! that mark, and otherwise fails with `Error::Persist` whose message stays bounded. A
+//! that mark, and otherwise fails with `Error::MarkFile` whose message stays bounded. A
 //! generator resumed from an accepted mark mints at or above it, and a write never lowers
 //! the mark on disk.
 
@@ -14,7 +14,7 @@ use std::time::Duration;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use snowmint::clock::ManualClock;
-use snowmint::persist::{HighWaterFile, PersistentGenerator};
+use snowmint::mark::{MarkFile, MarkFileStore, MarkedGenerator};
 use snowmint::{ClockBehind, Error, Layout};
 
 #[derive(Arbitrary, Debug)]
@@ -29,7 +29,7 @@ struct Input {
 fn path() -> &'static PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
-        std::env::temp_dir().join(format!("snowmint-fuzz-high-water-{}", std::process::id()))
+        std::env::temp_dir().join(format!("snowmint-fuzz-mark-file-{}", std::process::id()))
     })
 }
 
@@ -51,14 +51,14 @@ fn model(content: &[u8]) -> Option<u64> {
 fuzz_target!(|input: Input| {
     let path = path();
     std::fs::write(path, &input.content).expect("write the scratch file");
-    let opened = HighWaterFile::open(path, Duration::from_millis(100));
+    let opened = MarkFile::open(path, Duration::from_millis(100));
     let expected = model(&input.content);
     let file = match (opened, expected) {
         (Ok(file), Some(mark)) => {
             assert_eq!(file.mark(), Some(mark));
             file
         }
-        (Err(err @ Error::Persist { .. }), None) => {
+        (Err(err @ Error::MarkFile { .. }), None) => {
             // The message names the path and repeats at most 64 characters of the content,
             // each escaped in at most 10 bytes (`\u{10ffff}`).
             let message = err.to_string();
@@ -86,12 +86,12 @@ fuzz_target!(|input: Input| {
         .saturating_add(u64::from(input.ahead_ms))
         .min(layout.max_unix_ms());
     let generator = file
-        .resume(layout, &[("machine", 1)])
+        .resume(layout).node("machine", 1)
         .clock(ManualClock::new(now))
         .on_clock_behind(ClockBehind::Error)
         .build()
         .expect("a generator on a valid mark");
-    let generator = PersistentGenerator::new(generator, file).expect("started above the mark");
+    let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file).expect("started above the mark");
     match generator.try_mint() {
         Ok(id) => {
             let time = layout.decode(id).expect("a twitter id").unix_ms();
@@ -104,7 +104,7 @@ fuzz_target!(|input: Input| {
             // What the generator says is on disk is, and it never went below the old mark.
             let kept = generator.mark();
             drop(generator); // its hold on the file: a second open is refused while it lives
-            let reopened = HighWaterFile::open(path, Duration::from_millis(100)).unwrap();
+            let reopened = MarkFile::open(path, Duration::from_millis(100)).unwrap();
             assert_eq!(reopened.mark(), Some(kept));
             assert!(kept >= mark);
         }

@@ -1,4 +1,4 @@
-//! The high-water file: IDs never repeat across a crash, and the file is written rarely and
+//! The mark file: IDs never repeat across a crash, and the file is written rarely and
 //! atomically.
 
 mod common;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use snowmint::{
     Clock, ClockBehind, Error, Id, Layout,
     clock::ManualClock,
-    persist::{FencedGenerator, HighWaterFile, MarkStore, PersistentGenerator},
+    mark::{MarkFile, MarkFileStore, MarkStore, MarkedGenerator},
 };
 
 use common::clocks::{T0, built_on_manual_clock};
@@ -21,9 +21,9 @@ use common::threads::on_threads;
 
 const INTERVAL: Duration = Duration::from_secs(1);
 
-/// The high-water file in `dir`.
-fn high_water(dir: &TempDir) -> PathBuf {
-    dir.join("high-water")
+/// The mark file in `dir`.
+fn mark_path(dir: &TempDir) -> PathBuf {
+    dir.join("mark")
 }
 
 fn on_disk(path: &Path) -> u64 {
@@ -39,14 +39,15 @@ fn start(
     layout: Layout,
     clock: &ManualClock,
     policy: ClockBehind,
-) -> Result<PersistentGenerator<ManualClock>, Error> {
-    let file = HighWaterFile::open(path, INTERVAL)?;
+) -> Result<MarkedGenerator<ManualClock, MarkFileStore>, Error> {
+    let file = MarkFile::open(path, INTERVAL)?;
     let generator = file
-        .resume(layout, &[("machine", 3)])
+        .resume(layout)
+        .node("machine", 3)
         .clock(clock.clone())
         .on_clock_behind(policy)
         .build()?;
-    PersistentGenerator::new(generator, file)
+    MarkedGenerator::<_, MarkFileStore>::new(generator, file)
 }
 
 fn time_ms(layout: &Layout, id: Id) -> u64 {
@@ -56,7 +57,7 @@ fn time_ms(layout: &Layout, id: Id) -> u64 {
 #[test]
 fn the_mark_stays_above_every_id_and_is_written_once_per_interval() {
     let dir = TempDir::new("bounded");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     let layout = Layout::TWITTER;
     let clock = ManualClock::new(T0);
     let generator = start(&path, layout, &clock, ClockBehind::Error).unwrap();
@@ -79,13 +80,13 @@ fn the_mark_stays_above_every_id_and_is_written_once_per_interval() {
     assert!((6_000..7_000).contains(&span_ms), "{span_ms}");
     // One write per interval of ID time, plus the first.
     assert_eq!(generator.writes(), span_ms / 1_000 + 1);
-    assert!(!path.with_file_name("high-water.tmp").exists());
+    assert!(!path.with_file_name("mark.tmp").exists());
 }
 
 #[test]
 fn threads_share_one_mark() {
     let dir = TempDir::new("threads");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     let layout = Layout::TWITTER;
     let clock = ManualClock::new(T0);
     let generator = start(&path, layout, &clock, ClockBehind::Error).unwrap();
@@ -136,7 +137,7 @@ fn run_and_crash(path: &Path, layout: Layout) -> (HashSet<Id>, u64) {
 #[test]
 fn after_a_crash_a_clock_behind_errors_instead_of_repeating() {
     let dir = TempDir::new("crash-error");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     let layout = Layout::TWITTER;
     let (old, last) = run_and_crash(&path, layout);
     // The host clock now reads 500 ms behind the last ID, inside the old interval.
@@ -158,7 +159,7 @@ fn after_a_crash_a_clock_behind_errors_instead_of_repeating() {
 #[test]
 fn after_a_crash_a_waiting_generator_mints_above_the_mark() {
     let dir = TempDir::new("crash-wait");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     let layout = Layout::TWITTER;
     let (old, last) = run_and_crash(&path, layout);
     let mark = on_disk(&path);
@@ -186,7 +187,7 @@ fn after_a_crash_a_waiting_generator_mints_above_the_mark() {
 #[test]
 fn after_a_crash_tick_tock_cannot_toggle_into_old_time() {
     let dir = TempDir::new("crash-tick-tock");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     let layout = TT;
     let (old, last) = run_and_crash(&path, layout);
     let clock = ManualClock::new(last - 500);
@@ -201,8 +202,8 @@ fn after_a_crash_tick_tock_cannot_toggle_into_old_time() {
 #[test]
 fn a_missing_file_is_a_fresh_start() {
     let dir = TempDir::new("missing");
-    let path = high_water(&dir);
-    let file = HighWaterFile::open(&path, INTERVAL).unwrap();
+    let path = mark_path(&dir);
+    let file = MarkFile::open(&path, INTERVAL).unwrap();
     assert_eq!(file.mark(), None);
     assert!(!path.exists()); // opening does not create it
     drop(file); // its hold on the file, for the generator to take
@@ -217,7 +218,7 @@ fn a_missing_file_is_a_fresh_start() {
 #[test]
 fn a_corrupt_file_names_the_path_and_the_content() {
     let dir = TempDir::new("corrupt");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     for content in [
         "",
         "\n",
@@ -227,8 +228,8 @@ fn a_corrupt_file_names_the_path_and_the_content() {
         "99999999999999999999999\n",
     ] {
         std::fs::write(&path, content).unwrap();
-        let err = HighWaterFile::open(&path, INTERVAL).unwrap_err();
-        let Error::Persist {
+        let err = MarkFile::open(&path, INTERVAL).unwrap_err();
+        let Error::MarkFile {
             path: named,
             reason,
             source: None,
@@ -240,18 +241,16 @@ fn a_corrupt_file_names_the_path_and_the_content() {
         assert!(reason.contains(&format!("{content:?}")), "{reason}");
         assert!(
             err.to_string()
-                .starts_with(&format!("high-water file {}: holds ", path.display())),
+                .starts_with(&format!("mark file {}: holds ", path.display())),
             "{err}"
         );
         assert!(reason.contains("expected one line with a Unix-millisecond mark"));
     }
     std::fs::write(&path, "x\n").unwrap();
     assert_eq!(
-        HighWaterFile::open(&path, INTERVAL)
-            .unwrap_err()
-            .to_string(),
+        MarkFile::open(&path, INTERVAL).unwrap_err().to_string(),
         format!(
-            "high-water file {}: holds \"x\\n\", expected one line with a Unix-millisecond mark: \
+            "mark file {}: holds \"x\\n\", expected one line with a Unix-millisecond mark: \
              invalid digit found in string",
             path.display()
         )
@@ -261,25 +260,25 @@ fn a_corrupt_file_names_the_path_and_the_content() {
 #[test]
 fn a_generator_not_started_above_the_mark_is_refused() {
     let dir = TempDir::new("refused");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     std::fs::write(&path, format!("{T0}\n")).unwrap();
-    let file = HighWaterFile::open(&path, INTERVAL).unwrap();
+    let file = MarkFile::open(&path, INTERVAL).unwrap();
     let fresh = snowmint::Generator::builder(Layout::TWITTER)
         .node("machine", 0)
         .clock(ManualClock::new(T0 + 10_000))
         .build()
         .unwrap();
-    let err = PersistentGenerator::new(fresh, file).unwrap_err();
-    assert!(err.to_string().contains("HighWaterFile::resume"), "{err}");
+    let err = MarkedGenerator::<_, MarkFileStore>::new(fresh, file).unwrap_err();
+    assert!(err.to_string().contains("MarkFile::resume"), "{err}");
 }
 
 #[test]
 fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
     let dir = TempDir::new("rename");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     // A leftover of a write cut short (each write has a temporary file of its own) is
     // ignored.
-    let tmp = dir.join("high-water.tmp.1.0");
+    let tmp = dir.join("mark.tmp.1.0");
     std::fs::write(&tmp, "garbage").unwrap();
     let clock = ManualClock::new(T0);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
@@ -295,15 +294,7 @@ fn writes_go_through_a_temporary_file_renamed_over_the_mark() {
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         entries.sort();
-        assert_eq!(
-            entries,
-            [
-                "high-water",
-                "high-water.lock",
-                "high-water.owner",
-                "high-water.tmp.1.0"
-            ]
-        );
+        assert_eq!(entries, ["mark", "mark.lock", "mark.owner", "mark.tmp.1.0"]);
         clock.advance(1_000);
     }
     assert_eq!(generator.writes(), 3);
@@ -314,13 +305,13 @@ fn a_failed_write_returns_an_error_and_no_id() {
     let dir = TempDir::new("unwritable");
     // The file's directory does not exist: neither the lock file nor a temporary file can
     // be created.
-    let path = dir.join("missing-dir").join("high-water");
+    let path = dir.join("missing-dir").join("mark");
     let clock = ManualClock::new(T0);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     let err = generator.mint().unwrap_err();
     assert!(err.to_string().ends_with(": cannot lock the file"), "{err}");
     // The I/O error is kept as the error's source.
-    let Error::Persist {
+    let Error::MarkFile {
         source: Some(io), ..
     } = &err
     else {
@@ -336,41 +327,42 @@ fn a_failed_write_returns_an_error_and_no_id() {
     assert_eq!(generator.writes(), 1);
 }
 
-/// A `PersistentGenerator` on a clone of `file` over `layout`'s machine 5 with `range`, on a
+/// A `MarkedGenerator` on a clone of `file` over `layout`'s machine 5 with `range`, on a
 /// clock at `unix_ms`.
 fn on_clone(
-    file: &HighWaterFile,
+    file: &MarkFile,
     range: std::ops::RangeInclusive<u64>,
     unix_ms: u64,
-) -> (PersistentGenerator<ManualClock>, ManualClock) {
+) -> (MarkedGenerator<ManualClock, MarkFileStore>, ManualClock) {
     let (generator, clock) = built_on_manual_clock(unix_ms, |clock| {
-        file.resume(Layout::TWITTER, &[("machine", 5)])
+        file.resume(Layout::TWITTER)
+            .node("machine", 5)
             .sequence_range(range)
             .clock(clock)
             .build()
             .unwrap()
     });
     (
-        PersistentGenerator::new(generator, file.clone()).unwrap(),
+        MarkedGenerator::<_, MarkFileStore>::new(generator, file.clone()).unwrap(),
         clock,
     )
 }
 
-/// Regression: two `PersistentGenerator`s on clones of one file (disjoint sequence ranges of
+/// Regression: two `MarkedGenerator`s on clones of one file (disjoint sequence ranges of
 /// one node) each wrote their own mark, so the one behind lowered the mark on disk below IDs
 /// the other had returned; restarted from the file, a generator repeated them. A write keeps
 /// the greater of its mark and the one on disk.
 #[test]
 fn writers_on_clones_of_one_file_never_lower_its_mark() {
     let dir = TempDir::new("clones");
-    let file = HighWaterFile::open(high_water(&dir), INTERVAL).unwrap();
+    let file = MarkFile::open(mark_path(&dir), INTERVAL).unwrap();
     let (ahead, _) = on_clone(&file, 0..=2047, T0 + 5_000);
     let (behind, _) = on_clone(&file, 2048..=4095, T0);
     let returned = ahead.mint().unwrap();
-    assert_eq!(on_disk(&high_water(&dir)), T0 + 6_000);
+    assert_eq!(on_disk(&mark_path(&dir)), T0 + 6_000);
     behind.mint().unwrap();
     assert_eq!(
-        on_disk(&high_water(&dir)),
+        on_disk(&mark_path(&dir)),
         T0 + 6_000,
         "the generator behind lowered the mark"
     );
@@ -379,7 +371,7 @@ fn writers_on_clones_of_one_file_never_lower_its_mark() {
     // After a crash, a generator restarted from the file on the range of `ahead` mints above
     // everything `ahead` returned, even on a clock behind it.
     drop((ahead, behind, file));
-    let file = HighWaterFile::open(high_water(&dir), INTERVAL).unwrap();
+    let file = MarkFile::open(mark_path(&dir), INTERVAL).unwrap();
     let (restarted, _) = on_clone(&file, 0..=2047, T0 + 6_001);
     assert!(restarted.mint().unwrap() > returned);
 }
@@ -389,7 +381,7 @@ fn writers_on_clones_of_one_file_never_lower_its_mark() {
 #[test]
 fn concurrent_writers_keep_the_greatest_mark() {
     let dir = TempDir::new("concurrent");
-    let file = HighWaterFile::open(high_water(&dir), Duration::from_millis(1)).unwrap();
+    let file = MarkFile::open(mark_path(&dir), Duration::from_millis(1)).unwrap();
     let marks: Vec<u64> = on_threads(4, |i| {
         let i = i as u64;
         let range = i * 1024..=i * 1024 + 1023;
@@ -400,8 +392,8 @@ fn concurrent_writers_keep_the_greatest_mark() {
         }
         generator.mark()
     });
-    assert_eq!(on_disk(&high_water(&dir)), *marks.iter().max().unwrap());
-    let leftovers: Vec<_> = std::fs::read_dir(high_water(&dir).parent().unwrap())
+    assert_eq!(on_disk(&mark_path(&dir)), *marks.iter().max().unwrap());
+    let leftovers: Vec<_> = std::fs::read_dir(mark_path(&dir).parent().unwrap())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.contains(".tmp"))
@@ -409,20 +401,20 @@ fn concurrent_writers_keep_the_greatest_mark() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
-/// Regression: a corrupt high-water file was read whole into the error message (a 200 MB
+/// Regression: a corrupt mark file was read whole into the error message (a 200 MB
 /// file, a 200 MB message). A file longer than a mark can be is judged corrupt after 65
 /// bytes, and the error repeats at most 64 characters of it.
 #[test]
 fn a_long_corrupt_file_is_judged_on_its_first_bytes() {
     let dir = TempDir::new("corrupt");
-    std::fs::write(high_water(&dir), "9".repeat(1 << 20)).unwrap();
-    let err = HighWaterFile::open(high_water(&dir), INTERVAL).unwrap_err();
-    assert!(matches!(err, Error::Persist { .. }), "{err:?}");
+    std::fs::write(mark_path(&dir), "9".repeat(1 << 20)).unwrap();
+    let err = MarkFile::open(mark_path(&dir), INTERVAL).unwrap_err();
+    assert!(matches!(err, Error::MarkFile { .. }), "{err:?}");
     let message = err.to_string();
     assert!(message.contains("is longer than 64 bytes"), "{message}");
     assert!(message.len() < 400, "{} bytes", message.len());
-    std::fs::write(high_water(&dir), format!("{}x\n", "1".repeat(40))).unwrap();
-    let message = HighWaterFile::open(high_water(&dir), INTERVAL)
+    std::fs::write(mark_path(&dir), format!("{}x\n", "1".repeat(40))).unwrap();
+    let message = MarkFile::open(mark_path(&dir), INTERVAL)
         .unwrap_err()
         .to_string();
     assert!(
@@ -431,24 +423,24 @@ fn a_long_corrupt_file_is_judged_on_its_first_bytes() {
     );
 }
 
-/// Regression: two generators resumed from one high-water file (in two processes,
+/// Regression: two generators resumed from one mark file (in two processes,
 /// or from two opens in one) started from the same mark and minted the same IDs. An open holds
 /// the file until it and its clones are dropped; a second open is refused, naming the file.
 /// tests/kill9.rs refuses a second process.
 #[test]
 fn a_second_open_of_a_held_file_is_refused_until_the_first_is_dropped() {
     let dir = TempDir::new("held");
-    let path = high_water(&dir);
+    let path = mark_path(&dir);
     let clock = ManualClock::new(T0);
     let generator = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     let id = generator.mint().unwrap();
-    let err = HighWaterFile::open(&path, INTERVAL).unwrap_err();
+    let err = MarkFile::open(&path, INTERVAL).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
-            "high-water file {}: is held by another process or another HighWaterFile::open in \
-             this process (its .owner lock is taken); expected one generator per high-water \
-             file at a time",
+            "mark file {}: is held by another process or another MarkFile::open in \
+             this process (its .owner lock is taken); expected one generator per mark file \
+             at a time",
             path.display()
         )
     );
@@ -469,7 +461,7 @@ fn a_second_open_of_a_held_file_is_refused_until_the_first_is_dropped() {
 #[test]
 fn a_hold_taken_at_the_first_write_refuses_a_file_written_since_open() {
     let dir = TempDir::new("late-hold");
-    let path = dir.join("later").join("high-water");
+    let path = dir.join("later").join("mark");
     let clock = ManualClock::new(T0);
     let late = start(&path, Layout::TWITTER, &clock, ClockBehind::Error).unwrap();
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -505,7 +497,7 @@ impl MarkStore for CountingStore {
 }
 
 #[test]
-fn a_fenced_generator_stops_its_store_once_on_shutdown_and_drop() {
+fn a_marked_generator_stops_its_store_once_on_shutdown_and_drop() {
     let stops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let generator = || {
         snowmint::Generator::builder(Layout::TWITTER)
@@ -514,13 +506,13 @@ fn a_fenced_generator_stops_its_store_once_on_shutdown_and_drop() {
             .build()
             .unwrap()
     };
-    let fenced: FencedGenerator<_, CountingStore> =
-        FencedGenerator::new(generator(), CountingStore(stops.clone())).unwrap();
-    fenced.mint().unwrap();
-    fenced.shutdown().unwrap();
+    let marked: MarkedGenerator<_, CountingStore> =
+        MarkedGenerator::new(generator(), CountingStore(stops.clone())).unwrap();
+    marked.mint().unwrap();
+    marked.shutdown().unwrap();
     assert_eq!(stops.load(std::sync::atomic::Ordering::Relaxed), 1);
-    let dropped: FencedGenerator<_, CountingStore> =
-        FencedGenerator::new(generator(), CountingStore(stops.clone())).unwrap();
+    let dropped: MarkedGenerator<_, CountingStore> =
+        MarkedGenerator::new(generator(), CountingStore(stops.clone())).unwrap();
     drop(dropped);
     assert_eq!(stops.load(std::sync::atomic::Ordering::Relaxed), 2);
 }
