@@ -69,7 +69,7 @@
 //! - the refresher threads of cached clocks (the child starts its own, see above) and the
 //!   etcd lease's thread (a leased generator is a generator: used in the child it fails with
 //!   `Error::Forked`);
-//! - locks held only by a generator's cold paths (a mark file store's write lock, the etcd fence's
+//! - locks held only by a generator's cold paths (a mark file's write lock, the etcd fence's
 //!   reason to stop): reached only through a generator built in the parent, which the child
 //!   cannot mint from;
 //! - the mark file's `flock`, which belongs to the open file: a child forked during a

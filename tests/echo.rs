@@ -43,7 +43,7 @@ fn a_name_of_64_characters_is_echoed_whole() {
 }
 
 #[test]
-fn a_long_high_water_path_is_echoed_as_its_last_256_characters() {
+fn a_long_mark_file_path_is_echoed_as_its_last_256_characters() {
     let dir = std::env::temp_dir()
         .join(format!("snowmint-echo-{}", std::process::id()))
         .join("d".repeat(200))

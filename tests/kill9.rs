@@ -383,7 +383,7 @@ fn a_second_cli_process_on_one_snapshot_file_is_refused() {
 /// A second process on one mark file is refused while a generator holds it (in the
 /// parent and in another child), and once the holder is killed a generator resumes above it.
 #[test]
-fn a_second_process_on_one_high_water_file_is_refused() {
+fn a_second_process_on_one_mark_file_is_refused() {
     let dir = TempDir::new("kill9-second-marked");
     let path = dir.join("shared.mark");
     let mut holder = KillOnDrop(library_child(&path, "wait", 0).spawn().unwrap());

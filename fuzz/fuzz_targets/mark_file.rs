@@ -86,12 +86,14 @@ fuzz_target!(|input: Input| {
         .saturating_add(u64::from(input.ahead_ms))
         .min(layout.max_unix_ms());
     let generator = file
-        .resume(layout).node("machine", 1)
+        .resume(layout)
+        .node("machine", 1)
         .clock(ManualClock::new(now))
         .on_clock_behind(ClockBehind::Error)
         .build()
         .expect("a generator on a valid mark");
-    let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file).expect("started above the mark");
+    let generator =
+        MarkedGenerator::<_, MarkFileStore>::new(generator, file).expect("started above the mark");
     match generator.try_mint() {
         Ok(id) => {
             let time = layout.decode(id).expect("a twitter id").unix_ms();
