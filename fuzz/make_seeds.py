@@ -1286,7 +1286,7 @@ DT_SEEDS = {
 }
 
 # mark_file: Input { ahead_ms: u16, content: Vec<u8> (last field: the rest) }.
-HW_SEEDS = {
+MARK_FILE_SEEDS = {
     "mark_with_newline": u16(5) + b"1700000000000\n",
     "mark_without_newline": u16(0) + b"1700000000000",
     "plus_sign": u16(1) + b"+1700000000000\n",
@@ -1585,7 +1585,7 @@ TARGETS = {
     "decode_text": DT_SEEDS,
     "generator_lagging_clock": LAG_SEEDS,
     "generator_cached_clock": CACHED_SEEDS,
-    "mark_file": HW_SEEDS,
+    "mark_file": MARK_FILE_SEEDS,
     "snapshot_resume": SNAP_SEEDS,
     "sharded_runs": SR_SEEDS,
 }
