@@ -137,10 +137,10 @@ mod fork;
 pub mod generator;
 mod id;
 pub mod layout;
+pub mod mark;
 mod mint;
 pub mod node_id;
 // snowmint's own fault-injection tests pause threads at its points; not part of the API.
-pub mod mark;
 #[cfg(feature = "pause-points")]
 #[doc(hidden)]
 pub mod pause;
