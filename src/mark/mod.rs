@@ -41,14 +41,14 @@ pub use marked::{MarkStore, MarkedGenerator};
 ///
 /// # Guarantee
 ///
-/// A [`MarkedGenerator`] over the file writes the mark *ahead* of minting: before it returns an ID whose
-/// time is at or past the mark in memory, it writes a new mark, that time plus the interval,
-/// and only once the write is durable does it raise the mark in memory and return the ID. The
-/// mark in memory only ever holds values already on disk, so every ID ever returned has a time
-/// below the mark on disk, and a crash at any point loses nothing. On restart,
-/// [`resume`](Self::resume) starts a generator whose last minted tick is the tick holding `M`,
-/// with its sequence exhausted (and, with a tick-tock bit, on both timelines), so its first ID
-/// has a later tick: if the host clock reads behind `M`, the generator's
+/// A [`MarkedGenerator`] over the file writes the mark *ahead* of minting: before it returns
+/// an ID whose time is at or past the mark in memory, it writes a new mark, that time plus the
+/// interval, and only once the write is durable does it raise the mark in memory and return
+/// the ID. The mark in memory only ever holds values already on disk, so every ID ever
+/// returned has a time below the mark on disk, and a crash at any point loses nothing. On
+/// restart, [`resume`](Self::resume) starts a generator whose last minted tick is the tick
+/// holding `M`, with its sequence exhausted (and, with a tick-tock bit, on both timelines), so
+/// its first ID has a later tick: if the host clock reads behind `M`, the generator's
 /// [`ClockBehind`](crate::ClockBehind) policy waits or fails, exactly as for a resumed
 /// snapshot.
 ///
