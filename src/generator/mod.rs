@@ -21,8 +21,10 @@
 //!    is as fresh as minting on ours. The exception is a layout with a tick-tock bit, where a
 //!    toggle (see below) may have moved the state back since the reading: there a reading is
 //!    only used on a state it was read after, so a CAS lost to a state on the other timeline,
-//!    or to one behind the reading, sends the thread to start over and read the clock again,
-//!    and a reading from before a toggle never carries a timeline past the toggle's time.
+//!    or to one behind the reading (a toggle there and back leaves the state on its timeline,
+//!    behind the reading), sends the thread to start over and read the clock again, and a
+//!    reading from before a toggle never carries a timeline past the toggle's time. Without a
+//!    tick-tock bit there is one timeline, and the reading is kept.
 //!
 //! A batch is the same loop with a longer step: the CAS installs the *last* of `n`
 //! consecutive sequence values (as many as the tick's range has left), and the caller gets
@@ -791,14 +793,9 @@ impl<C: Clock, S: State> Generator<C, S> {
 
     /// The CAS loop, from a state `current` and a clock reading `now` taken after it. A
     /// reading at or behind the state's tick mints on the state's tick. `settle`: see
-    /// [`next_tick`](Self::next_tick).
-    ///
-    /// On a tick-tock layout a reading is used only on a state it was read after: a CAS lost
-    /// to a state on the other timeline (a toggle, whose time may be far behind this
-    /// reading), or to one behind the reading (a toggle there and back leaves the state on
-    /// this timeline, behind the reading), ends the pass, and the next one reads the clock
-    /// again. Minting on with the old reading would carry a timeline up to a time from before
-    /// the toggle. Without a tick-tock bit there is one timeline, and the reading is kept.
+    /// [`next_tick`](Self::next_tick). A lost CAS retries with the reading, except on a
+    /// tick-tock layout, where a reading is used only on a state it was read after (the
+    /// [module docs](self), step 3), and the pass ends in [`Pass::Restart`].
     #[inline(always)]
     fn advance(
         &self,
@@ -825,10 +822,8 @@ impl<C: Clock, S: State> Generator<C, S> {
             // Acquire on failure, as for the first load.
             match self.state.swap_if(current, next) {
                 Ok(_) => return Ok(Pass::Reserved(run)),
-                // On a tick-tock layout, a reading is used only on a state it was read after:
-                // a winner on the other timeline, or one behind this reading (which a toggle
-                // there and back leaves on this timeline), may have come from a toggle after
-                // the reading, so the pass ends and the next one reads the clock again.
+                // Tick-tock: a winner on the other timeline, or behind this reading, may come
+                // from a toggle after it (module docs, step 3).
                 Err(actual)
                     if plan.tick_mask != 0
                         && ((actual ^ current) & plan.tick_mask != 0
