@@ -13,13 +13,10 @@
 //!   reads the clock once and compare-and-swaps the next state: no lock, no allocation, no
 //!   system call. Uniqueness rests on
 //!   the modification order of that one word (see the generator module's `# Orderings`).
-//! - A [`Clock`] gives Unix milliseconds. The default is [`CachedClock::global`]: one load
-//!   from a `static` that a background thread refreshes from a [`MonotonicClock`] (quanta's
-//!   counter anchored to the wall clock) just after each millisecond begins, parks when
-//!   nobody reads it, and restarts in the child of a `fork()`. A generator reads the source
-//!   precisely where a stale reading would cost capacity or look like a regression.
-//!   [`MonotonicClock`] itself is for users who want no thread; [`ManualClock`] is for tests.
-//!   The [`clock`] module's table compares them.
+//! - A [`Clock`] gives Unix milliseconds. The default is [`CachedClock::global`], read with
+//!   one load ([`CachedClock`] says how it stays fresh); [`MonotonicClock`] (quanta's counter
+//!   anchored to the wall clock) is for users who want no thread; [`ManualClock`] is for
+//!   tests. The [`clock`] module's table compares them.
 //! - When a tick's sequence is exhausted, [`Generator::mint`] waits for the next tick and
 //!   [`Generator::try_mint`] returns [`Error::SequenceExhausted`]. When a clock reads behind
 //!   the last tick, the [`ClockBehind`] policy waits (bounded), fails, or (tick-tock) moves to
@@ -59,35 +56,7 @@
 //!
 //! # Feature flags
 //!
-//! - `cli`: the `snowmint` command-line tool (pulls `clap`, `clap_complete`, `serde_json` and
-//!   the `serde` feature). Off by default: the library
-//!   depends on `quanta`, `crossbeam-utils` and `thiserror` only, and on Unix on `libc`
-//!   (the cached clock's fork handler) and `rustix` (the mark file's lock).
-//! - `serde`: `Serialize` and `Deserialize` for [`Id`] (a decimal string by default, a number
-//!   per field with `serde_id::number`), [`Layout`] and [`Snapshot`] (pulls `serde`).
-//! - `tracing`: one `tracing` event (target `snowmint`) per overflow (`debug`), clock
-//!   regression (`warn`), tick-tock toggle (`warn`), borrowed tick (`debug`), and lease claim
-//!   and release (`info`) or loss (`error`); emitted from the cold paths only, beside the
-//!   counters of [`generator::Stats`] (pulls `tracing`).
-//! - `postgres`, `sqlx`, `sqlx-0_8`, `rusqlite`: an [`Id`] as a signed 64-bit column
-//!   (PostgreSQL `BIGINT`, SQLite `INTEGER`): `postgres-types` 0.2's `ToSql`/`FromSql` (the
-//!   `postgres` 0.19 and `tokio-postgres` 0.7 clients), sqlx's `Type`/`Encode`/`Decode` (any sqlx
-//!   database whose `i64` works) for sqlx 0.9 (`sqlx`, which needs Rust 1.94) and sqlx 0.8
-//!   (`sqlx-0_8`), rusqlite's `ToSql`/`FromSql` for rusqlite 0.32 to 0.43. Checked both ways:
-//!   an ID above `i64::MAX` is [`Error::IdTooLargeForI64`], a negative value
-//!   [`Error::NegativeId`]. Which presets outgrow `i64`, and when: [`docs::text_and_paging`].
-//! - `schemars`: `JsonSchema` for [`Id`] (a decimal string with its pattern) and [`SnoId`], as
-//!   they serialize, for OpenAPI generators (pulls `schemars` and the `serde` feature).
-//! - `etcd`: node IDs leased from etcd with fencing and a mark kept in etcd: `EtcdConfig`,
-//!   `EtcdLease`, `LeasedGenerator` (pulls `etcd-client`, whose build needs `protoc`, `tokio`
-//!   for the lease's own thread, and `rustix` for `CLOCK_BOOTTIME`).
-//! - `tokio`: `snowmint::tokio::MintAsync`, `mint_async` and `mint_batch_async` on every
-//!   generator, waiting on Tokio's timer instead of the thread (pulls `tokio`).
-//! - `smol`: `snowmint::smol::MintAsync`, the same on smol's timer (pulls `async-io`, smol's
-//!   reactor, without its executor).
-//! - `docs`: for these docs only (`cargo doc --no-deps --features docs`, and docs.rs): every
-//!   feature above but `cli`, and the `etcd` module documented without building etcd-client,
-//!   whose build needs `protoc`. Without `etcd` too, `EtcdLease::claim` always fails.
+#![doc = document_features::document_features!()]
 //!
 //! # Examples
 //!
@@ -106,6 +75,7 @@
 //! # Ok::<(), snowmint::Error>(())
 //! ```
 //!
+//! [`CachedClock`]: crate::clock::CachedClock
 //! [`CachedClock::global`]: crate::clock::CachedClock::global
 //! [`ManualClock`]: crate::clock::ManualClock
 //! [`MonotonicClock`]: crate::clock::MonotonicClock
@@ -161,7 +131,7 @@ pub use external::serde::serde_id;
 pub use generator::{ClockBehind, Generator, GeneratorBuilder, LocalGenerator, Snapshot};
 pub use id::Id;
 pub use layout::{Layout, Parts};
-pub use mint::Mint;
+pub use mint::{Attempt, Mint};
 
 /// The README's Rust examples, run as doctests. They are written as whole programs, without
 /// rustdoc's hidden lines (which the README would show), and one needs `serde`: they run with

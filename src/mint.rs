@@ -1,5 +1,7 @@
 //! [`Mint`]: the one set of minting methods every generator has.
 
+use std::time::Duration;
+
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
@@ -19,8 +21,9 @@ use crate::sno::{SnoGenerator, SnoId};
 ///
 /// `mint` and `mint_batch` wait when the current tick is full (or, by the
 /// [`ClockBehind`](crate::ClockBehind) policy, when the clock is behind); the `try_` forms
-/// fail with [`Error::SequenceExhausted`] instead of waiting for a full tick. A batch is one
-/// compare-and-swap for a run of consecutive IDs of one tick.
+/// fail with [`Error::SequenceExhausted`] instead of waiting for a full tick; the `_or_wait`
+/// forms never wait, and answer [`Attempt::Wait`] with how long to wait instead. A batch is
+/// one compare-and-swap for a run of consecutive IDs of one tick.
 ///
 /// # Examples
 ///
@@ -143,6 +146,67 @@ pub trait Mint {
     /// ```
     fn try_mint_batch(&self, out: &mut [Self::Id]) -> Result<usize>;
 
+    /// Mints the next ID if that needs no wait, or says how long to wait: never waits.
+    ///
+    /// A full tick is [`Attempt::Wait`] until the next tick; a clock behind the last minted
+    /// tick, by no more than the [`ClockBehind`](crate::ClockBehind) policy waits for, is
+    /// [`Attempt::Wait`] until it catches up. Waiting that long and attempting again mints as
+    /// [`mint`](Self::mint) would, without holding the thread: the async methods
+    /// ([`tokio::MintAsync`](crate::tokio::MintAsync), [`smol::MintAsync`](crate::smol::MintAsync))
+    /// sleep on their runtime's timer between attempts.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`mint`](Self::mint). A clock behind by more than the policy waits for,
+    /// or behind for longer than that in all since an attempt first found it behind the same
+    /// state, is the same [`Error::ClockBehind`] that `mint` returns.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Attempt, Generator, Layout, Mint, clock::ManualClock};
+    /// use std::time::Duration;
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Generator::builder(Layout::SONYFLAKE).node("machine", 1).clock(&clock).build()?;
+    /// for _ in 0..256 {
+    ///     assert!(matches!(Mint::mint_or_wait(&generator)?, Attempt::Minted(_)));
+    /// }
+    /// // Sonyflake's ticks are 10 ms and hold 256 IDs.
+    /// assert!(matches!(Mint::mint_or_wait(&generator)?, Attempt::Wait(wait) if wait <= Duration::from_millis(10)));
+    /// clock.advance(10);
+    /// assert!(matches!(Mint::mint_or_wait(&generator)?, Attempt::Minted(_)));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    fn mint_or_wait(&self) -> Result<Attempt<Self::Id>>;
+
+    /// [`mint_batch`](Self::mint_batch) if that needs no wait, or how long to wait, as
+    /// [`mint_or_wait`](Self::mint_or_wait) says: never waits. `Minted` holds how many IDs
+    /// were written to the front of `out` (0 only for an empty `out`).
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint_or_wait`](Self::mint_or_wait). Nothing written before an error is handed
+    /// out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Attempt, Generator, Id, Layout, Mint, clock::ManualClock};
+    /// use std::time::Duration;
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(&clock).build()?;
+    /// let mut ids = [Id::default(); 5000];
+    /// assert_eq!(Mint::mint_batch_or_wait(&generator, &mut ids)?, Attempt::Minted(4096));
+    /// assert_eq!(
+    ///     Mint::mint_batch_or_wait(&generator, &mut ids)?,
+    ///     Attempt::Wait(Duration::from_millis(1))
+    /// );
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    fn mint_batch_or_wait(&self, out: &mut [Self::Id]) -> Result<Attempt<usize>>;
+
     /// Mints exactly `n` IDs, across as many ticks as they need, into a new `Vec`.
     ///
     /// # Errors
@@ -163,6 +227,90 @@ pub trait Mint {
     /// ```
     fn mint_many(&self, n: usize) -> Result<Vec<Self::Id>> {
         mint_many_by(n, |out| self.mint_batch(out))
+    }
+}
+
+/// What a mint that never waits did: minted, or found that it has to wait, and for how long.
+///
+/// The answer of [`Mint::mint_or_wait`] and [`Mint::mint_batch_or_wait`] (and of each
+/// generator's methods of those names). Attempting again after the wait mints, unless other
+/// mints took the tick meanwhile or the clock went back again.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Attempt, Generator, Layout, clock::ManualClock};
+/// use std::time::Duration;
+///
+/// let clock = ManualClock::new(1_700_000_000_000);
+/// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(&clock).build()?;
+/// let id = loop {
+///     match generator.mint_or_wait()? {
+///         Attempt::Minted(id) => break id,
+///         Attempt::Wait(wait) => clock.advance(wait.as_millis() as u64),
+///     }
+/// };
+/// assert!(id.to_u64() > 0);
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[must_use = "an attempt may have minted nothing: `Wait` says how long until it can"]
+pub enum Attempt<T> {
+    /// Minted: the ID, or for a batch how many IDs were written.
+    Minted(T),
+    /// Nothing minted: the current tick is full and the next one begins in this long, or the
+    /// clock reads this far behind the last minted tick, within the
+    /// [`ClockBehind`](crate::ClockBehind) policy's bound.
+    Wait(Duration),
+}
+
+impl<T> Attempt<T> {
+    /// The attempt with `f` applied to what it minted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Attempt;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(Attempt::Minted(2).map(|n| n * 10), Attempt::Minted(20));
+    /// let wait = Attempt::<u32>::Wait(Duration::from_millis(3));
+    /// assert_eq!(wait.map(|n| n * 10), Attempt::Wait(Duration::from_millis(3)));
+    /// ```
+    #[inline]
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Attempt<U> {
+        match self {
+            Attempt::Minted(minted) => Attempt::Minted(f(minted)),
+            Attempt::Wait(wait) => Attempt::Wait(wait),
+        }
+    }
+
+    /// What it minted, or `None` if it has to wait.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Attempt;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(Attempt::Minted(7).minted(), Some(7));
+    /// assert_eq!(Attempt::<u32>::Wait(Duration::from_millis(1)).minted(), None);
+    /// ```
+    #[inline]
+    pub fn minted(self) -> Option<T> {
+        match self {
+            Attempt::Minted(minted) => Some(minted),
+            Attempt::Wait(_) => None,
+        }
+    }
+
+    /// What a reservation that waits (`mint`, `try_mint`) minted: it never answers `Wait`.
+    #[inline]
+    pub(crate) fn waited(self) -> T {
+        match self {
+            Attempt::Minted(minted) => minted,
+            Attempt::Wait(_) => unreachable!("only a non-waiting reservation answers Wait"),
+        }
     }
 }
 
@@ -210,6 +358,16 @@ macro_rules! mint_by_inherent {
             #[inline]
             fn try_mint_batch(&self, out: &mut [$id]) -> Result<usize> {
                 <$generator>::try_mint_batch(self, out)
+            }
+
+            #[inline]
+            fn mint_or_wait(&self) -> Result<Attempt<$id>> {
+                <$generator>::mint_or_wait(self)
+            }
+
+            #[inline]
+            fn mint_batch_or_wait(&self, out: &mut [$id]) -> Result<Attempt<usize>> {
+                <$generator>::mint_batch_or_wait(self, out)
             }
 
             fn mint_many(&self, n: usize) -> Result<Vec<$id>> {

@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::generator::{Generator, GeneratorBuilder, OnFull, Stats};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::mint::Attempt;
 use claims::Claims;
 // `std`'s `Arc` under loom too: the shards' shared clock is read-only to them, outside the
 // atomics that make IDs unique.
@@ -515,6 +516,43 @@ impl<C: Clock> ShardedGenerator<C> {
         self.next_id(OnFull::Error)
     }
 
+    /// Mints the next ID from the calling thread's shard if that needs no wait, or says how
+    /// long to wait: never waits. See [`Generator::mint_or_wait`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Generator::mint_or_wait`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Attempt, Generator, Layout, clock::ManualClock, shard::Shards};
+    /// use std::time::Duration;
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(&clock)
+    ///     .build_sharded(Shards::SplitSequence(2))?;
+    /// for _ in 0..2048 {
+    ///     assert!(generator.mint_or_wait()?.minted().is_some()); // the shard's half of the tick
+    /// }
+    /// assert_eq!(generator.mint_or_wait()?, Attempt::Wait(Duration::from_millis(1)));
+    /// clock.advance(1);
+    /// assert!(generator.mint_or_wait()?.minted().is_some());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    #[inline]
+    pub fn mint_or_wait(&self) -> Result<Attempt<Id>> {
+        match runs::take(
+            self.id,
+            self.clock.unix_ms_or_stale(crate::clock::seal::Token),
+        ) {
+            Some(id) => Ok(Attempt::Minted(Id::from_u64(id))),
+            None => self.next_run_or_wait(),
+        }
+    }
+
     /// The next ID of the calling thread's run, or of a new run from its shard.
     #[inline(always)]
     fn next_id(&self, on_full: OnFull) -> Result<Id> {
@@ -531,11 +569,28 @@ impl<C: Clock> ShardedGenerator<C> {
     #[cold]
     #[inline(never)]
     fn next_run(&self, on_full: OnFull) -> Result<Id> {
+        self.run_from_shard(on_full).map(Attempt::waited)
+    }
+
+    /// [`next_run`](Self::next_run) for [`mint_or_wait`](Self::mint_or_wait): never waits.
+    #[cold]
+    #[inline(never)]
+    fn next_run_or_wait(&self) -> Result<Attempt<Id>> {
+        self.run_from_shard(OnFull::Answer)
+    }
+
+    /// Reserves the calling thread's next run from its shard and hands out its first ID, or
+    /// (under [`OnFull::Answer`] only) says how long to wait.
+    #[inline(always)]
+    fn run_from_shard(&self, on_full: OnFull) -> Result<Attempt<Id>> {
         let size = runs::next_size(self.id, self.run_cap);
         let shard = self.local();
-        let (first, count, reading) = shard.reserve_ids(size, on_full)?;
-        runs::start(self.id, first, count, shard.sequence_step(), reading);
-        Ok(Id::from_u64(first))
+        Ok(shard
+            .reserve_ids(size, on_full)?
+            .map(|(first, count, reading)| {
+                runs::start(self.id, first, count, shard.sequence_step(), reading);
+                Id::from_u64(first)
+            }))
     }
 
     /// Mints up to `out.len()` IDs from the calling thread's shard with one compare-and-swap.
@@ -585,6 +640,33 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline]
     pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
         self.local().try_mint_batch(out)
+    }
+
+    /// [`mint_batch`](Self::mint_batch) from the calling thread's shard if that needs no
+    /// wait, or how long to wait: never waits. See [`Generator::mint_batch_or_wait`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Generator::mint_batch_or_wait`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Attempt, Generator, Id, Layout, clock::ManualClock, shard::Shards};
+    /// use std::time::Duration;
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build_sharded(Shards::SplitSequence(2))?;
+    /// let mut ids = [Id::default(); 4096];
+    /// assert_eq!(generator.mint_batch_or_wait(&mut ids)?, Attempt::Minted(2048));
+    /// assert_eq!(generator.mint_batch_or_wait(&mut ids)?, Attempt::Wait(Duration::from_millis(1)));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    #[inline]
+    pub fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
+        self.local().mint_batch_or_wait(out)
     }
 
     /// Mints exactly `n` IDs from the calling thread's shard into a new `Vec`. See

@@ -1,4 +1,4 @@
-//! The minting trait: every generator mints through [`Mint`], with the same five methods, and
+//! The minting trait: every generator mints through [`Mint`], with the same methods, and
 //! code generic over the trait gets unique, per-thread increasing IDs from each of them.
 
 mod common;

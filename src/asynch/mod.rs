@@ -2,22 +2,22 @@
 //! the thread. One retry loop ([`Retry`]) over a small sealed [`Timer`]; each runtime module
 //! (`tokio`, `smol`) gives it its timer and its own `MintAsync` extension trait.
 //!
-//! A generator waits in two places: for the next tick when the current one is full, and, under
-//! [`ClockBehind::Wait`](crate::ClockBehind::Wait) (or `TickTock` when it cannot toggle), for a
-//! clock that reads behind the last minted tick. An async mint attempts with the `try_` methods
-//! inside [`without_waiting`], which never wait: a full tick fails with
-//! [`Error::SequenceExhausted`] and a clock behind with [`Error::ClockBehind`], both saying how
-//! long to wait, and the task sleeps that long on its runtime's timer before the next attempt.
-//! Every attempt is one reservation (one compare-and-swap), complete when it returns: nothing is
-//! reserved across an `.await`, so dropping the future at any point loses nothing.
+//! Each attempt is [`Mint::mint_or_wait`] (or [`Mint::mint_batch_or_wait`]), which never
+//! waits: it mints, or answers [`Attempt::Wait`] with how long to wait (until the next tick, or
+//! until a clock behind catches up, within the [`ClockBehind`](crate::ClockBehind) policy's
+//! bounds), and the task sleeps that long on its runtime's timer before the next attempt.
+//! Every attempt is one reservation (one compare-and-swap), complete when it returns: nothing
+//! is reserved across an `.await`, so dropping the future at any point loses nothing.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::error::{Error, Result};
-use crate::generator::without_waiting;
+use crate::error::Result;
+use crate::mint::Attempt;
+#[cfg(doc)]
+use crate::mint::Mint;
 
 #[cfg(feature = "smol")]
 #[cfg_attr(docsrs, doc(cfg(feature = "smol")))]
@@ -39,15 +39,12 @@ pub(crate) trait Timer {
     fn reset(sleep: &mut Self::Sleep, duration: Duration);
 }
 
-/// The state one async mint keeps between its attempts: the sleep it waits on, and when it
-/// first found the clock behind (the policy's `max_ms` bounds the whole wait, not each sleep).
+/// The state one async mint keeps between its attempts: the sleep it waits on.
 pub(crate) struct Retry<T: Timer> {
     /// Kept once made, so a mint that waits many times makes one sleep.
     sleep: Option<T::Sleep>,
     /// Whether `sleep` is armed: the next poll waits for it before attempting.
     armed: bool,
-    /// When this mint first found the clock behind, while it still is.
-    behind_since: Option<Instant>,
 }
 
 impl<T: Timer> Retry<T> {
@@ -55,17 +52,15 @@ impl<T: Timer> Retry<T> {
         Retry {
             sleep: None,
             armed: false,
-            behind_since: None,
         }
     }
 
-    /// Attempts with `attempt` (a `try_` mint, which never waits inside [`without_waiting`]),
-    /// sleeping on the timer between attempts for as long as the last one's error says, until
-    /// an attempt succeeds or fails with an error that no wait within the policy cures.
+    /// Attempts with `attempt` (an `_or_wait` mint, which never waits), sleeping on the timer
+    /// for as long as each [`Attempt::Wait`] says, until an attempt mints or fails.
     pub(crate) fn poll_mint<R>(
         &mut self,
         cx: &mut Context<'_>,
-        mut attempt: impl FnMut() -> Result<R>,
+        mut attempt: impl FnMut() -> Result<Attempt<R>>,
     ) -> Poll<Result<R>> {
         loop {
             if self.armed {
@@ -74,41 +69,16 @@ impl<T: Timer> Retry<T> {
                 }
                 self.armed = false;
             }
-            let err = match without_waiting(&mut attempt) {
-                Ok(minted) => return Poll::Ready(Ok(minted)),
-                Err(err) => err,
-            };
-            let Some(pause) = self.pause(&err) else {
-                return Poll::Ready(Err(err));
+            let wait = match attempt() {
+                Ok(Attempt::Minted(minted)) => return Poll::Ready(Ok(minted)),
+                Ok(Attempt::Wait(wait)) => wait,
+                Err(err) => return Poll::Ready(Err(err)),
             };
             match &mut self.sleep {
-                Some(sleep) => T::reset(sleep, pause),
-                None => self.sleep = Some(T::sleep(pause)),
+                Some(sleep) => T::reset(sleep, wait),
+                None => self.sleep = Some(T::sleep(wait)),
             }
             self.armed = true;
-        }
-    }
-
-    /// How long to sleep before the next attempt after `err`, or `None` if the blocking mint
-    /// would fail with it: until the next tick for a full tick; for a clock behind by no more
-    /// than the policy's `max_ms`, until it catches up, but never past `max_ms` after it was
-    /// first found behind.
-    fn pause(&mut self, err: &Error) -> Option<Duration> {
-        match *err {
-            Error::SequenceExhausted { retry_after, .. } => {
-                self.behind_since = None;
-                Some(retry_after)
-            }
-            Error::ClockBehind {
-                behind_ms,
-                max_wait_ms,
-                ..
-            } if behind_ms <= max_wait_ms => {
-                let since = *self.behind_since.get_or_insert_with(Instant::now);
-                let left = Duration::from_millis(max_wait_ms).saturating_sub(since.elapsed());
-                (!left.is_zero()).then(|| Duration::from_millis(behind_ms).min(left))
-            }
-            _ => None,
         }
     }
 }
@@ -150,7 +120,7 @@ macro_rules! futures_on {
 
             fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
                 let this = self.get_mut();
-                this.retry.poll_mint(cx, || this.generator.try_mint())
+                this.retry.poll_mint(cx, || this.generator.mint_or_wait())
             }
         }
 
@@ -174,7 +144,7 @@ macro_rules! futures_on {
             fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
                 let this = self.get_mut();
                 this.retry
-                    .poll_mint(cx, || this.generator.try_mint_batch(this.out))
+                    .poll_mint(cx, || this.generator.mint_batch_or_wait(this.out))
             }
         }
 

@@ -5,9 +5,9 @@
 //! A generator waits for the next tick when the current one is full, and for a clock that reads
 //! behind its last tick when its [`ClockBehind`](crate::ClockBehind) policy is `Wait` (or
 //! `TickTock` and it cannot toggle). The async methods never wait on the thread and never spin:
-//! each attempt is one non-waiting reservation, and between attempts the task sleeps on the
-//! timer for as long as the attempt's error says (until the next tick, or until the clock
-//! catches up), so the executor thread runs other tasks meanwhile. The policy's bounds hold as
+//! each attempt is [`Mint::mint_or_wait`] (or [`Mint::mint_batch_or_wait`]), and between
+//! attempts the task sleeps on the timer for as long as its [`Attempt::Wait`](crate::Attempt::Wait)
+//! says (until the next tick, or until the clock catches up), so the executor thread runs other tasks meanwhile. The policy's bounds hold as
 //! for the blocking mint: a regression of more than `max_ms`, or one that lasts longer than
 //! `max_ms` in total, is the same [`Error::ClockBehind`](crate::Error::ClockBehind) that
 //! [`Mint::mint`] returns.

@@ -2,9 +2,9 @@
 //!
 //! [`Clock`] is one method: the current time in Unix milliseconds (and a second, precise one
 //! that a clock with a cache overrides). The default clock of every generator is
-//! [`CachedClock::global`]: the process's one cached reading, refreshed by a background thread
-//! from a [`MonotonicClock`], read with one load. [`MonotonicClock`] is that source: quanta's
-//! counter anchored to the wall clock, for users who want no thread at all.
+//! [`CachedClock::global`], read with one load ([`CachedClock`] says how it stays fresh).
+//! [`MonotonicClock`] is its source: quanta's counter anchored to the wall clock, for users
+//! who want no thread at all.
 //! [`CachedClock::new`] caches a clock of your own, and [`ManualClock`] is set by hand, for
 //! tests and simulations. [`Rfc3339`] writes a Unix-millisecond time as text.
 //!

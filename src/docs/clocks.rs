@@ -9,14 +9,10 @@
 //! # Where time comes from
 //!
 //! Every generator reads [`CachedClock::global`] unless its builder is given another
-//! [`Clock`]: one load from a `static` that a background thread (`snowmint-clock`) refreshes
-//! from a [`MonotonicClock`] just after each millisecond begins. The thread starts on the first
-//! read, parks soon after the last one, and starts again in the child of a `fork()` (see
-//! [After `fork()`](#after-fork)); when no thread can be started, the clock reads its source
-//! every time, so building a generator never fails for it. A generator reads the source itself
-//! ([`Clock::unix_ms_precise`]) when its tick is full and before it counts a reading behind its
-//! last tick as a regression, so a lagging cached reading costs neither capacity nor
-//! correctness.
+//! [`Clock`]: one load of a reading a background thread keeps fresh from a [`MonotonicClock`].
+//! [`CachedClock`] says how fresh, what a lag costs (neither capacity nor correctness), and
+//! what happens when no thread can start; [After `fork()`](#after-fork) says what a child
+//! gets.
 //!
 //! [`MonotonicClock`] is quanta's counter anchored to the wall clock and re-checked once a
 //! second: drift is slewed (never a step back), steps forward are followed at once, and a step
@@ -192,10 +188,10 @@
 //! waiting for the receiver. A steady stream of [`Event::Overflow`] means the generator is
 //! over its layout's capacity, not bursting: see [`throughput`](super::throughput).
 //!
+//! [`CachedClock`]: crate::clock::CachedClock
 //! [`CachedClock::global`]: crate::clock::CachedClock::global
 //! [`CachedClock::new`]: crate::clock::CachedClock::new
 //! [`Clock`]: crate::Clock
-//! [`Clock::unix_ms_precise`]: crate::Clock::unix_ms_precise
 //! [`ClockBehind`]: crate::ClockBehind
 //! [`Error::ClockBehind`]: crate::Error::ClockBehind
 //! [`Error::Forked`]: crate::Error::Forked

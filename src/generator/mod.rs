@@ -21,8 +21,10 @@
 //!    is as fresh as minting on ours. The exception is a layout with a tick-tock bit, where a
 //!    toggle (see below) may have moved the state back since the reading: there a reading is
 //!    only used on a state it was read after, so a CAS lost to a state on the other timeline,
-//!    or to one behind the reading, sends the thread to start over and read the clock again,
-//!    and a reading from before a toggle never carries a timeline past the toggle's time.
+//!    or to one behind the reading (a toggle there and back leaves the state on its timeline,
+//!    behind the reading), sends the thread to start over and read the clock again, and a
+//!    reading from before a toggle never carries a timeline past the toggle's time. Without a
+//!    tick-tock bit there is one timeline, and the reading is kept.
 //!
 //! A batch is the same loop with a longer step: the CAS installs the *last* of `n`
 //! consecutive sequence values (as many as the tick's range has left), and the caller gets
@@ -106,8 +108,9 @@ use crate::fork;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::Parts;
+use crate::mint::Attempt;
 use crate::pause::{self, Point};
-use crate::sync::{AtomicU64, Backoff, CasBackoff, Ordering};
+use crate::sync::{AtomicU64, Backoff, CasBackoff, Mutex, Ordering};
 use crate::trace;
 
 mod builder;
@@ -125,6 +128,9 @@ pub use state::{LocalState, SharedState, State};
 pub(crate) enum OnFull {
     Wait,
     Error,
+    /// Wait neither for the next tick nor for a clock behind: the reservation answers
+    /// [`Attempt::Wait`] with how long to wait (`mint_or_wait`).
+    Answer,
 }
 
 /// The layout, pre-shifted for the hot path.
@@ -165,6 +171,18 @@ enum Pass {
     Reserved(Run),
     /// Start over from a fresh load of the state and a precise reading.
     Restart,
+    /// Under [`OnFull::Answer`]: nothing reserved, try again after this long.
+    Wait(Duration),
+}
+
+/// Where a wait for the clock (a full tick, a clock behind) leaves a pass.
+enum Next {
+    /// Mint at this tick.
+    Tick(u64),
+    /// The clock went back meanwhile: start over (see [`Pass::Restart`]).
+    Restart,
+    /// Under [`OnFull::Answer`]: the caller waits this long.
+    Wait(Duration),
 }
 
 /// A run of `count` consecutive states starting at `first`, reserved by one CAS.
@@ -212,6 +230,12 @@ struct Cold {
     overflow_event_tick: AtomicU64,
     regression_event_tick: AtomicU64,
     events_dropped: AtomicU64,
+    /// The state a non-waiting mint first found the clock behind, and when (see
+    /// [`Generator::clock_behind`]): the policy's `max_ms` bounds the whole wait, as for a
+    /// waiting mint. A state word never repeats, so a mark for another state is stale. Taken
+    /// only by `mint_or_wait`; a generator fails in a forked child before it gets here, so a
+    /// lock held across a `fork()` is never taken in the child.
+    behind_since: Mutex<Option<(u64, Instant)>>,
     /// What [`Error::Forked`] calls the generator (`Generator`, or the type that wraps it),
     /// and the ID of the process that built it.
     kind: &'static str,
@@ -435,6 +459,92 @@ impl<C: Clock, S: State> Generator<C, S> {
         self.batch(out, OnFull::Error)
     }
 
+    /// Mints the next ID if that needs no wait, or says how long to wait: never waits.
+    ///
+    /// A full tick (which borrowing, when on, does not cover) is [`Attempt::Wait`] until the
+    /// next tick. A clock behind the last minted tick is handled by the [`ClockBehind`] policy
+    /// as in [`mint`](Self::mint), except that where the policy waits, this answers
+    /// [`Attempt::Wait`] with how far behind the clock reads. The policy's `max_ms` bounds the
+    /// whole wait here too: counted from the first attempt that found the clock behind the
+    /// generator's current state, what is left of it caps each `Wait`, and once none is left
+    /// the attempt fails as `mint` does.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`mint`](Self::mint): among them [`Error::ClockBehind`], for a clock
+    /// behind by more than the policy's `max_ms`, or behind for longer than that in all.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Attempt, ClockBehind, Error, Generator, Layout, clock::ManualClock};
+    /// use std::time::Duration;
+    ///
+    /// let clock = ManualClock::new(Layout::TWITTER.epoch_ms() + 100);
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(&clock)
+    ///     .on_clock_behind(ClockBehind::Wait { max_ms: 50 })
+    ///     .build()?;
+    /// assert!(matches!(generator.mint_or_wait()?, Attempt::Minted(_)));
+    /// clock.set(Layout::TWITTER.epoch_ms() + 80); // 20 ms behind: waited for
+    /// assert_eq!(generator.mint_or_wait()?, Attempt::Wait(Duration::from_millis(20)));
+    /// clock.set(Layout::TWITTER.epoch_ms() + 40); // 60 ms behind: more than max_ms
+    /// assert!(matches!(generator.mint_or_wait(), Err(Error::ClockBehind { behind_ms: 60, .. })));
+    /// clock.set(Layout::TWITTER.epoch_ms() + 100);
+    /// assert!(matches!(generator.mint_or_wait()?, Attempt::Minted(_)));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    #[inline]
+    pub fn mint_or_wait(&self) -> Result<Attempt<Id>> {
+        let node_bits = self.plan.node_bits;
+        let attempt = match self.reserve_fast(1) {
+            Some(run) => Attempt::Minted(run),
+            None => self.reserve_or_wait_slow(1)?,
+        };
+        Ok(attempt.map(|run| Id::from_u64(run.first | node_bits)))
+    }
+
+    /// [`mint_batch`](Self::mint_batch) if that needs no wait, or how long to wait, as
+    /// [`mint_or_wait`](Self::mint_or_wait) says: never waits. `Minted` holds how many IDs
+    /// were written to the front of `out` (0 only for an empty `out`).
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint_or_wait`](Self::mint_or_wait). Nothing is written on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Attempt, Generator, Id, Layout, clock::ManualClock};
+    /// use std::time::Duration;
+    ///
+    /// let clock = ManualClock::new(Layout::SONYFLAKE.epoch_ms() + 1_000);
+    /// let generator = Generator::builder(Layout::SONYFLAKE).node("machine", 1).clock(&clock).build()?;
+    /// let mut buffer = [Id::default(); 300];
+    /// assert_eq!(generator.mint_batch_or_wait(&mut buffer)?, Attempt::Minted(256)); // a 10 ms tick's worth
+    /// clock.advance(4);
+    /// assert_eq!(generator.mint_batch_or_wait(&mut buffer)?, Attempt::Wait(Duration::from_millis(6)));
+    /// clock.advance(6);
+    /// assert_eq!(generator.mint_batch_or_wait(&mut buffer)?, Attempt::Minted(256));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
+        if out.is_empty() {
+            return Ok(Attempt::Minted(0));
+        }
+        let Run { first, count } = match self.reserve_or_wait(out.len() as u64)? {
+            Attempt::Minted(run) => run,
+            Attempt::Wait(wait) => return Ok(Attempt::Wait(wait)),
+        };
+        let mut id = first | self.plan.node_bits;
+        for slot in &mut out[..count as usize] {
+            *slot = Id::from_u64(id);
+            id = id.wrapping_add(self.plan.seq_one);
+        }
+        Ok(Attempt::Minted(count as usize))
+    }
+
     /// Mints exactly `n` IDs, across as many ticks as they need, into a new `Vec`: one
     /// compare-and-swap per tick's worth, waiting for the clock when a tick is full.
     ///
@@ -468,6 +578,23 @@ impl<C: Clock, S: State> Generator<C, S> {
         let on_full = if wait { OnFull::Wait } else { OnFull::Error };
         let Run { first, count } = self.reserve(want.max(1), on_full)?;
         Ok((first, count))
+    }
+
+    /// [`reserve_states`](Self::reserve_states) as [`mint_batch_or_wait`](Self::mint_batch_or_wait)
+    /// reserves: never waits.
+    #[inline]
+    pub(crate) fn reserve_states_or_wait(&self, want: u64) -> Result<Attempt<(u64, u64)>> {
+        let attempt = self.reserve_or_wait(want.max(1))?;
+        Ok(attempt.map(|Run { first, count }| (first, count)))
+    }
+
+    /// [`reserve`](Self::reserve) under [`OnFull::Answer`]: never waits.
+    #[inline(always)]
+    fn reserve_or_wait(&self, want: u64) -> Result<Attempt<Run>> {
+        match self.reserve_fast(want) {
+            Some(run) => Ok(Attempt::Minted(run)),
+            None => self.reserve_or_wait_slow(want),
+        }
     }
 
     #[inline(always)]
@@ -528,17 +655,26 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// reserved them, the clock reading whose tick they are on, under which the caller may
     /// hand them out. From the slow path (a full tick, a lost CAS, a clock behind) the run
     /// is of one ID, with no reading.
+    /// Under [`OnFull::Answer`] the reservation may answer a wait instead; under the other
+    /// two it never does.
     #[inline]
     pub(crate) fn reserve_ids(
         &self,
         want: u64,
         on_full: OnFull,
-    ) -> Result<(u64, u64, Option<u64>)> {
+    ) -> Result<Attempt<(u64, u64, Option<u64>)>> {
         let (Run { first, count }, reading) = match self.reserve_fast_at(want.max(1)) {
             Some((run, reading)) => (run, Some(reading)),
-            None => (self.reserve_slow(1, on_full)?, None),
+            None => match self.reserve_slow_passes(1, on_full)? {
+                Attempt::Minted(run) => (run, None),
+                Attempt::Wait(wait) => return Ok(Attempt::Wait(wait)),
+            },
         };
-        Ok((first | self.plan.node_bits, count, reading))
+        Ok(Attempt::Minted((
+            first | self.plan.node_bits,
+            count,
+            reading,
+        )))
     }
 
     /// One sequence step, in ID coordinates.
@@ -601,6 +737,19 @@ impl<C: Clock, S: State> Generator<C, S> {
     #[cold]
     #[inline(never)]
     fn reserve_slow(&self, want: u64, on_full: OnFull) -> Result<Run> {
+        self.reserve_slow_passes(want, on_full).map(Attempt::waited)
+    }
+
+    /// [`reserve_slow`](Self::reserve_slow) under [`OnFull::Answer`]: never waits.
+    #[cold]
+    #[inline(never)]
+    fn reserve_or_wait_slow(&self, want: u64) -> Result<Attempt<Run>> {
+        self.reserve_slow_passes(want, OnFull::Answer)
+    }
+
+    /// The loop of [`reserve_slow`](Self::reserve_slow), which answers [`Attempt::Wait`] only
+    /// under [`OnFull::Answer`].
+    fn reserve_slow_passes(&self, want: u64, on_full: OnFull) -> Result<Attempt<Run>> {
         self.built_here()?;
         let mut restarts = 0;
         loop {
@@ -619,8 +768,9 @@ impl<C: Clock, S: State> Generator<C, S> {
                 self.advance(current, now, want, on_full, settle)?
             };
             match pass {
-                Pass::Reserved(run) => return Ok(run),
+                Pass::Reserved(run) => return Ok(Attempt::Minted(run)),
                 Pass::Restart => restarts += 1,
+                Pass::Wait(wait) => return Ok(Attempt::Wait(wait)),
             }
         }
     }
@@ -643,14 +793,9 @@ impl<C: Clock, S: State> Generator<C, S> {
 
     /// The CAS loop, from a state `current` and a clock reading `now` taken after it. A
     /// reading at or behind the state's tick mints on the state's tick. `settle`: see
-    /// [`next_tick`](Self::next_tick).
-    ///
-    /// On a tick-tock layout a reading is used only on a state it was read after: a CAS lost
-    /// to a state on the other timeline (a toggle, whose time may be far behind this
-    /// reading), or to one behind the reading (a toggle there and back leaves the state on
-    /// this timeline, behind the reading), ends the pass, and the next one reads the clock
-    /// again. Minting on with the old reading would carry a timeline up to a time from before
-    /// the toggle. Without a tick-tock bit there is one timeline, and the reading is kept.
+    /// [`next_tick`](Self::next_tick). A lost CAS retries with the reading, except on a
+    /// tick-tock layout, where a reading is used only on a state it was read after (the
+    /// [module docs](self), step 3), and the pass ends in [`Pass::Restart`].
     #[inline(always)]
     fn advance(
         &self,
@@ -664,11 +809,11 @@ impl<C: Clock, S: State> Generator<C, S> {
         let backoff = CasBackoff::new();
         loop {
             let Some(first) = self.first_after(current, now) else {
-                let timeline = usize::from(current & plan.tick_mask != 0);
-                match self.next_tick(current >> plan.time_shift, timeline, on_full, settle)? {
-                    Some(later) => now = later,
+                match self.next_tick(current, on_full, settle)? {
+                    Next::Tick(later) => now = later,
                     // The clock went back while this thread waited: start over from the state.
-                    None => return Ok(Pass::Restart),
+                    Next::Restart => return Ok(Pass::Restart),
+                    Next::Wait(wait) => return Ok(Pass::Wait(wait)),
                 }
                 continue;
             };
@@ -677,10 +822,8 @@ impl<C: Clock, S: State> Generator<C, S> {
             // Acquire on failure, as for the first load.
             match self.state.swap_if(current, next) {
                 Ok(_) => return Ok(Pass::Reserved(run)),
-                // On a tick-tock layout, a reading is used only on a state it was read after:
-                // a winner on the other timeline, or one behind this reading (which a toggle
-                // there and back leaves on this timeline), may have come from a toggle after
-                // the reading, so the pass ends and the next one reads the clock again.
+                // Tick-tock: a winner on the other timeline, or behind this reading, may come
+                // from a toggle after it (module docs, step 3).
                 Err(actual)
                     if plan.tick_mask != 0
                         && ((actual ^ current) & plan.tick_mask != 0
@@ -803,8 +946,11 @@ impl<C: Clock, S: State> Generator<C, S> {
                 return self.advance(current, now, want, on_full, settle);
             }
         }
-        let now = self.clock_behind(current >> shift)?;
-        self.advance(self.state.load(), now, want, on_full, settle)
+        match self.clock_behind(current, on_full != OnFull::Answer)? {
+            Next::Tick(now) => self.advance(self.state.load(), now, want, on_full, settle),
+            Next::Wait(wait) => Ok(Pass::Wait(wait)),
+            Next::Restart => Ok(Pass::Restart),
+        }
     }
 
     /// Moves from the state `current` to the other timeline at tick `now`, if that timeline
@@ -841,38 +987,38 @@ impl<C: Clock, S: State> Generator<C, S> {
         }
     }
 
-    /// The tick `last` on `timeline` (0 or 1) is full: return a later tick to mint in
-    /// (borrowed, when borrowing allows it, or waited for), or fail, as `on_full` says. `None`
-    /// when the clock goes back meanwhile under [`ClockBehind::TickTock`]: the caller starts
-    /// over, and the regression is handled like any other, unless `settle` (the caller has
-    /// started over [`MAX_RESTARTS`] times): then the regression is waited out as under
-    /// [`ClockBehind::Wait`].
+    /// The tick of the state `current` is full: return a later tick to mint in (borrowed,
+    /// when borrowing allows it, or waited for), or fail, or say how long to wait, as
+    /// `on_full` says. [`Next::Restart`] when the clock goes back meanwhile under
+    /// [`ClockBehind::TickTock`]: the caller starts over, and the regression is handled like
+    /// any other, unless `settle` (the caller has started over [`MAX_RESTARTS`] times): then
+    /// the regression is waited out as under [`ClockBehind::Wait`].
     #[cold]
     #[inline(never)]
-    fn next_tick(
-        &self,
-        last: u64,
-        timeline: usize,
-        on_full: OnFull,
-        settle: bool,
-    ) -> Result<Option<u64>> {
+    fn next_tick(&self, current: u64, on_full: OnFull, settle: bool) -> Result<Next> {
+        let last = current >> self.plan.time_shift;
+        let timeline = usize::from(current & self.plan.tick_mask != 0);
         self.cold.overflows.fetch_add(1, Ordering::Relaxed);
         let borrow = self.plan.borrow_ticks;
         let backoff = Backoff::new();
         let mut counted = false;
         loop {
             // Precise: a lagging reading would wait for a tick that has already begun.
-            let mut now = self.ticks(self.clock.unix_ms_precise())?;
+            let unix_ms = self.clock.unix_ms_precise();
+            let mut now = self.ticks(unix_ms)?;
             if self.is_behind(last, now) {
                 // The clock went back while this thread waited.
                 if !settle && matches!(self.on_behind, ClockBehind::TickTock { .. }) {
-                    return Ok(None);
+                    return Ok(Next::Restart);
                 }
                 self.regression(last, now);
-                now = self.clock_behind(last)?;
+                now = match self.clock_behind(current, on_full != OnFull::Answer)? {
+                    Next::Tick(now) => now,
+                    other => return Ok(other),
+                };
             }
             if now > last {
-                return Ok(Some(now));
+                return Ok(Next::Tick(now));
             }
             if last == self.plan.max_ticks {
                 return Err(Error::LayoutExhausted {
@@ -900,14 +1046,28 @@ impl<C: Clock, S: State> Generator<C, S> {
                 self.cold
                     .max_ahead_ticks
                     .fetch_max(ahead, Ordering::Relaxed);
-                return Ok(Some(last + 1));
+                return Ok(Next::Tick(last + 1));
             }
-            if on_full == OnFull::Error {
-                return Err(Error::SequenceExhausted {
-                    layout: self.layout.name(),
-                    tick: last,
-                    retry_after: Duration::from_millis((ahead - borrow) * self.plan.tick_ms.get()),
-                });
+            match on_full {
+                OnFull::Wait => {}
+                OnFull::Error => {
+                    return Err(Error::SequenceExhausted {
+                        layout: self.layout.name(),
+                        tick: last,
+                        retry_after: Duration::from_millis(
+                            (ahead - borrow) * self.plan.tick_ms.get(),
+                        ),
+                    });
+                }
+                OnFull::Answer => {
+                    // Until the clock reaches the first tick it may mint in: `last + 1`, less
+                    // the ticks borrowing allows ahead of it. `unix_ms` is at most in tick
+                    // `now`, before that one (`ahead > borrow`), so the wait is at least 1 ms
+                    // (and, after a clock found behind above, a little long).
+                    let next_ms =
+                        self.plan.epoch_ms + (last + 1 - borrow) * self.plan.tick_ms.get();
+                    return Ok(Next::Wait(Duration::from_millis(next_ms - unix_ms)));
+                }
             }
             if !counted {
                 self.cold.waits.fetch_add(1, Ordering::Relaxed);
@@ -977,41 +1137,52 @@ impl<C: Clock, S: State> Generator<C, S> {
         }
     }
 
-    /// The clock reads behind the last minted tick `last`, by more than borrowing explains:
-    /// wait until it reads at least `last` less the ticks borrowing allows and return that
-    /// reading, or fail, as the [`ClockBehind`] policy's wait bound says. How far behind is
-    /// measured from `last`, the last minted time.
+    /// The clock reads behind the tick of the state `current`, the last minted tick, by more
+    /// than borrowing explains: wait until it reads at least that tick less the ticks
+    /// borrowing allows and return that reading, or fail, as the [`ClockBehind`] policy's wait
+    /// bound says. How far behind is measured from the start of that tick.
+    ///
+    /// Unless `wait` (under [`OnFull::Answer`]), the caller does the waiting: where this would
+    /// wait it answers [`Next::Wait`] with how far behind the clock reads, capped by what is left
+    /// of the policy's `max_ms`, counted from the first such answer for `current` (kept in
+    /// the cold block's `behind_since`).
     #[cold]
     #[inline(never)]
-    fn clock_behind(&self, last: u64) -> Result<u64> {
+    fn clock_behind(&self, current: u64, wait: bool) -> Result<Next> {
+        let last = current >> self.plan.time_shift;
         let max_wait_ms = match self.on_behind {
             ClockBehind::Wait { max_ms } | ClockBehind::TickTock { max_ms } => max_ms,
             ClockBehind::Error => 0,
         };
+        let max_wait = Duration::from_millis(max_wait_ms);
         // The start of tick `last`; no overflow, since `last` is at most the layout's last tick.
         let last_ms = self.plan.epoch_ms + last * self.plan.tick_ms.get();
         let earliest = last.saturating_sub(self.plan.borrow_ticks);
-        let started = Instant::now();
+        let started = if wait {
+            Instant::now()
+        } else {
+            self.behind_since(current)
+        };
         let backoff = Backoff::new();
         let mut counted = false;
         loop {
             let unix_ms = self.clock.unix_ms_precise();
             let now = self.ticks(unix_ms)?;
             if now >= earliest {
-                return Ok(now);
+                return Ok(Next::Tick(now));
             }
             // `now < earliest <= last`, so the reading is before tick `last` began.
             let behind_ms = last_ms - unix_ms;
-            // Inside `without_waiting` the caller does the waiting, on its own timer.
-            if behind_ms > max_wait_ms
-                || NO_WAIT.get()
-                || started.elapsed() >= Duration::from_millis(max_wait_ms)
-            {
+            let left = max_wait.saturating_sub(started.elapsed());
+            if behind_ms > max_wait_ms || left.is_zero() {
                 return Err(Error::ClockBehind {
                     layout: self.layout.name(),
                     behind_ms,
                     max_wait_ms,
                 });
+            }
+            if !wait {
+                return Ok(Next::Wait(Duration::from_millis(behind_ms).min(left)));
             }
             if !counted {
                 self.cold.waits.fetch_add(1, Ordering::Relaxed);
@@ -1020,31 +1191,26 @@ impl<C: Clock, S: State> Generator<C, S> {
             backoff.snooze();
         }
     }
-}
 
-thread_local! {
-    /// Whether the calling thread is inside [`without_waiting`].
-    static NO_WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `mint` so that no generator it calls waits for its clock: a clock behind the last
-/// minted tick fails at once with [`Error::ClockBehind`] (how far behind, and the policy's
-/// `max_ms`) where [`ClockBehind::Wait`] or [`ClockBehind::TickTock`] would wait it out. With
-/// a `try_` method, which fails rather than waits for a full tick, the mint never waits at
-/// all: the async methods mint this way and wait on their runtime's timer instead. A scope
-/// rather than a parameter, so the generators that wrap a [`Generator`] (sharded, marked,
-/// sno) need no method of their own.
-#[cfg(any(feature = "tokio", feature = "smol"))]
-pub(crate) fn without_waiting<T>(mint: impl FnOnce() -> T) -> T {
-    /// Restores the scope's outer value, also when `mint` panics.
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            NO_WAIT.set(self.0);
+    /// When a non-waiting mint first found the clock behind the state `current`: now, if none
+    /// has yet.
+    #[cold]
+    fn behind_since(&self, current: u64) -> Instant {
+        // A poisoned lock holds a whole `(state, instant)` pair all the same.
+        let mut since = self
+            .cold
+            .behind_since
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match *since {
+            Some((state, at)) if state == current => at,
+            _ => {
+                let now = Instant::now();
+                *since = Some((current, now));
+                now
+            }
         }
     }
-    let _restore = Restore(NO_WAIT.replace(true));
-    mint()
 }
 
 impl<C, S: State> Generator<C, S> {
@@ -1075,6 +1241,7 @@ impl<C, S: State> Generator<C, S> {
                 overflow_event_tick: AtomicU64::new(0),
                 regression_event_tick: AtomicU64::new(0),
                 events_dropped: AtomicU64::new(0),
+                behind_since: Mutex::new(None),
                 kind: S::GENERATOR,
                 built_in: std::process::id(),
             }),

@@ -9,6 +9,7 @@ use crate::clock::Clock;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::id::Id;
+use crate::mint::Attempt;
 
 /// Where a [`MarkedGenerator`] keeps its mark: a time that no ID it returns reaches, and
 /// above which it (or its successor after a restart) starts.
@@ -359,6 +360,75 @@ impl<C: Clock, S: MarkStore> MarkedGenerator<C, S> {
     pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
         let written = self.generator.try_mint_batch(out)?;
         self.cover_run(&mut out[..written])
+    }
+
+    /// Mints the next ID as [`Generator::mint_or_wait`] does (saying how long to wait rather
+    /// than waiting for the clock), and returns a minted one as [`mint`](Self::mint) does.
+    ///
+    /// The store's [`admit`](MarkStore::admit) runs on the calling thread as for `mint`: a
+    /// high-water file is written there, durably, once per interval of ID time.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint), and the errors of [`Generator::mint_or_wait`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Attempt, Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # use std::time::Duration;
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mint-or-wait-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock.clone()).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
+    /// for _ in 0..4096 {
+    ///     assert!(generator.mint_or_wait()?.minted().is_some());
+    /// }
+    /// assert_eq!(generator.mint_or_wait()?, Attempt::Wait(Duration::from_millis(1)));
+    /// clock.advance(1);
+    /// assert!(generator.mint_or_wait()?.minted().is_some());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn mint_or_wait(&self) -> Result<Attempt<Id>> {
+        match self.generator.mint_or_wait()? {
+            Attempt::Minted(id) => self.cover(id).map(Attempt::Minted),
+            Attempt::Wait(wait) => Ok(Attempt::Wait(wait)),
+        }
+    }
+
+    /// [`mint_batch`](Self::mint_batch) as [`mint_or_wait`](Self::mint_or_wait) mints: says
+    /// how long to wait rather than waiting for the clock.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint_or_wait`](Self::mint_or_wait); nothing is handed out on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use snowmint::{Attempt, Layout, clock::ManualClock, mark::{MarkFile, MarkFileStore, MarkedGenerator}};
+    /// # use std::time::Duration;
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fenced-mint-batch-or-wait-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let file = MarkFile::open(dir.join("mark"), MarkFile::DEFAULT_INTERVAL)?;
+    /// # let clock = ManualClock::new(1_700_000_000_000);
+    /// # let generator = file.resume(Layout::TWITTER).node("machine", 1).clock(clock).build()?;
+    /// let generator = MarkedGenerator::<_, MarkFileStore>::new(generator, file)?;
+    /// let mut ids = [snowmint::Id::default(); 5000];
+    /// assert_eq!(generator.mint_batch_or_wait(&mut ids)?, Attempt::Minted(4096));
+    /// assert_eq!(generator.mint_batch_or_wait(&mut ids)?, Attempt::Wait(Duration::from_millis(1)));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
+        match self.generator.mint_batch_or_wait(out)? {
+            Attempt::Minted(written) => self.cover_run(&mut out[..written]).map(Attempt::Minted),
+            Attempt::Wait(wait) => Ok(Attempt::Wait(wait)),
+        }
     }
 
     /// Mints exactly `n` IDs, across as many ticks as they need, into a new `Vec`: one store

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::generator::{ClockBehind, Event, Generator, GeneratorBuilder};
 use crate::generator::{Snapshot, Stats};
 use crate::layout::Layout;
+use crate::mint::Attempt;
 
 /// Mints [`SnoId`]s for one partition, from any number of threads, lock-free.
 ///
@@ -557,6 +558,63 @@ impl<C: Clock> SnoGenerator<C> {
         self.batch(self.meta, out, false)
     }
 
+    /// Mints the next ID if that needs no wait, or says how long to wait: never waits. See
+    /// [`Generator::mint_or_wait`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`Generator::mint_or_wait`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Attempt, clock::ManualClock, sno::SnoGenerator};
+    /// use std::time::Duration;
+    ///
+    /// let clock = ManualClock::new(1_700_000_000_000);
+    /// let generator = SnoGenerator::builder().partition(1).sequence_range(0..=1).clock(&clock).build()?;
+    /// assert!(generator.mint_or_wait()?.minted().is_some());
+    /// assert!(generator.mint_or_wait()?.minted().is_some());
+    /// clock.advance(1);
+    /// assert_eq!(generator.mint_or_wait()?, Attempt::Wait(Duration::from_millis(3))); // 4 ms units
+    /// clock.advance(3);
+    /// assert_eq!(generator.mint_or_wait()?.minted().map(|id| id.sequence()), Some(0));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    #[inline]
+    pub fn mint_or_wait(&self) -> Result<Attempt<SnoId>> {
+        let attempt = self.inner.mint_or_wait()?;
+        Ok(attempt.map(|id| SnoId::from_word(id.to_u64(), self.meta, self.partition)))
+    }
+
+    /// [`mint_batch`](Self::mint_batch) if that needs no wait, or how long to wait: never
+    /// waits. See [`Generator::mint_batch_or_wait`].
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint_or_wait`](Self::mint_or_wait). Nothing is written on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::sno::SnoId;
+    /// use snowmint::{Attempt, clock::ManualClock, sno::SnoGenerator};
+    /// use std::time::Duration;
+    ///
+    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
+    /// let mut ids = vec![SnoId::default(); 70_000];
+    /// assert_eq!(generator.mint_batch_or_wait(&mut ids)?, Attempt::Minted(65_536));
+    /// assert_eq!(generator.mint_batch_or_wait(&mut ids)?, Attempt::Wait(Duration::from_millis(4)));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn mint_batch_or_wait(&self, out: &mut [SnoId]) -> Result<Attempt<usize>> {
+        if out.is_empty() {
+            return Ok(Attempt::Minted(0));
+        }
+        let attempt = self.inner.reserve_states_or_wait(out.len() as u64)?;
+        Ok(attempt.map(|(first, count)| self.fill(self.meta, out, first, count)))
+    }
+
     /// Mints exactly `n` IDs, across as many 4 ms units as they need, into a new `Vec`: one
     /// compare-and-swap per unit's worth, waiting for the clock when a unit is full.
     ///
@@ -586,11 +644,18 @@ impl<C: Clock> SnoGenerator<C> {
             return Ok(0);
         }
         let (first, count) = self.inner.reserve_states(out.len() as u64, wait)?;
+        Ok(self.fill(meta, out, first, count))
+    }
+
+    /// Writes the `count` IDs of the states from `first`, with metabyte `meta`, to the front of
+    /// `out`, and returns how many.
+    #[inline(always)]
+    fn fill(&self, meta: u8, out: &mut [SnoId], first: u64, count: u64) -> usize {
         // `count <= out.len()`, and the run's sequence values stay inside the field.
         for (slot, word) in out[..count as usize].iter_mut().zip(first..) {
             *slot = SnoId::from_word(word, meta, self.partition);
         }
-        Ok(count as usize)
+        count as usize
     }
 }
 
