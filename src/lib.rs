@@ -133,6 +133,7 @@ mod external;
 mod fork;
 pub mod generator;
 mod id;
+pub mod id128;
 pub mod layout;
 mod mint;
 pub mod node_id;
