@@ -1,10 +1,18 @@
 //! The integrations, each behind its feature, apart from the core: serde's forms of IDs,
 //! layouts and snapshots, their JSON schemas (schemars), IDs in database columns (postgres,
-//! sqlx, rusqlite), and node IDs leased from etcd (re-exported as `snowmint::etcd`).
+//! sqlx, rusqlite), node IDs leased from etcd (re-exported as `snowmint::etcd`), and the
+//! 128-bit IDs' serde forms, schemas and `uuid`/`ulid` conversions.
 
 #[cfg(any(feature = "etcd", feature = "docs"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub mod etcd;
+#[cfg(any(
+    feature = "serde",
+    feature = "schemars",
+    feature = "uuid",
+    feature = "ulid"
+))]
+mod id128;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "rusqlite")]
