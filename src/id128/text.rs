@@ -145,7 +145,8 @@ pub(crate) fn parse_ulid(s: &str) -> Result<u128, ParseIdReason> {
 }
 
 /// Why `s` is not a UUID: empty, a length other than 32 or 36 characters, or the first
-/// character that is not what its place expects.
+/// character that is not what its place expects (a character outside ASCII never is, so the
+/// byte offsets before it are character offsets).
 #[cold]
 #[inline(never)]
 fn uuid_problem(s: &str) -> ParseIdReason {
@@ -155,7 +156,7 @@ fn uuid_problem(s: &str) -> ParseIdReason {
         };
     }
     let length = s.chars().count();
-    if s.len() != length || (length != HYPHENATED_LEN && length != SIMPLE_LEN) {
+    if length != HYPHENATED_LEN && length != SIMPLE_LEN {
         return ParseIdReason::WrongLength {
             length,
             expected: "36 (8-4-4-4-12 with hyphens) or 32 (hex digits only)",
@@ -200,7 +201,7 @@ fn ulid_problem(s: &str) -> ParseIdReason {
         };
     }
     let length = s.chars().count();
-    if length != ULID_LEN || s.len() != length {
+    if length != ULID_LEN {
         return ParseIdReason::WrongLength {
             length,
             expected: "exactly 26",
