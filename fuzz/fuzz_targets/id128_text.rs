@@ -73,7 +73,9 @@ fn reference_ulid(s: &str) -> Option<Result<u128, ()>> {
     let mut value: u128 = 0;
     let mut first = 0;
     for (i, c) in s.chars().enumerate() {
-        let digit = CROCKFORD.find(c.to_ascii_uppercase()).filter(|_| c.is_ascii())?;
+        let digit = CROCKFORD
+            .find(c.to_ascii_uppercase())
+            .filter(|_| c.is_ascii())?;
         if i == 0 {
             first = digit;
         }
@@ -115,7 +117,9 @@ fn check_uuid_text(s: &str) {
                     assert_eq!(n, length);
                     assert!(n != 32 && n != 36 && n != 0, "{s:?}");
                 }
-                ParseIdReason::InvalidDigit { found, position, .. } => {
+                ParseIdReason::InvalidDigit {
+                    found, position, ..
+                } => {
                     assert!(length == 32 || length == 36, "{s:?}");
                     assert_eq!(s[position..].chars().next(), Some(found), "{s:?}");
                 }
@@ -148,7 +152,9 @@ fn check_ulid_text(s: &str) {
                     assert_eq!(n, length);
                     assert!(n != 26 && n != 0, "{s:?}");
                 }
-                ParseIdReason::InvalidDigit { found, position, .. } => {
+                ParseIdReason::InvalidDigit {
+                    found, position, ..
+                } => {
                     assert_eq!(length, 26, "{s:?}");
                     let first_bad = s.char_indices().find(|&(_, c)| {
                         !c.is_ascii() || !CROCKFORD.contains(c.to_ascii_uppercase())
@@ -174,7 +180,10 @@ fn rejection(s: &str, form: &str, err: Error) -> ParseIdReason {
     };
     assert_eq!(encoding, form);
     assert!(input.chars().count() <= 65, "{input:?}");
-    assert!(s.starts_with(input.trim_end_matches('…')), "{s:?}: {input:?}");
+    assert!(
+        s.starts_with(input.trim_end_matches('…')),
+        "{s:?}: {input:?}"
+    );
     reason
 }
 
