@@ -55,7 +55,8 @@
 //! [`encoding`] (text forms), [`shard`] (sequence ranges, sharded and per-core generators),
 //! [`persist`] (the high-water file and durable file replacement), [`node_id`] (where node
 //! IDs come from), [`sno`], [`generator`] (counters, events, state words), [`time`] (RFC 3339
-//! text of a time), [`error`], and `etcd` with its feature.
+//! text of a time), [`error`], and `etcd` with its feature; [`id128`] has 128-bit IDs
+//! (UUIDv7 and ULID) and their generators.
 //!
 //! # Feature flags
 //!
@@ -85,6 +86,8 @@
 //!   generator, waiting on Tokio's timer instead of the thread (pulls `tokio`).
 //! - `smol`: `snowmint::smol::MintAsync`, the same on smol's timer (pulls `async-io`, smol's
 //!   reactor, without its executor).
+//! - `uuid`, `ulid`: conversions of [`id128`]'s [`Uuid7`](id128::Uuid7) and
+//!   [`Ulid`](id128::Ulid) to and from `uuid::Uuid` and `ulid::Ulid` (pulls that crate).
 //! - `docs`: for these docs only (`cargo doc --no-deps --features docs`, and docs.rs): every
 //!   feature above but `cli`, and the `etcd` module documented without building etcd-client,
 //!   whose build needs `protoc`. Without `etcd` too, `EtcdLease::claim` always fails.
