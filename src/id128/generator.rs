@@ -608,11 +608,10 @@ impl<K: Kind, G: Engine> Id128Generator<K, G> {
         }
         let (first, count) = self.engine.reserve_words(out.len() as u64, wait)?;
         let ms = first >> SEQUENCE_BITS;
-        let mut random = self.start(ms) + u128::from(first & SEQUENCE_MASK);
+        let random = self.start(ms) + u128::from(first & SEQUENCE_MASK);
         // `count <= out.len()`, and the run's sequence values stay inside the field.
-        for slot in &mut out[..count as usize] {
+        for (slot, random) in out[..count as usize].iter_mut().zip(random..) {
             *slot = K::from_parts(ms, random);
-            random += 1;
         }
         Ok(count as usize)
     }
