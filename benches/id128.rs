@@ -17,8 +17,11 @@
 //!   and `ThreadRandom`, `try_next_id` yielding while pending.
 //! - `ferroid-thread-local`: ferroid's `thread_local::Ulid::new_ulid_mono`, yielding while
 //!   pending.
+//! - `snowmint-64-shared`, `snowmint-64-local`: the 64-bit engine alone on the 128-bit
+//!   generators' layout (42 bits of Unix ms, 22 of sequence), for what the 128-bit IDs add.
 //!
-//! Run: `cargo bench --bench id128` (`ROUNDS=` and `WINDOW_MS=` override the defaults).
+//! Run: `cargo bench --bench id128` (`ROUNDS=` and `WINDOW_MS=` override the defaults;
+//! `ONLY=local` keeps the contenders whose names contain `local`).
 
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -84,6 +87,37 @@ impl<K: Bits> Contender for Local<K> {
     #[inline]
     fn mint(handle: &mut Self::Handle<'_>) -> u128 {
         handle.mint().unwrap().bits()
+    }
+}
+
+/// The 64-bit layout the 128-bit generators mint on (42 bits of Unix ms, 22 of sequence):
+/// the engine alone, for the cost the 128-bit IDs add.
+const ENGINE: snowmint::Layout = snowmint::Layout::builder("engine", 64)
+    .time(42)
+    .sequence(22)
+    .build_const();
+
+struct Engine64(snowmint::Generator);
+impl Contender for Engine64 {
+    type Handle<'a> = &'a snowmint::Generator;
+    fn handle(&self) -> Self::Handle<'_> {
+        &self.0
+    }
+    #[inline]
+    fn mint(handle: &mut Self::Handle<'_>) -> u128 {
+        u128::from(handle.mint().unwrap().to_u64())
+    }
+}
+
+struct EngineLocal64;
+impl Contender for EngineLocal64 {
+    type Handle<'a> = snowmint::LocalGenerator;
+    fn handle(&self) -> snowmint::LocalGenerator {
+        snowmint::Generator::builder(ENGINE).build_local().unwrap()
+    }
+    #[inline]
+    fn mint(handle: &mut snowmint::LocalGenerator) -> u128 {
+        u128::from(handle.mint().unwrap().to_u64())
     }
 }
 
@@ -244,11 +278,22 @@ fn main() {
             )),
         )),
         Box::new(Named("ferroid-thread-local", FerroidLocal)),
+        Box::new(Named(
+            "snowmint-64-shared",
+            Engine64(snowmint::Generator::builder(ENGINE).build().unwrap()),
+        )),
+        Box::new(Named("snowmint-64-local", EngineLocal64)),
     ];
+    // `ONLY=local` keeps the contenders whose names contain `local`.
+    let only = std::env::var("ONLY").unwrap_or_default();
+    let contenders: Vec<Box<dyn Measure>> = contenders
+        .into_iter()
+        .filter(|c| c.name().contains(only.as_str()))
+        .collect();
     for contender in &contenders {
         contender.check();
     }
-    let index = |name: &str| contenders.iter().position(|c| c.name() == name).unwrap();
+    let index = |name: &str| contenders.iter().position(|c| c.name() == name);
     // (snowmint contender, peer, target: the ratio to stay at or below, if any)
     let targets = [
         ("snowmint-uuid7-shared", "uuid-now_v7", Some(1.0 / 20.0)),
@@ -284,7 +329,10 @@ fn main() {
         }
         println!("{threads} thread(s): ratios within each round, median [lowest, highest]");
         for (ours, peer, target) in targets {
-            let (a, b) = (&times[index(ours)], &times[index(peer)]);
+            let (Some(a), Some(b)) = (index(ours), index(peer)) else {
+                continue;
+            };
+            let (a, b) = (&times[a], &times[b]);
             let mut ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
             let (low, median, high) = spread(&mut ratios);
             let verdict = match target {

@@ -40,10 +40,12 @@ pub(crate) mod sealed {
     pub trait Kind: Copy + Default + Ord {
         /// The generator's name in [`Error::Forked`](crate::Error::Forked).
         const GENERATOR: &'static str;
-        /// The width of the random part.
-        const RANDOM_BITS: u32;
-        /// The ID of millisecond `unix_ms` whose random part is `random`.
-        fn from_parts(unix_ms: u64, random: u128) -> Self;
+        /// The bits of the ID of millisecond `unix_ms` (at most 48 bits) whose random part
+        /// starts at `seed`: the seed less the bit that would let a 22-bit sequence added to
+        /// the ID carry out of the random part's lowest field.
+        fn base(unix_ms: u64, seed: u128) -> u128;
+        /// The ID with these bits, which [`base`](Self::base) plus a sequence made.
+        fn from_bits(bits: u128) -> Self;
     }
 
     /// What the generator needs of a 64-bit generator: its state words, one at a time or in
@@ -59,10 +61,10 @@ pub(crate) mod sealed {
         fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)>;
     }
 
-    /// A memory of random starts, keyed by millisecond.
+    /// A memory of each millisecond's first ID, keyed by millisecond.
     pub trait Starts: Default {
-        /// The start of millisecond `ms` under `key`.
-        fn get(&self, key: &Key, ms: u64) -> u128;
+        /// The bits of the ID of millisecond `ms` and sequence 0 under `key`.
+        fn get<K: super::Kind>(&self, key: &Key, ms: u64) -> u128;
     }
 }
 
@@ -71,35 +73,42 @@ use sealed::Starts;
 impl Kind for Uuid7 {}
 impl sealed::Kind for Uuid7 {
     const GENERATOR: &'static str = "Uuid7Generator";
-    const RANDOM_BITS: u32 = 74;
     #[inline(always)]
-    fn from_parts(unix_ms: u64, random: u128) -> Uuid7 {
-        Uuid7::from_parts(unix_ms, random)
+    fn base(unix_ms: u64, seed: u128) -> u128 {
+        Uuid7::start(unix_ms, seed).to_u128()
+    }
+    #[inline(always)]
+    fn from_bits(bits: u128) -> Uuid7 {
+        Uuid7::from_bits(bits)
     }
 }
 
 impl Kind for Ulid {}
 impl sealed::Kind for Ulid {
     const GENERATOR: &'static str = "UlidGenerator";
-    const RANDOM_BITS: u32 = 80;
     #[inline(always)]
-    fn from_parts(unix_ms: u64, random: u128) -> Ulid {
-        Ulid::from_parts(unix_ms, random)
+    fn base(unix_ms: u64, seed: u128) -> u128 {
+        Ulid::start(unix_ms, seed).to_u128()
+    }
+    #[inline(always)]
+    fn from_bits(bits: u128) -> Ulid {
+        Ulid::from_u128(bits)
     }
 }
 
-/// Each start computed anew: a shared engine's threads would contend for a memory of it.
+/// Each millisecond's first ID computed anew: a shared engine's threads would contend for a
+/// memory of it.
 #[derive(Debug, Default)]
 pub struct Fresh;
 
 impl Starts for Fresh {
     #[inline(always)]
-    fn get(&self, key: &Key, ms: u64) -> u128 {
-        key.seed(ms)
+    fn get<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
+        K::base(ms, key.seed(ms))
     }
 }
 
-/// The last millisecond's start, for an engine one thread owns.
+/// The last millisecond and its first ID, for an engine one thread owns.
 #[derive(Debug)]
 pub struct Last(Cell<(u64, u128)>);
 
@@ -112,14 +121,23 @@ impl Default for Last {
 
 impl Starts for Last {
     #[inline(always)]
-    fn get(&self, key: &Key, ms: u64) -> u128 {
-        let (last, start) = self.0.get();
+    fn get<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
+        let (last, base) = self.0.get();
         if last == ms {
-            return start;
+            return base;
         }
-        let start = key.seed(ms);
-        self.0.set((ms, start));
-        start
+        self.compute::<K>(key, ms)
+    }
+}
+
+impl Last {
+    /// A new millisecond's first ID, remembered.
+    #[cold]
+    #[inline(never)]
+    fn compute<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
+        let base = K::base(ms, key.seed(ms));
+        self.0.set((ms, base));
+        base
     }
 }
 
@@ -171,8 +189,8 @@ impl<C: Clock> sealed::Engine for ShardedGenerator<C> {
 /// `G` mints on a fixed layout of 42 bits of Unix milliseconds and a 22-bit sequence; each
 /// 64-bit state `(ms, seq)` becomes the ID of millisecond `ms` whose random part is
 /// `start(ms) + seq`, where `start(ms)` is a keyed mix of `ms` under the generator's 128-bit
-/// key (from the operating system, drawn at [`build`](Id128Builder::build)) with its top bit
-/// clear, so adding a sequence never carries out of the random part. The random part is then
+/// key (from the operating system, drawn at [`build`](Id128Builder::build)) less one bit, so
+/// that adding a sequence never carries out of the random part. The random part is then
 /// a randomly started counter, stepped by one within a millisecond and started afresh at the
 /// next: RFC 9562 §6.2's Method 2 for UUIDv7 (74 bits, `rand_a` and `rand_b`), the ULID
 /// specification's monotonic increment for ULIDs (80 bits). See the [module](super) for the
@@ -586,19 +604,12 @@ impl<K: Kind, G: Engine> Id128Generator<K, G> {
         &self.engine
     }
 
-    /// The ID of state word `word`: its millisecond, and the millisecond's start plus its
-    /// sequence as the random part.
+    /// The ID of state word `word`: its millisecond's first ID plus its sequence, which no
+    /// carry takes out of the random part (see [`Kind`]).
     #[inline(always)]
     fn assemble(&self, word: u64) -> K {
-        let ms = word >> SEQUENCE_BITS;
-        K::from_parts(ms, self.start(ms) + u128::from(word & SEQUENCE_MASK))
-    }
-
-    /// The random start of millisecond `ms`: the keyed mix with the random part's top bit
-    /// clear, so that adding a 22-bit sequence never carries out of it.
-    #[inline(always)]
-    fn start(&self, ms: u64) -> u128 {
-        self.starts.get(&self.key, ms) & ((1 << (K::RANDOM_BITS - 1)) - 1)
+        let base = self.starts.get::<K>(&self.key, word >> SEQUENCE_BITS);
+        K::from_bits(base + u128::from(word & SEQUENCE_MASK))
     }
 
     #[inline(always)]
@@ -607,11 +618,11 @@ impl<K: Kind, G: Engine> Id128Generator<K, G> {
             return Ok(0);
         }
         let (first, count) = self.engine.reserve_words(out.len() as u64, wait)?;
-        let ms = first >> SEQUENCE_BITS;
-        let random = self.start(ms) + u128::from(first & SEQUENCE_MASK);
+        let base = self.starts.get::<K>(&self.key, first >> SEQUENCE_BITS);
+        let first = base + u128::from(first & SEQUENCE_MASK);
         // `count <= out.len()`, and the run's sequence values stay inside the field.
-        for (slot, random) in out[..count as usize].iter_mut().zip(random..) {
-            *slot = K::from_parts(ms, random);
+        for (slot, bits) in out[..count as usize].iter_mut().zip(first..) {
+            *slot = K::from_bits(bits);
         }
         Ok(count as usize)
     }
@@ -690,27 +701,46 @@ mod tests {
     }
 
     #[test]
-    fn a_start_plus_any_sequence_stays_in_the_random_part() {
-        let generator = UlidGenerator::builder().build().unwrap();
+    fn a_first_id_plus_any_sequence_stays_in_its_millisecond_and_field() {
+        let ulids = UlidGenerator::builder().build().unwrap();
         let uuids = Uuid7Generator::builder().build().unwrap();
-        for ms in [0, 1, 1_700_000_000_000, LAYOUT.max_unix_ms()] {
-            assert!(generator.start(ms) + u128::from(SEQUENCE_MASK) < 1 << 80);
-            assert!(uuids.start(ms) + u128::from(SEQUENCE_MASK) < 1 << 74);
+        for ms in [1, 1_700_000_000_000, LAYOUT.max_unix_ms()] {
+            let base = ulids.starts.get::<Ulid>(&ulids.key, ms);
+            let last = Ulid::from_u128(base + u128::from(SEQUENCE_MASK));
+            assert_eq!(last.unix_ms(), ms);
+            assert_eq!(
+                last.random() - Ulid::from_u128(base).random(),
+                u128::from(SEQUENCE_MASK)
+            );
+            let base = uuids.starts.get::<Uuid7>(&uuids.key, ms);
+            let (first, last) = (
+                Uuid7::from_bits(base),
+                Uuid7::from_bits(base + u128::from(SEQUENCE_MASK)),
+            );
+            assert_eq!(last.unix_ms(), ms);
+            assert_eq!(last.random() - first.random(), u128::from(SEQUENCE_MASK));
+            assert_eq!(
+                Uuid7::from_u128(last.to_u128()),
+                Ok(last),
+                "version and variant intact"
+            );
+        }
+        // Whatever the seed.
+        for seed in [0, u128::MAX] {
+            let last = <Uuid7 as sealed::Kind>::base(7, seed) + u128::from(SEQUENCE_MASK);
+            assert_eq!(Uuid7::from_u128(last).map(|id| id.unix_ms()), Ok(7));
+            let last = <Ulid as sealed::Kind>::base(7, seed) + u128::from(SEQUENCE_MASK);
+            assert_eq!(Ulid::from_u128(last).unix_ms(), 7);
         }
     }
 
     #[test]
-    fn a_local_generator_remembers_the_start_it_computes() {
+    fn a_local_generator_remembers_the_first_id_it_computes() {
         let generator = UlidGenerator::builder().build_local().unwrap();
-        let fresh = generator.key.seed(1_700_000_000_000);
-        assert_eq!(
-            generator.starts.get(&generator.key, 1_700_000_000_000),
-            fresh
-        );
-        assert_eq!(generator.starts.0.get(), (1_700_000_000_000, fresh));
-        assert_eq!(
-            generator.starts.get(&generator.key, 1_700_000_000_000),
-            fresh
-        );
+        let ms = 1_700_000_000_000;
+        let fresh = <Ulid as sealed::Kind>::base(ms, generator.key.seed(ms));
+        assert_eq!(generator.starts.get::<Ulid>(&generator.key, ms), fresh);
+        assert_eq!(generator.starts.0.get(), (ms, fresh));
+        assert_eq!(generator.starts.get::<Ulid>(&generator.key, ms), fresh);
     }
 }

@@ -16,8 +16,10 @@
 //!
 //! - `start(ms)` is a keyed mix of `ms` (two multiply-fold rounds) under the generator's
 //!   128-bit key, drawn from the operating system (`getrandom`) when the generator is built,
-//!   with the random part's top bit clear: a start of 79 random bits for a ULID, 73 for a
-//!   UUIDv7, to which a sequence below 2^22 adds without carrying out of the field.
+//!   less one bit, so that a sequence below 2^22 adds to it without a carry out of its field:
+//!   the random part's top bit for a ULID (79 random bits), `rand_b`'s top bit for a UUIDv7
+//!   (73 random bits; no carry crosses the variant). An ID is its millisecond's first ID plus
+//!   the sequence, one addition.
 //! - For a ULID, the 80 bits after the time are `start(ms) + seq`: the specification's
 //!   monotonic increment within a millisecond, from a fresh random start in each.
 //! - For a UUIDv7, the 74 bits `rand_a ‖ rand_b` (around the version 7 and the variant

@@ -104,6 +104,14 @@ impl Ulid {
         Ulid((unix_ms as u128) << 80 | random & RANDOM_MASK)
     }
 
+    /// The first ID of millisecond `unix_ms` in a generator whose start there is `seed`:
+    /// the seed's low 80 bits less the top one, so that adding a sequence below 2^79 to the ID
+    /// never carries out of the random part (into the time).
+    #[inline(always)]
+    pub(crate) const fn start(unix_ms: u64, seed: u128) -> Ulid {
+        Ulid::from_parts(unix_ms, seed & !(1 << 79))
+    }
+
     /// The 128 bits.
     ///
     /// # Examples

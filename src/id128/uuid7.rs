@@ -157,6 +157,20 @@ impl Uuid7 {
         )
     }
 
+    /// The first ID of millisecond `unix_ms` in a generator whose start there is `seed`:
+    /// the seed's low 74 bits as `rand_a` and `rand_b`, less `rand_b`'s top bit, so that adding
+    /// a sequence below 2^61 to the ID never carries out of `rand_b` (into the variant).
+    #[inline(always)]
+    pub(crate) const fn start(unix_ms: u64, seed: u128) -> Uuid7 {
+        Uuid7::from_parts(unix_ms, seed & !(1 << 61))
+    }
+
+    /// The UUIDv7 with these bits, which hold version 7 and variant `0b10`.
+    #[inline(always)]
+    pub(crate) const fn from_bits(bits: u128) -> Uuid7 {
+        Uuid7(bits)
+    }
+
     /// The 128 bits.
     ///
     /// # Examples
