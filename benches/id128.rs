@@ -42,7 +42,9 @@ const ROUNDS: usize = 15;
 /// Mints between two reads of the time.
 const CHUNK: usize = 1024;
 
-/// Something that mints 128-bit IDs, through a handle each minting thread takes.
+/// Something that mints 128-bit IDs, through a handle each minting thread takes. Every
+/// contender's `mint` is inlined into the timed loop, so none pays for a call the others
+/// do not.
 trait Contender: Sync {
     type Handle<'a>
     where
@@ -72,7 +74,7 @@ impl<K: Bits> Contender for Shared<K> {
     fn handle(&self) -> Self::Handle<'_> {
         &self.0
     }
-    #[inline]
+    #[inline(always)]
     fn mint(handle: &mut Self::Handle<'_>) -> u128 {
         handle.mint().unwrap().bits()
     }
@@ -84,7 +86,7 @@ impl<K: Bits> Contender for Local<K> {
     fn handle(&self) -> Self::Handle<'_> {
         Id128Generator::<K>::builder().build_local().unwrap()
     }
-    #[inline]
+    #[inline(always)]
     fn mint(handle: &mut Self::Handle<'_>) -> u128 {
         handle.mint().unwrap().bits()
     }
@@ -103,7 +105,7 @@ impl Contender for Engine64 {
     fn handle(&self) -> Self::Handle<'_> {
         &self.0
     }
-    #[inline]
+    #[inline(always)]
     fn mint(handle: &mut Self::Handle<'_>) -> u128 {
         u128::from(handle.mint().unwrap().to_u64())
     }
@@ -115,7 +117,7 @@ impl Contender for EngineLocal64 {
     fn handle(&self) -> snowmint::LocalGenerator {
         snowmint::Generator::builder(ENGINE).build_local().unwrap()
     }
-    #[inline]
+    #[inline(always)]
     fn mint(handle: &mut snowmint::LocalGenerator) -> u128 {
         u128::from(handle.mint().unwrap().to_u64())
     }
@@ -125,7 +127,7 @@ struct UuidNowV7;
 impl Contender for UuidNowV7 {
     type Handle<'a> = ();
     fn handle(&self) {}
-    #[inline]
+    #[inline(always)]
     fn mint(_: &mut ()) -> u128 {
         uuid::Uuid::now_v7().as_u128()
     }
@@ -137,7 +139,7 @@ impl Contender for UlidCrate {
     fn handle(&self) -> ulid::Generator {
         ulid::Generator::new()
     }
-    #[inline]
+    #[inline(always)]
     fn mint(generator: &mut ulid::Generator) -> u128 {
         generator.generate().unwrap().0
     }
@@ -149,7 +151,7 @@ impl Contender for FerroidLock {
     fn handle(&self) -> Self::Handle<'_> {
         &self.0
     }
-    #[inline]
+    #[inline(always)]
     fn mint(generator: &mut Self::Handle<'_>) -> u128 {
         generator
             .try_next_id(|_| thread::yield_now())
@@ -162,7 +164,7 @@ struct FerroidLocal;
 impl Contender for FerroidLocal {
     type Handle<'a> = ();
     fn handle(&self) {}
-    #[inline]
+    #[inline(always)]
     fn mint(_: &mut ()) -> u128 {
         FerroidThreadLocal::new_ulid_mono(|_| thread::yield_now()).to_raw()
     }
