@@ -1,187 +1,14 @@
 //! [`Id128Generator`]: UUIDv7s and ULIDs from a 64-bit generator's `(millisecond, sequence)`.
 
-use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::mpsc::SyncSender;
 
+use super::engine::{Engine, Kind, SEQUENCE_BITS, SEQUENCE_MASK, Starts};
 use super::seed::Key;
 use super::{Ulid, Uuid7};
-use crate::clock::{Clock, DefaultClock};
 use crate::error::Result;
-use crate::generator::{ClockBehind, Event, Generator, GeneratorBuilder, LocalState, SharedState};
-use crate::layout::Layout;
+use crate::generator::Generator;
 use crate::mint::{Mint, mint_many_by};
-use crate::shard::{ShardedGenerator, Shards};
-
-/// The 64-bit layout every 128-bit generator mints on: 42 bits of Unix milliseconds from
-/// 1970 (to 2109-05-15T07:35:11.103Z) and a 22-bit sequence, no node bits.
-pub(crate) const LAYOUT: Layout = Layout::builder("id128", 64)
-    .time(42)
-    .sequence(SEQUENCE_BITS as u8)
-    .build_const();
-
-/// The width of the engine's sequence: what a millisecond's random start is counted up by.
-const SEQUENCE_BITS: u32 = 22;
-const SEQUENCE_MASK: u64 = (1 << SEQUENCE_BITS) - 1;
-
-/// An ID family a 128-bit generator mints: [`Uuid7`] or [`Ulid`]. Sealed.
-pub trait Kind: sealed::Kind {}
-
-/// The 64-bit generator a 128-bit generator mints on: a shared [`Generator`], a
-/// [`LocalGenerator`](crate::LocalGenerator) or a [`ShardedGenerator`]. Sealed.
-pub trait Engine: sealed::Engine {}
-
-pub(crate) mod sealed {
-    use super::Key;
-    use crate::error::Result;
-
-    /// What the generator needs of an ID family.
-    pub trait Kind: Copy + Default + Ord {
-        /// The generator's name in [`Error::Forked`](crate::Error::Forked).
-        const GENERATOR: &'static str;
-        /// The bits of the ID of millisecond `unix_ms` (at most 48 bits) whose random part
-        /// starts at `seed`: the seed less the bit that would let a 22-bit sequence added to
-        /// the ID carry out of the random part's lowest field.
-        fn base(unix_ms: u64, seed: u128) -> u128;
-        /// The ID with these bits, which [`base`](Self::base) plus a sequence made.
-        fn from_bits(bits: u128) -> Self;
-    }
-
-    /// What the generator needs of a 64-bit generator: its state words, one at a time or in
-    /// runs, and where the current millisecond's random start is kept.
-    pub trait Engine {
-        /// The starts remembered: none for a shared engine, the last millisecond's for one
-        /// that one thread owns.
-        type Starts: Starts;
-        /// The next state word (milliseconds above a 22-bit sequence), waiting for a full
-        /// millisecond to pass or failing on it.
-        fn next_word(&self, wait: bool) -> Result<u64>;
-        /// Up to `want` consecutive state words of one millisecond: the first and how many.
-        fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)>;
-    }
-
-    /// A memory of each millisecond's first ID, keyed by millisecond.
-    pub trait Starts: Default {
-        /// The bits of the ID of millisecond `ms` and sequence 0 under `key`.
-        fn get<K: super::Kind>(&self, key: &Key, ms: u64) -> u128;
-    }
-}
-
-use sealed::Starts;
-
-impl Kind for Uuid7 {}
-impl sealed::Kind for Uuid7 {
-    const GENERATOR: &'static str = "Uuid7Generator";
-    #[inline(always)]
-    fn base(unix_ms: u64, seed: u128) -> u128 {
-        Uuid7::start(unix_ms, seed).to_u128()
-    }
-    #[inline(always)]
-    fn from_bits(bits: u128) -> Uuid7 {
-        Uuid7::from_bits(bits)
-    }
-}
-
-impl Kind for Ulid {}
-impl sealed::Kind for Ulid {
-    const GENERATOR: &'static str = "UlidGenerator";
-    #[inline(always)]
-    fn base(unix_ms: u64, seed: u128) -> u128 {
-        Ulid::start(unix_ms, seed).to_u128()
-    }
-    #[inline(always)]
-    fn from_bits(bits: u128) -> Ulid {
-        Ulid::from_u128(bits)
-    }
-}
-
-/// Each millisecond's first ID computed anew: a shared engine's threads would contend for a
-/// memory of it.
-#[derive(Debug, Default)]
-pub struct Fresh;
-
-impl Starts for Fresh {
-    #[inline(always)]
-    fn get<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
-        K::base(ms, key.seed(ms))
-    }
-}
-
-/// The last millisecond and its first ID, for an engine one thread owns.
-#[derive(Debug)]
-pub struct Last(Cell<(u64, u128)>);
-
-impl Default for Last {
-    fn default() -> Last {
-        // No engine millisecond reaches u64::MAX: the first `get` computes.
-        Last(Cell::new((u64::MAX, 0)))
-    }
-}
-
-impl Starts for Last {
-    #[inline(always)]
-    fn get<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
-        let (last, base) = self.0.get();
-        if last == ms {
-            return base;
-        }
-        self.compute::<K>(key, ms)
-    }
-}
-
-impl Last {
-    /// A new millisecond's first ID, remembered.
-    #[cold]
-    #[inline(never)]
-    fn compute<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
-        let base = K::base(ms, key.seed(ms));
-        self.0.set((ms, base));
-        base
-    }
-}
-
-impl<C: Clock> Engine for Generator<C, SharedState> {}
-impl<C: Clock> sealed::Engine for Generator<C, SharedState> {
-    type Starts = Fresh;
-    #[inline(always)]
-    fn next_word(&self, wait: bool) -> Result<u64> {
-        let id = if wait { self.mint() } else { self.try_mint() };
-        id.map(|id| id.to_u64())
-    }
-    #[inline(always)]
-    fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
-        self.reserve_states(want, wait)
-    }
-}
-
-impl<C: Clock> Engine for Generator<C, LocalState> {}
-impl<C: Clock> sealed::Engine for Generator<C, LocalState> {
-    type Starts = Last;
-    #[inline(always)]
-    fn next_word(&self, wait: bool) -> Result<u64> {
-        let id = if wait { self.mint() } else { self.try_mint() };
-        id.map(|id| id.to_u64())
-    }
-    #[inline(always)]
-    fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
-        self.reserve_states(want, wait)
-    }
-}
-
-impl<C: Clock> Engine for ShardedGenerator<C> {}
-impl<C: Clock> sealed::Engine for ShardedGenerator<C> {
-    type Starts = Fresh;
-    #[inline(always)]
-    fn next_word(&self, wait: bool) -> Result<u64> {
-        let id = if wait { self.mint() } else { self.try_mint() };
-        id.map(|id| id.to_u64())
-    }
-    #[inline(always)]
-    fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
-        self.local().reserve_states(want, wait)
-    }
-}
 
 /// Mints 128-bit time-ordered IDs ([`Uuid7`] or [`Ulid`]) on a 64-bit generator `G`, lock-free
 /// when `G` is: [`Uuid7Generator`] and [`UlidGenerator`] name it.
@@ -189,20 +16,22 @@ impl<C: Clock> sealed::Engine for ShardedGenerator<C> {
 /// `G` mints on a fixed layout of 42 bits of Unix milliseconds and a 22-bit sequence; each
 /// 64-bit state `(ms, seq)` becomes the ID of millisecond `ms` whose random part is
 /// `start(ms) + seq`, where `start(ms)` is a keyed mix of `ms` under the generator's 128-bit
-/// key (from the operating system, drawn at [`build`](Id128Builder::build)) less one bit, so
-/// that adding a sequence never carries out of the random part. The random part is then
-/// a randomly started counter, stepped by one within a millisecond and started afresh at the
-/// next: RFC 9562 §6.2's Method 2 for UUIDv7 (74 bits, `rand_a` and `rand_b`), the ULID
-/// specification's monotonic increment for ULIDs (80 bits). See the [module](super) for the
-/// guarantees and the clock's cases.
+/// key (from the operating system, drawn at [`build`]) less one bit, so that adding a
+/// sequence never carries out of the random part. The random part is then a randomly started
+/// counter, stepped by one within a millisecond and started afresh at the next: RFC 9562
+/// §6.2's Method 2 for UUIDv7 (74 bits, `rand_a` and `rand_b`), the ULID specification's
+/// monotonic increment for ULIDs (80 bits). See the [module](super) for the guarantees and
+/// the clock's cases.
 ///
-/// - [`build`](Id128Builder::build): on a shared [`Generator`] (`Sync`, one compare-and-swap
-///   per ID).
-/// - [`build_local`](Id128Builder::build_local): on a [`LocalGenerator`](crate::LocalGenerator)
-///   for one thread (`Send`, not `Sync`; a load and a store per ID, and the millisecond's start
-///   remembered).
-/// - [`build_sharded`](Id128Builder::build_sharded): on a [`ShardedGenerator`] (each minting
-///   thread on a shard of its own).
+/// - [`build`]: on a shared [`Generator`] (`Sync`, one compare-and-swap per ID).
+/// - [`build_local`]: on a [`LocalGenerator`](crate::LocalGenerator) for one thread (`Send`,
+///   not `Sync`; a load and a store per ID, and the millisecond's first ID remembered).
+/// - [`build_sharded`]: on a [`ShardedGenerator`](crate::shard::ShardedGenerator) (each
+///   minting thread on a shard of its own).
+///
+/// [`build`]: super::Id128Builder::build
+/// [`build_local`]: super::Id128Builder::build_local
+/// [`build_sharded`]: super::Id128Builder::build_sharded
 ///
 /// # Examples
 ///
@@ -251,214 +80,9 @@ pub type Uuid7Generator<G = Generator> = Id128Generator<Uuid7, G>;
 /// ```
 pub type UlidGenerator<G = Generator> = Id128Generator<Ulid, G>;
 
-/// Configures an [`Id128Generator`]: clock, clock-behind policy, borrowing, events.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::{ClockBehind, clock::ManualClock, id128::Uuid7Generator};
-///
-/// let generator = Uuid7Generator::builder()
-///     .clock(ManualClock::new(1_700_000_000_000))
-///     .on_clock_behind(ClockBehind::Error)
-///     .build()?;
-/// assert_eq!(generator.mint()?.unix_ms(), 1_700_000_000_000);
-/// # Ok::<(), snowmint::Error>(())
-/// ```
-#[must_use]
-pub struct Id128Builder<K, C = DefaultClock> {
-    inner: GeneratorBuilder<C>,
-    kind: PhantomData<fn() -> K>,
-}
-
-impl<K: Kind> Id128Generator<K> {
-    /// Starts configuring a generator: the process-wide
-    /// [`CachedClock`](crate::clock::CachedClock), [`ClockBehind::default`], no borrowing.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::id128::UlidGenerator;
-    ///
-    /// let generator = UlidGenerator::builder().build()?;
-    /// assert!(generator.mint()?.unix_ms() > 1_700_000_000_000);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn builder() -> Id128Builder<K> {
-        Id128Builder {
-            inner: Generator::builder(LAYOUT),
-            kind: PhantomData,
-        }
-    }
-}
-
-impl<K, C> Id128Builder<K, C> {
-    /// Uses `clock` instead of the process-wide [`CachedClock`](crate::clock::CachedClock).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{clock::ManualClock, id128::UlidGenerator};
-    ///
-    /// let generator = UlidGenerator::builder().clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// assert_eq!(generator.mint()?.unix_ms(), 1_700_000_000_000);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn clock<D: Clock>(self, clock: D) -> Id128Builder<K, D> {
-        Id128Builder {
-            inner: self.inner.clock(clock),
-            kind: PhantomData,
-        }
-    }
-
-    /// Sets what to do when the clock reads behind the last minted millisecond:
-    /// [`ClockBehind::Wait`] (the default, bounded) or [`ClockBehind::Error`]. The layout has
-    /// no tick-tock bit, so [`ClockBehind::TickTock`] fails to build.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{ClockBehind, Error, clock::ManualClock, id128::Uuid7Generator};
-    ///
-    /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = Uuid7Generator::builder()
-    ///     .clock(&clock)
-    ///     .on_clock_behind(ClockBehind::Error)
-    ///     .build()?;
-    /// generator.mint()?;
-    /// clock.set(1_699_999_999_000);
-    /// assert!(matches!(generator.mint(), Err(Error::ClockBehind { behind_ms: 1_000, .. })));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn on_clock_behind(mut self, policy: ClockBehind) -> Self {
-        self.inner = self.inner.on_clock_behind(policy);
-        self
-    }
-
-    /// Lets a full millisecond (4,194,304 IDs) move on to the next one ahead of the clock, by
-    /// at most `ms` milliseconds, instead of waiting: the IDs' times then run up to `ms` ahead
-    /// of the clock, which RFC 9562 allows. Off (0) by default; see
-    /// [`GeneratorBuilder::borrow_ahead`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{clock::ManualClock, id128::UlidGenerator};
-    ///
-    /// let generator = UlidGenerator::builder()
-    ///     .clock(ManualClock::new(1_700_000_000_000))
-    ///     .borrow_ahead(1)
-    ///     .build()?;
-    /// let ids = generator.mint_many(5_000_000)?; // more than one millisecond holds
-    /// assert_eq!(ids[4_999_999].unix_ms(), 1_700_000_000_001);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn borrow_ahead(mut self, ms: u64) -> Self {
-        self.inner = self.inner.borrow_ahead(ms);
-        self
-    }
-
-    /// Sends an [`Event`] when a thread stalls on a full millisecond and when the clock goes
-    /// back; see [`GeneratorBuilder::notify`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{ClockBehind, clock::ManualClock, generator::Event, id128::UlidGenerator};
-    /// use std::sync::mpsc;
-    ///
-    /// let (tx, rx) = mpsc::sync_channel(4);
-    /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = UlidGenerator::builder()
-    ///     .clock(&clock)
-    ///     .on_clock_behind(ClockBehind::Error)
-    ///     .notify(tx)
-    ///     .build()?;
-    /// generator.mint()?;
-    /// clock.set(1_699_999_999_990);
-    /// assert!(generator.mint().is_err());
-    /// assert!(matches!(rx.try_recv(), Ok(Event::Regression { .. })));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn notify(mut self, events: SyncSender<Event>) -> Self {
-        self.inner = self.inner.notify(events);
-        self
-    }
-}
-
-impl<K: Kind, C: Clock> Id128Builder<K, C> {
-    /// Validates the configuration, draws a key and builds a generator on a shared
-    /// [`Generator`], for any number of threads.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::TickTockUnsupported`](crate::Error::TickTockUnsupported) for the tick-tock
-    /// policy, and [`Error::RandomSource`](crate::Error::RandomSource) when the operating
-    /// system gives no random bytes.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{ClockBehind, id128::Uuid7Generator};
-    ///
-    /// assert!(Uuid7Generator::builder().build()?.mint().is_ok());
-    /// let tick_tock = ClockBehind::TickTock { max_ms: 10 };
-    /// assert!(Uuid7Generator::builder().on_clock_behind(tick_tock).build().is_err());
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn build(self) -> Result<Id128Generator<K, Generator<C>>> {
-        Id128Generator::on(self.inner.build()?.named(K::GENERATOR))
-    }
-
-    /// Validates the configuration, draws a key and builds a generator for one thread, on a
-    /// [`LocalGenerator`](crate::LocalGenerator): `Send`, not `Sync`.
-    ///
-    /// # Errors
-    ///
-    /// As for [`build`](Self::build).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::id128::UlidGenerator;
-    ///
-    /// let generator = UlidGenerator::builder().build_local()?;
-    /// let a = generator.mint()?;
-    /// assert!(generator.mint()? > a);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn build_local(self) -> Result<Id128Generator<K, Generator<C, LocalState>>> {
-        Id128Generator::on(self.inner.build_local()?.named(K::GENERATOR))
-    }
-
-    /// Validates the configuration, draws a key and builds a generator on a
-    /// [`ShardedGenerator`] of `shards` shards, each with its share of every millisecond's
-    /// sequence ([`Shards::SplitSequence`]): for many threads minting at once.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidShards`](crate::Error::InvalidShards) for 0 shards or more than
-    /// [`MAX_PARTS`](crate::shard::MAX_PARTS), and the errors of [`build`](Self::build).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::id128::Uuid7Generator;
-    ///
-    /// let generator = Uuid7Generator::builder().build_sharded(4)?;
-    /// let a = generator.mint()?;
-    /// assert!(generator.mint()? > a); // one thread, one shard
-    /// assert!(Uuid7Generator::builder().build_sharded(0).is_err());
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn build_sharded(self, shards: usize) -> Result<Id128Generator<K, ShardedGenerator<C>>> {
-        Id128Generator::on(self.inner.build_sharded(Shards::SplitSequence(shards))?)
-    }
-}
-
 impl<K: Kind, G: Engine> Id128Generator<K, G> {
     /// The generator on `engine`, with a key of its own.
-    fn on(engine: G) -> Result<Self> {
+    pub(super) fn on(engine: G) -> Result<Self> {
         Ok(Id128Generator {
             engine,
             key: Key::from_os()?,
@@ -665,40 +289,11 @@ impl<K: Kind, G: Engine + fmt::Debug> fmt::Debug for Id128Generator<K, G> {
     }
 }
 
-impl<K: Kind, C: fmt::Debug> fmt::Debug for Id128Builder<K, C> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Id128Builder")
-            .field("kind", &K::GENERATOR)
-            .field("inner", &self.inner)
-            .finish()
-    }
-}
-
-impl<K, C: Clone> Clone for Id128Builder<K, C> {
-    fn clone(&self) -> Self {
-        Id128Builder {
-            inner: self.inner.clone(),
-            kind: PhantomData,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_layout_is_42_bits_of_unix_ms_over_a_22_bit_sequence() {
-        assert_eq!(
-            (LAYOUT.time_field().bits(), LAYOUT.time_field().shift()),
-            (42, 22)
-        );
-        assert_eq!((LAYOUT.epoch_ms(), LAYOUT.tick_ms()), (0, 1));
-        assert_eq!(LAYOUT.node_fields().count(), 0);
-        assert_eq!(LAYOUT.max_sequence(), SEQUENCE_MASK);
-        // 2109-05-15T07:35:11.103Z.
-        assert_eq!(LAYOUT.max_unix_ms(), 4_398_046_511_103);
-    }
+    use crate::id128::engine::{LAYOUT, sealed};
+    use crate::id128::{UlidGenerator, Uuid7Generator};
 
     #[test]
     fn a_first_id_plus_any_sequence_stays_in_its_millisecond_and_field() {

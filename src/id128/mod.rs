@@ -88,12 +88,16 @@
 //! # Ok::<(), snowmint::Error>(())
 //! ```
 
+mod builder;
+mod engine;
 mod generator;
 mod seed;
 mod text;
 mod ulid;
 mod uuid7;
 
-pub use generator::{Engine, Id128Builder, Id128Generator, Kind, UlidGenerator, Uuid7Generator};
+pub use builder::Id128Builder;
+pub use engine::{Engine, Kind};
+pub use generator::{Id128Generator, UlidGenerator, Uuid7Generator};
 pub use ulid::Ulid;
 pub use uuid7::Uuid7;
