@@ -157,12 +157,13 @@ impl Uuid7 {
         )
     }
 
-    /// The first ID of millisecond `unix_ms` in a generator whose start there is `seed`:
-    /// the seed's low 74 bits as `rand_a` and `rand_b`, less `rand_b`'s top bit, so that adding
-    /// a sequence below 2^61 to the ID never carries out of `rand_b` (into the variant).
+    /// The first ID of millisecond `unix_ms` in a generator whose start there is `seed`: the
+    /// seed's bits where `rand_a` and `rand_b` sit, less `rand_b`'s top bit, so that adding a
+    /// sequence below 2^61 to the ID never carries out of `rand_b` (into the variant).
     #[inline(always)]
     pub(crate) const fn start(unix_ms: u64, seed: u128) -> Uuid7 {
-        Uuid7::from_parts(unix_ms, seed & !(1 << 61))
+        let random = seed & (RAND_A_MASK | RAND_B_MASK >> 1);
+        Uuid7((unix_ms as u128) << 80 | VERSION_BITS | VARIANT_BITS | random)
     }
 
     /// The UUIDv7 with these bits, which hold version 7 and variant `0b10`.
