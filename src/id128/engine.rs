@@ -90,8 +90,10 @@ pub(crate) mod sealed {
 
     /// A memory of each millisecond's first ID, keyed by millisecond.
     pub trait Starts: Default {
-        /// The bits of the ID of millisecond `ms` and sequence 0 under `key`.
-        fn get<K: super::Kind>(&self, key: &Key, ms: u64) -> u128;
+        /// The bits of the ID of state word `word` under `key`: its millisecond's first ID
+        /// plus its sequence, which no carry takes out of the random part (see
+        /// [`Kind::base`]).
+        fn id<K: super::Kind>(&self, key: &Key, word: u64) -> u128;
     }
 }
 
@@ -130,41 +132,40 @@ pub struct Fresh;
 
 impl Starts for Fresh {
     #[inline(always)]
-    fn get<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
-        K::base(ms, key.seed(ms))
+    fn id<K: Kind>(&self, key: &Key, word: u64) -> u128 {
+        let ms = word >> SEQUENCE_BITS;
+        K::base(ms, key.seed(ms)) + u128::from(word & SEQUENCE_MASK)
     }
 }
 
-/// The last millisecond and its first ID, for an engine one thread owns.
-#[derive(Debug)]
+/// The state word of the last millisecond's sequence 0, and that millisecond's first ID, for
+/// an engine one thread owns.
+#[derive(Debug, Default)]
 pub struct Last(pub(super) Cell<(u64, u128)>);
-
-impl Default for Last {
-    fn default() -> Last {
-        // No engine millisecond reaches u64::MAX: the first `get` computes.
-        Last(Cell::new((u64::MAX, 0)))
-    }
-}
 
 impl Starts for Last {
     #[inline(always)]
-    fn get<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
-        let (last, base) = self.0.get();
-        if last == ms {
-            return base;
+    fn id<K: Kind>(&self, key: &Key, word: u64) -> u128 {
+        let (first, base) = self.0.get();
+        // Starting at word 0, which no engine mints (it never mints in millisecond 0), so the
+        // first call computes.
+        let sequence = word.wrapping_sub(first);
+        if sequence <= SEQUENCE_MASK {
+            return base + u128::from(sequence);
         }
-        self.compute::<K>(key, ms)
+        self.compute::<K>(key, word)
     }
 }
 
 impl Last {
-    /// A new millisecond's first ID, remembered.
+    /// A new millisecond's first ID, remembered, plus the sequence of `word`.
     #[cold]
     #[inline(never)]
-    fn compute<K: Kind>(&self, key: &Key, ms: u64) -> u128 {
+    fn compute<K: Kind>(&self, key: &Key, word: u64) -> u128 {
+        let ms = word >> SEQUENCE_BITS;
         let base = K::base(ms, key.seed(ms));
-        self.0.set((ms, base));
-        base
+        self.0.set((ms << SEQUENCE_BITS, base));
+        base + u128::from(word & SEQUENCE_MASK)
     }
 }
 

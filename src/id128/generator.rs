@@ -3,7 +3,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::engine::{Engine, Kind, SEQUENCE_BITS, SEQUENCE_MASK, Starts};
+use super::engine::{Engine, Kind, Starts};
 use super::seed::Key;
 use super::{Ulid, Uuid7};
 use crate::error::Result;
@@ -232,8 +232,7 @@ impl<K: Kind, G: Engine> Id128Generator<K, G> {
     /// carry takes out of the random part (see [`Kind`]).
     #[inline(always)]
     fn assemble(&self, word: u64) -> K {
-        let base = self.starts.get::<K>(&self.key, word >> SEQUENCE_BITS);
-        K::from_bits(base + u128::from(word & SEQUENCE_MASK))
+        K::from_bits(self.starts.id::<K>(&self.key, word))
     }
 
     #[inline(always)]
@@ -242,8 +241,7 @@ impl<K: Kind, G: Engine> Id128Generator<K, G> {
             return Ok(0);
         }
         let (first, count) = self.engine.reserve_words(out.len() as u64, wait)?;
-        let base = self.starts.get::<K>(&self.key, first >> SEQUENCE_BITS);
-        let first = base + u128::from(first & SEQUENCE_MASK);
+        let first = self.starts.id::<K>(&self.key, first);
         // `count <= out.len()`, and the run's sequence values stay inside the field.
         for (slot, bits) in out[..count as usize].iter_mut().zip(first..) {
             *slot = K::from_bits(bits);
@@ -292,7 +290,7 @@ impl<K: Kind, G: Engine + fmt::Debug> fmt::Debug for Id128Generator<K, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id128::engine::{LAYOUT, sealed};
+    use crate::id128::engine::{LAYOUT, SEQUENCE_BITS, SEQUENCE_MASK, sealed};
     use crate::id128::{UlidGenerator, Uuid7Generator};
 
     #[test]
@@ -300,14 +298,14 @@ mod tests {
         let ulids = UlidGenerator::builder().build().unwrap();
         let uuids = Uuid7Generator::builder().build().unwrap();
         for ms in [1, 1_700_000_000_000, LAYOUT.max_unix_ms()] {
-            let base = ulids.starts.get::<Ulid>(&ulids.key, ms);
+            let base = ulids.starts.id::<Ulid>(&ulids.key, ms << SEQUENCE_BITS);
             let last = Ulid::from_u128(base + u128::from(SEQUENCE_MASK));
             assert_eq!(last.unix_ms(), ms);
             assert_eq!(
                 last.random() - Ulid::from_u128(base).random(),
                 u128::from(SEQUENCE_MASK)
             );
-            let base = uuids.starts.get::<Uuid7>(&uuids.key, ms);
+            let base = uuids.starts.id::<Uuid7>(&uuids.key, ms << SEQUENCE_BITS);
             let (first, last) = (
                 Uuid7::from_bits(base),
                 Uuid7::from_bits(base + u128::from(SEQUENCE_MASK)),
@@ -334,8 +332,19 @@ mod tests {
         let generator = UlidGenerator::builder().build_local().unwrap();
         let ms = 1_700_000_000_000;
         let fresh = <Ulid as sealed::Kind>::base(ms, generator.key.seed(ms));
-        assert_eq!(generator.starts.get::<Ulid>(&generator.key, ms), fresh);
-        assert_eq!(generator.starts.0.get(), (ms, fresh));
-        assert_eq!(generator.starts.get::<Ulid>(&generator.key, ms), fresh);
+        let word = ms << SEQUENCE_BITS;
+        assert_eq!(
+            generator.starts.id::<Ulid>(&generator.key, word + 5),
+            fresh + 5
+        );
+        assert_eq!(generator.starts.0.get(), (word, fresh));
+        assert_eq!(generator.starts.id::<Ulid>(&generator.key, word), fresh);
+        assert_eq!(
+            generator
+                .starts
+                .id::<Ulid>(&generator.key, word + (1 << SEQUENCE_BITS))
+                >> 80,
+            u128::from(ms + 1)
+        );
     }
 }
