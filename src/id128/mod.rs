@@ -32,8 +32,9 @@
 //!   64-bit states do (a later millisecond, or the same one with a greater sequence). On a
 //!   shared generator every ID is greater than every one returned before it was minted.
 //! - Generators built apart (threads, processes, machines) have independent keys: two of them
-//!   collide only if their starts of one millisecond fall within the IDs they both mint, a
-//!   chance of about `n² / 2^73` for UUIDv7s (`2^79` for ULIDs) at `n` IDs per millisecond.
+//!   collide only if, in a millisecond both mint in, their runs of IDs from their starts
+//!   overlap; at `n` IDs each, a chance of about `2n / 2^73` for UUIDv7s (`2n / 2^79` for
+//!   ULIDs) per such millisecond.
 //! - Across `fork()`: a generator built before the fork fails in the child with
 //!   [`Error::Forked`](crate::Error::Forked) (the engine's check), and one built in the child
 //!   draws a key of its own from the operating system, so the child repeats neither its
@@ -63,7 +64,7 @@
 //! None of its own: a 128-bit generator adds no atomic to the engine it wraps. Uniqueness
 //! and order rest on the engine's state word (see the generator module's `# Orderings`); a
 //! minted ID is a function of the state word and the key, which never changes after build.
-//! The per-thread generator remembers the current millisecond's start in a `Cell`.
+//! The per-thread generator remembers the current millisecond's first ID in a `Cell`.
 //!
 //! # Examples
 //!
