@@ -437,7 +437,8 @@ pub enum Error {
     ParseId {
         /// The string given (its first 64 characters and an ellipsis, when longer).
         input: String,
-        /// The text form it was read as: `decimal`, `base36`, `base32`, `base62`, `hex`, `sno`.
+        /// The text form it was read as: `decimal`, `base36`, `base32`, `base62`, `hex`, `sno`,
+        /// `uuidv7`, `ulid`.
         encoding: &'static str,
         /// What is wrong with it.
         reason: ParseIdReason,
@@ -469,6 +470,19 @@ pub enum Error {
     IdTooLargeForI64 {
         /// The ID.
         id: u64,
+    },
+
+    /// The operating system's random source failed to give a 128-bit ID generator its key
+    /// ([`id128`](crate::id128)).
+    #[error(
+        "the operating system's random source failed ({source}); expected 16 random bytes for \
+         a 128-bit id generator's key"
+    )]
+    RandomSource {
+        /// What the random source reported: also the error's
+        /// [`source`](std::error::Error::source).
+        #[source]
+        source: IoError,
     },
 }
 
@@ -514,6 +528,18 @@ pub enum ParseIdReason {
     Overflow {
         /// The largest value, written in the form.
         max: &'static str,
+    },
+    /// A UUID's version or variant bits are not those of a UUIDv7
+    /// ([`Uuid7`](crate::id128::Uuid7)).
+    #[error(
+        "version {version} and variant {variant:#04b}, expected version 7 and variant 0b10 \
+         (a uuidv7)"
+    )]
+    NotUuid7 {
+        /// The version found: the 4 bits after the 48-bit timestamp.
+        version: u8,
+        /// The variant found: the 2 bits at the start of the ninth byte.
+        variant: u8,
     },
 }
 

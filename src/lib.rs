@@ -52,7 +52,8 @@
 //! layouts and their fields), [`encoding`] (text forms), [`shard`] (sequence ranges, sharded
 //! and per-core generators), [`mark`] (the mark kept ahead of minting, in a file or another
 //! store, and durable file replacement), [`node_id`] (where node IDs come from), [`sno`],
-//! [`generator`] (counters, events, state words), [`error`], and `etcd` with its feature.
+//! [`generator`] (counters, events, state words), [`error`], and `etcd` with its feature;
+//! [`id128`] has 128-bit IDs (UUIDv7 and ULID) and their generators.
 //!
 //! # Feature flags
 //!
@@ -106,6 +107,7 @@ mod external;
 mod fork;
 pub mod generator;
 mod id;
+pub mod id128;
 pub mod layout;
 pub mod mark;
 mod mint;
