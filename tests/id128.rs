@@ -615,8 +615,13 @@ fn uuid7_converts_to_uuid_and_back_checked() {
         ))),
         ParseIdReason::NotUuid7 { version: 4, .. }
     ));
-    // uuid's own UUIDv7s are Uuid7s.
-    let theirs = uuid::Uuid::now_v7();
+    // uuid's own UUIDv7s are Uuid7s: RFC 9562's example, built by uuid's v7 builder.
+    let theirs = uuid::Builder::from_unix_timestamp_millis(
+        0x017F_22E2_79B0,
+        &[0x0C, 0xC3, 0x18, 0xC4, 0xDC, 0x0C, 0x0C, 0x07, 0x39, 0x8F],
+    )
+    .into_uuid();
+    assert_eq!(theirs.to_string(), "017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
     assert_eq!(
         Uuid7::try_from(theirs).unwrap().to_string(),
         theirs.to_string()

@@ -205,15 +205,14 @@ pub fn bench_threads<C: Contender>(
 pub fn noting_full_ticks(name: &str, full_ticks: impl Fn() -> Option<u64>, bench: impl FnOnce()) {
     let before = full_ticks();
     bench();
-    if let (Some(before), Some(after)) = (before, full_ticks()) {
-        if after > before {
-            eprintln!(
-                "note: {name}: snowmint found its tick's sequence full {} times while timed; \
-                 this figure is at the layout's ceiling (2^22 IDs per ms), not the code's own \
-                 cost",
-                after - before
-            );
-        }
+    if let (Some(before), Some(after)) = (before, full_ticks())
+        && after > before
+    {
+        eprintln!(
+            "note: {name}: snowmint found its tick's sequence full {} times while timed; \
+             this figure is at the layout's ceiling (2^22 IDs per ms), not the code's own cost",
+            after - before
+        );
     }
 }
 

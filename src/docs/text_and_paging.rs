@@ -160,7 +160,7 @@
 //! ```
 //!
 //! With `sqlx`, here on PostgreSQL (the round trip needs a server, so this block is only
-//! compiled; `tests/db_postgres.rs` runs the same against one):
+//! compiled; `db-tests/tests/db_postgres.rs` runs the same against one):
 //!
 //! ```no_run
 //! # #[cfg(feature = "sqlx")] {

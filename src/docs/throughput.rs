@@ -20,7 +20,7 @@
 //! thread and task: build it once at start-up and share a reference. In an async service, an
 //! `Arc` moves into each `tokio::spawn`ed task (or into axum's router state), and
 //! `mint_async` (feature `tokio`) waits out a full tick on Tokio's timer instead of blocking the
-//! worker thread. `examples/axum_service.rs` is a whole service: handlers that mint, store in
+//! worker thread. `db-tests/examples/axum_service.rs` is a whole service: handlers that mint, store in
 //! PostgreSQL and page through a time window by ID bounds.
 //!
 //! ```

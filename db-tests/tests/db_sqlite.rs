@@ -7,7 +7,14 @@
 //! SQLite driver needs an older libsqlite3-sys than the rusqlite tested here, and a build holds
 //! one.
 
-mod common;
+// The root crate's test fixtures that these tests share: clocks, temporary files, threads.
+#[allow(dead_code)]
+#[path = "../../tests/common"]
+mod common {
+    pub mod clocks;
+    pub mod files;
+    pub mod threads;
+}
 mod db;
 
 use std::path::Path;

@@ -8,11 +8,18 @@
 //! e.g. `postgres://postgres@127.0.0.1:35432/postgres`), each in tables of its own. Without it
 //! they print that they are skipped and pass; with it, a server they cannot reach fails them.
 
-mod common;
+// The root crate's test fixtures that these tests share: clocks, temporary files, threads.
+#[allow(dead_code)]
+#[path = "../../tests/common"]
+mod common {
+    pub mod clocks;
+    pub mod files;
+    pub mod threads;
+}
 mod db;
 
+use postgres::types::ToSql;
 use postgres::{Client, NoTls};
-use postgres_types::ToSql;
 use snowmint::Id;
 
 use common::files::unique_suffix;

@@ -8,9 +8,8 @@
 //! and it pages through them and checks each came back once, in minting order.
 //!
 //! It connects to `SNOWMINT_PG_URL` (`.ci/check` starts a private PostgreSQL and sets it);
-//! without it the example says so and exits. Run with
-//! `SNOWMINT_PG_URL=postgres://postgres@127.0.0.1:5432/postgres cargo run --example axum_service
-//! --features tokio,sqlx,serde`.
+//! without it the example says so and exits. Run from `db-tests/` with
+//! `SNOWMINT_PG_URL=postgres://postgres@127.0.0.1:5432/postgres cargo run --example axum_service`.
 
 use std::error::Error;
 use std::net::SocketAddr;
