@@ -284,3 +284,13 @@ fn bad_id_text_gets_the_librarys_parse_message() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn help_lists_the_128_bit_layouts() {
+    for command in ["mint", "inspect", "bounds"] {
+        let help = stdout_of(&run(&[command, "--help"])).to_owned();
+        assert!(help.contains("sno, uuidv7, ulid"), "{command}: {help}");
+    }
+    let help = stdout_of(&run(&["convert", "--help"])).to_owned();
+    assert!(help.contains("uuid, ulid, decimal or hex"), "{help}");
+}

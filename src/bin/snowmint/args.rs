@@ -13,6 +13,10 @@ use snowmint::{ClockBehind, Layout, encoding::Encoding, layout::PRESET_NAMES};
 /// The names of the text forms, for `--format`, `--from` and `--to`.
 pub(crate) const FORMS: &str = "decimal, base36, base32 (Crockford), base62, hex";
 
+/// The text forms of `--format` for `--layout uuidv7` and `ulid`.
+pub(crate) const WIDE_FORMS: &str =
+    "uuidv7 and ulid ids take decimal or hex (the 128-bit integer) and default to their own text";
+
 /// Parses a text form's name for clap, with the library's message on error.
 pub(crate) fn parse_encoding(name: &str) -> Result<Encoding, String> {
     name.parse()
@@ -167,7 +171,7 @@ pub(crate) struct MintArgs {
 
     #[arg(long, value_name = "FORM", value_parser = parse_encoding,
           help = format!("The text form of the IDs printed: {FORMS} [default: decimal]; sno \
-                          ids have one text form"))]
+                          ids have one text form; {WIDE_FORMS}"))]
     pub(crate) format: Option<Encoding>,
 
     /// What to do when the clock reads behind the last minted time (after resuming a
@@ -338,7 +342,7 @@ pub(crate) struct InspectArgs {
     #[arg(long, value_name = "FORM", value_parser = parse_encoding,
           help = format!("The text form of the IDs read: {FORMS} [default: decimal]; hex may \
                           have a 0x prefix and fewer than 16 digits; with --layout sno, IDs are \
-                          sno's 16-character text and --format does not apply"))]
+                          sno's 16-character text and --format does not apply; {WIDE_FORMS}"))]
     pub(crate) format: Option<Encoding>,
 
     /// Report each bad ID on stderr and carry on, failing at the end if any was bad (status 2
@@ -398,7 +402,7 @@ pub(crate) struct BoundsArgs {
 
     #[arg(long, value_name = "FORM", value_parser = parse_encoding,
           help = format!("The text form of the bounds printed: {FORMS} [default: decimal]; \
-                          sno ids have one text form"))]
+                          sno ids have one text form; {WIDE_FORMS}"))]
     pub(crate) format: Option<Encoding>,
 
     /// Print one JSON object: the layout, the time (a span's start, within the layout) and

@@ -87,7 +87,8 @@ struct Cli {
 // Parsed once per run: boxing the largest would buy nothing.
 #[allow(clippy::large_enum_variant)]
 enum Command {
-    /// Mint IDs and print them, one per line (in decimal unless --format says otherwise).
+    /// Mint IDs and print them, one per line (in decimal, or a uuidv7's or ulid's own text,
+    /// unless --format says otherwise).
     #[command(after_long_help = SNAPSHOT_FORMAT)]
     Mint(MintArgs),
     /// Decode IDs given as arguments, or read from stdin one per line.
