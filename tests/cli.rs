@@ -270,7 +270,7 @@ fn layout_errors_speak_of_flags() {
         ),
         (
             &["bounds", "--layout", "nope", "now"],
-            "unknown layout \"nope\"; expected sno, a preset (twitter, discord, instagram, mastodon, sonyflake, nanoflake, snowflake-si, osmium), a JSON layout file, or fields such as unused:1,time:41,machine:10,sequence:12",
+            "unknown layout \"nope\"; expected sno, uuidv7, ulid, a preset (twitter, discord, instagram, mastodon, sonyflake, nanoflake, snowflake-si, osmium), a JSON layout file, or fields such as unused:1,time:41,machine:10,sequence:12",
         ),
     ];
     for (args, message) in cases {

@@ -13,10 +13,44 @@ use snowmint::{ClockBehind, Layout, encoding::Encoding, layout::PRESET_NAMES};
 /// The names of the text forms, for `--format`, `--from` and `--to`.
 pub(crate) const FORMS: &str = "decimal, base36, base32 (Crockford), base62, hex";
 
+/// The text forms of `--format` for `--layout uuidv7` and `ulid`.
+pub(crate) const WIDE_FORMS: &str =
+    "uuidv7 and ulid ids take decimal or hex (the 128-bit integer) and default to their own text";
+
 /// Parses a text form's name for clap, with the library's message on error.
 pub(crate) fn parse_encoding(name: &str) -> Result<Encoding, String> {
     name.parse()
         .map_err(|error: snowmint::Error| error.to_string())
+}
+
+/// A text form for `convert`: the 64-bit forms, and for the 128-bit layouts `uuid` and
+/// `ulid`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConvertForm {
+    Id(Encoding),
+    Uuid,
+    Ulid,
+}
+
+impl std::fmt::Display for ConvertForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConvertForm::Id(encoding) => encoding.fmt(f),
+            ConvertForm::Uuid => f.write_str("uuid"),
+            ConvertForm::Ulid => f.write_str("ulid"),
+        }
+    }
+}
+
+/// Parses `convert`'s `--from` or `--to` for clap.
+pub(crate) fn parse_convert_form(name: &str) -> Result<ConvertForm, String> {
+    match name {
+        "uuid" => Ok(ConvertForm::Uuid),
+        "ulid" => Ok(ConvertForm::Ulid),
+        name => parse_encoding(name)
+            .map(ConvertForm::Id)
+            .map_err(|error| format!("{error}; or uuid, ulid with --layout uuidv7 or ulid")),
+    }
 }
 
 /// The layout options shared by every subcommand.
@@ -47,7 +81,8 @@ impl LayoutArgs {
 pub(crate) fn layout_help() -> String {
     let presets = PRESET_NAMES.join(", ");
     format!(
-        "The ID layout: a preset ({presets}), sno, a JSON layout file (as the library's \
+        "The ID layout: a preset ({presets}), sno, uuidv7, ulid (128-bit ids: no node \
+         values, --snapshot or --etcd), a JSON layout file (as the library's \
          Layout serializes), or fields most significant first, NAME:BITS each (unused, time \
          and sequence are those kinds, any other name a node field) or tick-tock, e.g. \
          unused:1,time:41,tick-tock,region:4,host:5,sequence:12 with --epoch-ms"
@@ -136,7 +171,7 @@ pub(crate) struct MintArgs {
 
     #[arg(long, value_name = "FORM", value_parser = parse_encoding,
           help = format!("The text form of the IDs printed: {FORMS} [default: decimal]; sno \
-                          ids have one text form"))]
+                          ids have one text form; {WIDE_FORMS}"))]
     pub(crate) format: Option<Encoding>,
 
     /// What to do when the clock reads behind the last minted time (after resuming a
@@ -307,7 +342,7 @@ pub(crate) struct InspectArgs {
     #[arg(long, value_name = "FORM", value_parser = parse_encoding,
           help = format!("The text form of the IDs read: {FORMS} [default: decimal]; hex may \
                           have a 0x prefix and fewer than 16 digits; with --layout sno, IDs are \
-                          sno's 16-character text and --format does not apply"))]
+                          sno's 16-character text and --format does not apply; {WIDE_FORMS}"))]
     pub(crate) format: Option<Encoding>,
 
     /// Report each bad ID on stderr and carry on, failing at the end if any was bad (status 2
@@ -322,17 +357,21 @@ pub(crate) struct InspectArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ConvertArgs {
-    #[arg(long, value_name = "FORM", default_value = "decimal", value_parser = parse_encoding,
+    #[arg(long, value_name = "FORM", default_value = "decimal",
+          value_parser = parse_convert_form,
           help = format!("The text form of the IDs read: {FORMS}; hex may have a 0x prefix \
-                          and fewer than 16 digits"))]
-    pub(crate) from: Encoding,
+                          and fewer than 16 digits (32 for 128-bit ids). With --layout uuidv7 \
+                          or ulid: uuid, ulid, decimal or hex (the 16 bytes, big-endian)"))]
+    pub(crate) from: ConvertForm,
 
-    #[arg(long, value_name = "FORM", value_parser = parse_encoding,
-          help = format!("The text form to write: {FORMS}"))]
-    pub(crate) to: Encoding,
+    #[arg(long, value_name = "FORM", value_parser = parse_convert_form,
+          help = format!("The text form to write: {FORMS}; with --layout uuidv7 or ulid: \
+                          uuid, ulid, decimal or hex"))]
+    pub(crate) to: ConvertForm,
 
     /// Check that each ID fits this layout (as `--layout` elsewhere: a preset, a JSON layout
-    /// file or fields); without it, any 64-bit ID converts.
+    /// file or fields); without it, any 64-bit ID converts. uuidv7 and ulid convert 128-bit
+    /// IDs (a UUIDv7's version and variant checked).
     #[arg(long, value_name = "LAYOUT")]
     pub(crate) layout: Option<String>,
 
@@ -363,7 +402,7 @@ pub(crate) struct BoundsArgs {
 
     #[arg(long, value_name = "FORM", value_parser = parse_encoding,
           help = format!("The text form of the bounds printed: {FORMS} [default: decimal]; \
-                          sno ids have one text form"))]
+                          sno ids have one text form; {WIDE_FORMS}"))]
     pub(crate) format: Option<Encoding>,
 
     /// Print one JSON object: the layout, the time (a span's start, within the layout) and

@@ -4,7 +4,9 @@ use std::fmt;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
 use crate::Failure;
+use crate::args::ConvertForm;
 use crate::args::{BoundsArgs, ConvertArgs, InspectArgs};
+use crate::id128;
 use crate::layout::{self, Choice};
 use crate::output::{BoundsJson, Decoded, Sno, write_json_line};
 use crate::time::parse_span;
@@ -13,6 +15,7 @@ use snowmint::{
     Id,
     clock::Rfc3339,
     encoding::Encoding,
+    id128::{Ulid, Uuid7},
     sno::{SnoGenerator, SnoId},
 };
 
@@ -20,6 +23,8 @@ pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
     let layout = match args.layout.choice()? {
         Choice::Ids(layout) => layout,
         Choice::Sno => return inspect_sno(args),
+        Choice::Uuid7 => return id128::inspect::<Uuid7>(args),
+        Choice::Ulid => return id128::inspect::<Ulid>(args),
     };
     let form = args.format.unwrap_or_default();
     for_each_id(&args.ids, args.keep_going, |out, text| {
@@ -71,10 +76,29 @@ pub(crate) fn convert(args: &ConvertArgs) -> Result<(), Failure> {
                     "convert does not apply to --layout sno: sno ids have one text form".to_owned(),
                 ));
             }
+            Choice::Uuid7 => {
+                return id128::convert::<Uuid7>(args.from, args.to, &args.ids, args.keep_going);
+            }
+            Choice::Ulid => {
+                return id128::convert::<Ulid>(args.from, args.to, &args.ids, args.keep_going);
+            }
         },
     };
+    // uuid and ulid are 128-bit forms.
+    let wide = |flag: &str, form: ConvertForm| {
+        Err(Failure::Usage(format!(
+            "{flag} {form} is for 128-bit ids: expected --layout uuidv7 or ulid, or a 64-bit \
+             form ({})",
+            crate::args::FORMS
+        )))
+    };
+    let (from, to) = match (args.from, args.to) {
+        (ConvertForm::Id(from), ConvertForm::Id(to)) => (from, to),
+        (ConvertForm::Id(_), form) => return wide("--to", form),
+        (form, _) => return wide("--from", form),
+    };
     for_each_id(&args.ids, args.keep_going, |out, text| {
-        let id = read_id(args.from, text).and_then(|id| match layout {
+        let id = read_id(from, text).and_then(|id| match layout {
             Some(layout) => Ok(layout.decode(id)?.id()),
             None => Ok(id),
         });
@@ -82,7 +106,7 @@ pub(crate) fn convert(args: &ConvertArgs) -> Result<(), Failure> {
             Ok(id) => id,
             Err(error) => return Ok(Err(error)),
         };
-        writeln!(out, "{}", args.to.encode(id))?;
+        writeln!(out, "{}", to.encode(id))?;
         Ok(Ok(()))
     })
 }
@@ -141,6 +165,8 @@ pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
                 layout.max_unix_ms(),
             )
         }
+        Choice::Uuid7 => ("uuidv7", 0, 1, Uuid7::MAX_UNIX_MS),
+        Choice::Ulid => ("ulid", 0, 1, Ulid::MAX_UNIX_MS),
     };
     // The span, clamped to the times the layout holds: from its epoch to its last tick's end.
     // A time outside it gets the library's error.
@@ -179,6 +205,8 @@ pub(crate) fn bounds(args: &BoundsArgs) -> Result<(), Failure> {
                 SnoId::compose(last, 1, u8::MAX, u16::MAX, u16::MAX).map_err(Failure::usage)?;
             (lower.to_string(), upper.to_string())
         }
+        Choice::Uuid7 => id128::bounds::<Uuid7>(first, last, args.format)?,
+        Choice::Ulid => id128::bounds::<Ulid>(first, last, args.format)?,
     };
     // The ticks holding the span: every time in them has an ID within these bounds.
     let tick_start_ms = first - (first - epoch_ms) % tick_ms;

@@ -1,4 +1,5 @@
-//! `--layout`: a preset name, `sno`, a JSON layout file, or an inline spec of fields.
+//! `--layout`: a preset name, `sno`, `uuidv7`, `ulid`, a JSON layout file, or an inline spec
+//! of fields.
 
 use std::fs::File;
 use std::io::Read;
@@ -18,6 +19,10 @@ pub(crate) enum Choice {
     Ids(Layout),
     /// sno's 80-bit IDs.
     Sno,
+    /// 128-bit UUIDv7s.
+    Uuid7,
+    /// 128-bit ULIDs.
+    Ulid,
 }
 
 /// The name inline layouts get.
@@ -26,7 +31,8 @@ pub(crate) const INLINE_NAME: &str = "custom";
 /// The largest layout file read; real ones are under a kilobyte.
 const MAX_FILE_BYTES: u64 = 64 * 1024;
 
-/// `--layout`'s value, with `--epoch-ms` and `--tick-ms`: a preset name, `sno`, a path to a
+/// `--layout`'s value, with `--epoch-ms` and `--tick-ms`: a preset name, `sno`, `uuidv7`,
+/// `ulid`, a path to a
 /// JSON layout file (as `Layout` serializes), or an inline spec such as
 /// `unused:1,time:41,tick-tock,region:4,host:5,sequence:12`.
 pub(crate) fn resolve(
@@ -52,6 +58,20 @@ pub(crate) fn resolve(
             return refuse("tick-ms", given, "sno's ticks are 4 ms");
         }
         return Ok(Choice::Sno);
+    }
+    if let Some(choice) = match value {
+        "uuidv7" => Some(Choice::Uuid7),
+        "ulid" => Some(Choice::Ulid),
+        _ => None,
+    } {
+        let why = "its time is 48 bits of Unix milliseconds";
+        if let Some(given) = epoch_ms {
+            return refuse("epoch-ms", given, why);
+        }
+        if let Some(given) = tick_ms {
+            return refuse("tick-ms", given, why);
+        }
+        return Ok(choice);
     }
     let path = Path::new(value);
     if value.ends_with(".json") || path.is_file() {
@@ -80,7 +100,7 @@ pub(crate) fn resolve(
             "layout {layout} needs --epoch-ms, its epoch in Unix milliseconds"
         )),
         Error::UnknownLayout { name, expected } => Failure::Usage(format!(
-            "unknown layout {name:?}; expected sno, a preset ({expected}), a JSON layout file, or \
+            "unknown layout {name:?}; expected sno, uuidv7, ulid, a preset ({expected}), a JSON layout file, or \
              fields such as unused:1,time:41,machine:10,sequence:12"
         )),
         error => error.into(),
@@ -257,6 +277,8 @@ mod tests {
     fn a_preset_a_file_and_sno_resolve() {
         assert_eq!(ids(resolve("discord", None, None)), Layout::DISCORD);
         assert!(matches!(resolve("sno", None, None), Ok(Choice::Sno)));
+        assert!(matches!(resolve("uuidv7", None, None), Ok(Choice::Uuid7)));
+        assert!(matches!(resolve("ulid", None, None), Ok(Choice::Ulid)));
         let path =
             std::env::temp_dir().join(format!("snowmint-layout-{}.json", std::process::id()));
         std::fs::write(&path, serde_json::to_string(&Layout::INSTAGRAM).unwrap()).unwrap();
@@ -273,7 +295,7 @@ mod tests {
                 "nope",
                 None,
                 None,
-                "unknown layout \"nope\"; expected sno, a preset",
+                "unknown layout \"nope\"; expected sno, uuidv7, ulid, a preset",
             ),
             (
                 "twitter",

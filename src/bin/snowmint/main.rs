@@ -7,6 +7,8 @@
 //! snowmint mint --format base62 --count 2 | snowmint convert --from base62 --to hex
 //! snowmint mint --etcd http://127.0.0.1:2379 --prefix /snowmint/orders/ --ttl 10 --count 100
 //! snowmint inspect --layout sno 6ac1ekc2c22222t2
+//! snowmint mint --layout uuidv7 --count 5
+//! snowmint convert --layout ulid --from ulid --to uuid 01ARZ3NDEKTSV4RRFFQ69G5FAV
 //! snowmint mint --layout 'time:41,region:4,host:6,sequence:12' --epoch-ms 1704067200000 \
 //!     --node region=3 --node host=17
 //! snowmint bounds --layout discord 2024-05-01T00:00:00Z
@@ -23,8 +25,8 @@
 //!
 //! # Layouts
 //!
-//! `--layout` takes a preset name, `sno`, a JSON layout file, or an inline spec of fields,
-//! most significant first (`unused:1,time:41,tick-tock,region:4,host:5,sequence:12`, with
+//! `--layout` takes a preset name, `sno`, `uuidv7`, `ulid` (see `id128.rs`), a JSON layout
+//! file, or an inline spec of fields, most significant first (`unused:1,time:41,tick-tock,region:4,host:5,sequence:12`, with
 //! `--epoch-ms` and optionally `--tick-ms`): see `layout.rs`. Node values are given with
 //! `--node NAME=VALUE` for any layout, or the presets' flags (`--machine`, ...).
 //!
@@ -53,6 +55,7 @@
 //! `snowmint mint --help` prints) says this for users.
 
 mod args;
+mod id128;
 mod inspect;
 mod layout;
 mod mint;
@@ -72,7 +75,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Mint Snowflake-style 64-bit IDs, and decode them.
+/// Mint Snowflake-style 64-bit IDs (and sno, UUIDv7 and ULID IDs), and decode them.
 #[derive(Debug, Parser)]
 #[command(name = "snowmint", version, propagate_version = true, after_help = EXIT_STATUS)]
 struct Cli {
@@ -84,7 +87,8 @@ struct Cli {
 // Parsed once per run: boxing the largest would buy nothing.
 #[allow(clippy::large_enum_variant)]
 enum Command {
-    /// Mint IDs and print them, one per line (in decimal unless --format says otherwise).
+    /// Mint IDs and print them, one per line (in decimal, or a uuidv7's or ulid's own text,
+    /// unless --format says otherwise).
     #[command(after_long_help = SNAPSHOT_FORMAT)]
     Mint(MintArgs),
     /// Decode IDs given as arguments, or read from stdin one per line.

@@ -11,8 +11,10 @@ use crate::snapshot::{
     INVALID, SnapshotLock, SnapshotStore, fresh_sno, load_snapshot, plain, save_snapshot,
 };
 
+use crate::id128;
 use crate::layout::Choice;
 
+use snowmint::id128::{Ulid, Uuid7};
 use snowmint::mark::{MarkStore, MarkedGenerator};
 use snowmint::sno::{SnoGenerator, SnoId, SnoSnapshot};
 use snowmint::{ClockBehind, Generator, GeneratorBuilder, Layout, Snapshot};
@@ -21,6 +23,8 @@ pub(crate) fn mint(args: &MintArgs) -> Result<(), Failure> {
     let layout = match args.layout.choice()? {
         Choice::Ids(layout) => layout,
         Choice::Sno => return mint_sno(args),
+        Choice::Uuid7 => return id128::mint::<Uuid7>(args),
+        Choice::Ulid => return id128::mint::<Ulid>(args),
     };
     for (flag, given) in [("--partition", args.partition), ("--meta", args.meta)] {
         if let Some(value) = given {
