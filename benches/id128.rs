@@ -17,10 +17,12 @@
 //!   and `ThreadRandom`, `try_next_id` yielding while pending.
 //! - `ferroid-thread-local`: ferroid's `thread_local::Ulid::new_ulid_mono`, yielding while
 //!   pending.
-//! - `snowmint-64-shared`, `snowmint-64-local`: the 64-bit engine alone on the 128-bit
-//!   generators' layout (42 bits of Unix ms, 22 of sequence), for what the 128-bit IDs add.
+//! - `snowmint-ulid-sharded`: `build_sharded(n)`, a shard for each thread of the largest count.
+//! - `snowmint-64-shared`, `snowmint-64-local`, `snowmint-64-sharded`: the 64-bit engine alone
+//!   on the 128-bit generators' layout (42 bits of Unix ms, 22 of sequence), for what the
+//!   128-bit IDs add at each thread count.
 //!
-//! Run: `cargo bench --bench id128` (`ROUNDS=` and `WINDOW_MS=` override the defaults;
+//! Run: `cargo bench --bench id128` (`ROUNDS=`, `WINDOW_MS=` and `THREADS=1,2,4` override the defaults;
 //! `ONLY=local` keeps the contenders whose names contain `local`).
 
 use std::hint::black_box;
@@ -34,6 +36,7 @@ use ferroid::id::ULID;
 use ferroid::rand::ThreadRandom;
 use ferroid::time::MonotonicClock;
 use snowmint::id128::{Id128Generator, Kind, Ulid, UlidGenerator, Uuid7, Uuid7Generator};
+use snowmint::shard::Shards;
 
 /// How long each contender mints in each round.
 const WINDOW: Duration = Duration::from_millis(20);
@@ -119,6 +122,30 @@ impl Contender for EngineLocal64 {
     }
     #[inline(always)]
     fn mint(handle: &mut snowmint::LocalGenerator) -> u128 {
+        u128::from(handle.mint().unwrap().to_u64())
+    }
+}
+
+struct Sharded<K: Kind>(Id128Generator<K, snowmint::shard::ShardedGenerator>);
+impl<K: Bits> Contender for Sharded<K> {
+    type Handle<'a> = &'a Id128Generator<K, snowmint::shard::ShardedGenerator>;
+    fn handle(&self) -> Self::Handle<'_> {
+        &self.0
+    }
+    #[inline(always)]
+    fn mint(handle: &mut Self::Handle<'_>) -> u128 {
+        handle.mint().unwrap().bits()
+    }
+}
+
+struct EngineSharded64(snowmint::shard::ShardedGenerator);
+impl Contender for EngineSharded64 {
+    type Handle<'a> = &'a snowmint::shard::ShardedGenerator;
+    fn handle(&self) -> Self::Handle<'_> {
+        &self.0
+    }
+    #[inline(always)]
+    fn mint(handle: &mut Self::Handle<'_>) -> u128 {
         u128::from(handle.mint().unwrap().to_u64())
     }
 }
@@ -253,6 +280,14 @@ fn main() {
         .ok()
         .and_then(|w| w.parse().ok())
         .map_or(WINDOW, Duration::from_millis);
+    // `THREADS=1,2,4,8,16` measures at those thread counts (default 1 and 2); a sharded
+    // generator has a shard for each thread of the largest count.
+    let thread_counts: Vec<usize> = std::env::var("THREADS")
+        .ok()
+        .map(|t| t.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .filter(|t: &Vec<usize>| !t.is_empty())
+        .unwrap_or_else(|| vec![1, 2]);
+    let threads_max = thread_counts.iter().copied().max().unwrap_or(1);
     let contenders: Vec<Box<dyn Measure>> = vec![
         Box::new(Named(
             "snowmint-uuid7-shared",
@@ -285,6 +320,18 @@ fn main() {
             Engine64(snowmint::Generator::builder(ENGINE).build().unwrap()),
         )),
         Box::new(Named("snowmint-64-local", EngineLocal64)),
+        Box::new(Named(
+            "snowmint-ulid-sharded",
+            Sharded(UlidGenerator::builder().build_sharded(threads_max).unwrap()),
+        )),
+        Box::new(Named(
+            "snowmint-64-sharded",
+            EngineSharded64(
+                snowmint::Generator::builder(ENGINE)
+                    .build_sharded(Shards::SplitSequence(threads_max))
+                    .unwrap(),
+            ),
+        )),
     ];
     // `ONLY=local` keeps the contenders whose names contain `local`.
     let only = std::env::var("ONLY").unwrap_or_default();
@@ -304,13 +351,17 @@ fn main() {
         ("snowmint-ulid-local", "ulid-generator", Some(1.0 / 3.0)),
         ("snowmint-ulid-shared", "ferroid-lock-mono", Some(1.0)),
         ("snowmint-ulid-local", "ferroid-thread-local", Some(1.0)),
+        // Scaling: what the 128-bit IDs add to the engine they wrap, at each thread count.
+        ("snowmint-ulid-shared", "snowmint-64-shared", None),
+        ("snowmint-ulid-local", "snowmint-64-local", None),
+        ("snowmint-ulid-sharded", "snowmint-64-sharded", None),
     ];
     println!(
         "id128 bench: {rounds} paired rounds, {} ms per contender per round, {} CPUs",
         window.as_millis(),
         thread::available_parallelism().map_or(0, |n| n.get())
     );
-    for threads in [1, 2] {
+    for &threads in &thread_counts {
         let mut times = vec![Vec::new(); contenders.len()];
         for round in 0..rounds {
             let mut order: Vec<usize> = (0..contenders.len()).collect();
