@@ -176,71 +176,39 @@ impl Last {
     }
 }
 
-impl<C: Clock> Engine for Generator<C, SharedState> {}
-impl<C: Clock> sealed::Engine for Generator<C, SharedState> {
-    type Starts = Fresh;
-    #[inline(always)]
-    fn next_word(&self, wait: bool) -> Result<u64> {
-        let id = if wait { self.mint() } else { self.try_mint() };
-        id.map(|id| id.to_u64())
-    }
-    #[inline(always)]
-    fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
-        self.reserve_states(want, wait)
-    }
-    #[inline(always)]
-    fn word_or_wait(&self) -> Result<Attempt<u64>> {
-        Ok(self.mint_or_wait()?.map(|id| id.to_u64()))
-    }
-    #[inline(always)]
-    fn reserve_words_or_wait(&self, want: u64) -> Result<Attempt<(u64, u64)>> {
-        self.reserve_states_or_wait(want)
-    }
+/// The engine methods, the same on every 64-bit generator but for where its runs of state
+/// words come from: `$runs` is the generator itself, or a sharded generator's thread's shard.
+macro_rules! engine {
+    ($engine:ty, $starts:ty, |$generator:ident| $runs:expr) => {
+        impl<C: Clock> Engine for $engine {}
+        impl<C: Clock> sealed::Engine for $engine {
+            type Starts = $starts;
+            #[inline(always)]
+            fn next_word(&self, wait: bool) -> Result<u64> {
+                let id = if wait { self.mint() } else { self.try_mint() };
+                id.map(|id| id.to_u64())
+            }
+            #[inline(always)]
+            fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
+                let $generator = self;
+                $runs.reserve_states(want, wait)
+            }
+            #[inline(always)]
+            fn word_or_wait(&self) -> Result<Attempt<u64>> {
+                Ok(self.mint_or_wait()?.map(|id| id.to_u64()))
+            }
+            #[inline(always)]
+            fn reserve_words_or_wait(&self, want: u64) -> Result<Attempt<(u64, u64)>> {
+                let $generator = self;
+                $runs.reserve_states_or_wait(want)
+            }
+        }
+    };
 }
 
-impl<C: Clock> Engine for Generator<C, LocalState> {}
-impl<C: Clock> sealed::Engine for Generator<C, LocalState> {
-    type Starts = Last;
-    #[inline(always)]
-    fn next_word(&self, wait: bool) -> Result<u64> {
-        let id = if wait { self.mint() } else { self.try_mint() };
-        id.map(|id| id.to_u64())
-    }
-    #[inline(always)]
-    fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
-        self.reserve_states(want, wait)
-    }
-    #[inline(always)]
-    fn word_or_wait(&self) -> Result<Attempt<u64>> {
-        Ok(self.mint_or_wait()?.map(|id| id.to_u64()))
-    }
-    #[inline(always)]
-    fn reserve_words_or_wait(&self, want: u64) -> Result<Attempt<(u64, u64)>> {
-        self.reserve_states_or_wait(want)
-    }
-}
-
-impl<C: Clock> Engine for ShardedGenerator<C> {}
-impl<C: Clock> sealed::Engine for ShardedGenerator<C> {
-    type Starts = Fresh;
-    #[inline(always)]
-    fn next_word(&self, wait: bool) -> Result<u64> {
-        let id = if wait { self.mint() } else { self.try_mint() };
-        id.map(|id| id.to_u64())
-    }
-    #[inline(always)]
-    fn reserve_words(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
-        self.local().reserve_states(want, wait)
-    }
-    #[inline(always)]
-    fn word_or_wait(&self) -> Result<Attempt<u64>> {
-        Ok(self.mint_or_wait()?.map(|id| id.to_u64()))
-    }
-    #[inline(always)]
-    fn reserve_words_or_wait(&self, want: u64) -> Result<Attempt<(u64, u64)>> {
-        self.local().reserve_states_or_wait(want)
-    }
-}
+engine!(Generator<C, SharedState>, Fresh, |generator| generator);
+engine!(Generator<C, LocalState>, Last, |generator| generator);
+engine!(ShardedGenerator<C>, Fresh, |generator| generator.local());
 
 #[cfg(test)]
 mod tests {
