@@ -23,6 +23,7 @@ use common::clocks::{
     sno_on_manual_clock,
 };
 use common::files::TempDir;
+use common::layouts::TT;
 
 /// A twitter-shaped layout with 16 IDs per tick, so ticks fill quickly.
 const SMALL: Layout = Layout::builder("small", 64)
@@ -257,15 +258,7 @@ fn a_sno_generator_never_waits() {
 /// Under `TickTock`, a clock behind moves to the other timeline and mints: no wait.
 #[test]
 fn tick_tock_mints_on_the_other_timeline_rather_than_wait() {
-    let layout = Layout::builder("tt", 64)
-        .unused(1)
-        .time(41)
-        .tick_tock()
-        .node("machine", 9)
-        .sequence(12)
-        .epoch_ms(1_288_834_974_657)
-        .build()
-        .unwrap();
+    let layout = TT;
     let (generator, clock) = on_manual_clock(
         Generator::builder(layout)
             .node("machine", 1)
