@@ -1,4 +1,4 @@
-//! IDs as text, in JSON, in `BIGINT` columns, and paging by ID.
+//! IDs as text, in JSON, in database columns (`BIGINT`, `uuid`, `BLOB`), and paging by ID.
 //!
 //! # Text forms
 //!
@@ -121,7 +121,8 @@
 //! the signed 64-bit integer above: `postgres` implements `postgres-types`' `ToSql` and
 //! `FromSql` (the `postgres` and `tokio-postgres` clients; `BIGINT` only); `sqlx` implements
 //! `Type`, `Encode` and `Decode` for every sqlx database that maps `i64` (PostgreSQL, SQLite,
-//! MySQL), with none of sqlx's driver or runtime features of its own; `rusqlite` implements
+//! MySQL), with none of sqlx's runtime features of its own (of its drivers, only PostgreSQL's
+//! types, for the [128-bit IDs](#128-bit-ids)); `rusqlite` implements
 //! `ToSql` and `FromSql`. The conversion is checked both ways: an ID above `i64::MAX` is
 //! refused with [`Error::IdTooLargeForI64`], naming it, before anything is written, never
 //! stored as a negative number; a negative value read back is refused with
@@ -218,6 +219,62 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ### 128-bit IDs
+//!
+//! [`Uuid7`] and [`Ulid`] are their 16 bytes, big-endian: PostgreSQL's `uuid` (features
+//! `postgres` and `sqlx`, sqlx on PostgreSQL only) and SQLite's `BLOB` (feature `rusqlite`).
+//! Both databases compare these bytewise, which is time order for both kinds, so `ORDER BY id`
+//! is minting order and [`Uuid7::min_at`] and [`Uuid7::max_at`] (and `Ulid`'s) bound a time
+//! window as `min_id_at` and `max_id_at` do. A `Ulid` in a `uuid` column is the same 128 bits:
+//! PostgreSQL writes it as a UUID, not as its ULID text. A `uuid` read as a `Uuid7` must be a
+//! UUIDv7 (version 7, variant `0b10`), and a value of another length than 16 bytes is refused;
+//! either is [`Error::ParseId`], naming what was found.
+//!
+//! With `postgres` (compiled only):
+//!
+//! ```no_run
+//! # #[cfg(feature = "postgres")] {
+//! use postgres::{Client, NoTls};
+//! use snowmint::id128::{Uuid7, Uuid7Generator};
+//!
+//! let mut client = Client::connect("postgres://postgres@127.0.0.1:5432/postgres", NoTls)?;
+//! client.batch_execute("CREATE TABLE events (id uuid PRIMARY KEY)")?;
+//! let id = Uuid7Generator::builder().build()?.mint()?;
+//! client.execute("INSERT INTO events (id) VALUES ($1)", &[&id])?;
+//!
+//! let (from, to) = (Uuid7::min_at(id.unix_ms())?, Uuid7::max_at(id.unix_ms())?);
+//! let row = client.query_one(
+//!     "SELECT id, id::text FROM events WHERE id BETWEEN $1 AND $2 ORDER BY id",
+//!     &[&from, &to],
+//! )?;
+//! assert_eq!(row.get::<_, Uuid7>(0), id);
+//! assert_eq!(row.get::<_, String>(1), id.to_string());
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! With `rusqlite`:
+//!
+//! ```
+//! # #[cfg(feature = "rusqlite")] {
+//! use rusqlite::Connection;
+//! use snowmint::id128::{Ulid, UlidGenerator};
+//!
+//! let db = Connection::open_in_memory()?;
+//! db.execute_batch("CREATE TABLE events (id BLOB PRIMARY KEY)")?;
+//! let ulids = UlidGenerator::builder().build()?;
+//! let (a, b) = (ulids.mint()?, ulids.mint()?);
+//! db.execute("INSERT INTO events (id) VALUES (?1), (?2)", [b, a])?;
+//! let mut query = db.prepare("SELECT id FROM events ORDER BY id")?;
+//! let ids: Vec<Ulid> = query.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+//! assert_eq!(ids, [a, b]);
+//!
+//! let short = db.query_row("SELECT x'0102'", [], |row| row.get::<_, Ulid>(0)).unwrap_err();
+//! assert!(short.to_string().ends_with("invalid ulid id \"0102\": 2 bytes, expected 16"));
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Paging by ID
 //!
 //! IDs sort by time, so an ID column pages without a time column.
@@ -253,6 +310,7 @@
 //! [`Encoding::decode`]: crate::encoding::Encoding::decode
 //! [`Error::IdTooLargeForI64`]: crate::Error::IdTooLargeForI64
 //! [`Error::NegativeId`]: crate::Error::NegativeId
+//! [`Error::ParseId`]: crate::Error::ParseId
 //! [`Error::TimeOverflow`]: crate::Error::TimeOverflow
 //! [`Id`]: crate::Id
 //! [`Id::encode`]: crate::Id::encode
@@ -262,3 +320,7 @@
 //! [`Layout::id_range`]: crate::Layout::id_range
 //! [`Layout::max_id_at`]: crate::Layout::max_id_at
 //! [`Layout::min_id_at`]: crate::Layout::min_id_at
+//! [`Ulid`]: crate::id128::Ulid
+//! [`Uuid7`]: crate::id128::Uuid7
+//! [`Uuid7::max_at`]: crate::id128::Uuid7::max_at
+//! [`Uuid7::min_at`]: crate::id128::Uuid7::min_at
