@@ -7,24 +7,30 @@
 //! [`Error::IdTooLargeForI64`] rather than stored as a negative number: `Query::try_bind`
 //! returns that error, `Query::bind` defers it to the query's execution as sqlx's
 //! `Error::Encode` with its message. Decoding a negative value is refused with
-//! [`Error::NegativeId`] (sqlx's `Error::ColumnDecode`, whose `source()` it is). The impls are
-//! generic over the database, so snowmint needs none of sqlx's driver or runtime features: the
-//! application's own `sqlx` chooses them.
+//! [`Error::NegativeId`] (sqlx's `Error::ColumnDecode`, whose `source()` it is). These impls
+//! are generic over the database: the application's own `sqlx` chooses its drivers.
 //!
 //! [`Uuid7`] and [`Ulid`] are PostgreSQL's `uuid` (and arrays of them `uuid[]`): their 16
 //! bytes, big-endian, which PostgreSQL compares bytewise, so `ORDER BY` and ranges follow
 //! time for both kinds. A `Ulid` is stored as the same 128 bits (its `uuid` text is not its
 //! ULID text). Decoding a `uuid` that is not a UUIDv7 as a `Uuid7` is refused with
-//! [`Error::ParseId`] (sqlx's `Error::ColumnDecode`). The impls write the 16 bytes
-//! themselves, so sqlx's `uuid` feature stays off (it would draw sqlx's SQLite driver into
-//! the resolution of a build that has rusqlite); SQLite through sqlx has no 128-bit impls.
+//! [`Error::ParseId`] (sqlx's `Error::ColumnDecode`). These impls are PostgreSQL's, so the
+//! features enable sqlx's `postgres` (its driver's types; the runtime and TLS stay the
+//! application's choice). They write the 16 bytes themselves and name the type by its OID:
+//! sqlx's `uuid` feature stays off, since it would draw sqlx's SQLite driver into the
+//! resolution of a build that has rusqlite, whose `libsqlite3-sys` it conflicts with. SQLite
+//! through sqlx has no 128-bit impls.
 //!
 //! The two sqlx lines differ only in `Encode`'s buffer type (0.9 dropped its lifetime), so one
-//! macro writes both sets of impls.
+//! macro writes both lines' `Id` impls, and another their 128-bit ones.
 //!
 //! [`Error::IdTooLargeForI64`]: crate::Error::IdTooLargeForI64
 //! [`Error::NegativeId`]: crate::Error::NegativeId
 //! [`Error::ParseId`]: crate::Error::ParseId
+//! [`Id`]: crate::Id
+//! [`Id::to_i64`]: crate::Id::to_i64
+//! [`Ulid`]: crate::id128::Ulid
+//! [`Uuid7`]: crate::id128::Uuid7
 
 /// The impls for the sqlx crate `$sqlx`, whose `Encode` buffer is
 /// `<DB as Database>::ArgumentBuffer$(<$buffer>)?`, behind `$feature`.

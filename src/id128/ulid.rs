@@ -101,7 +101,7 @@ impl Ulid {
     ///
     /// # Errors
     ///
-    /// [`Error::ParseId`](crate::Error::ParseId) with
+    /// [`Error::ParseId`] with
     /// [`ParseIdReason::WrongByteLength`](crate::error::ParseIdReason::WrongByteLength) when
     /// `bytes` is not 16 bytes long.
     ///
@@ -124,7 +124,7 @@ impl Ulid {
     ///
     /// # Errors
     ///
-    /// [`Error::ParseId`](crate::Error::ParseId) when `s` is not a UUID.
+    /// [`Error::ParseId`] when `s` is not a UUID.
     #[cfg(any(feature = "sqlx", feature = "sqlx-0_8"))]
     pub(crate) fn from_uuid_text(s: &str) -> Result<Ulid> {
         text::parse_uuid(s)
