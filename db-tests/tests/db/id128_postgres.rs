@@ -107,4 +107,13 @@ fn postgres_client_refuses_a_uuid_of_another_version_as_uuid7() {
     assert_not_uuid7(&err, bits);
     // Every 128 bits are a ULID.
     assert_eq!(row.get::<_, Ulid>(0).to_u128(), bits);
+
+    // A column of another type is not read as a 128-bit ID.
+    let row = client.query_one("SELECT 1::int8", &[]).unwrap();
+    let err = row.try_get::<_, Uuid7>(0).unwrap_err();
+    let wrong_type = std::error::Error::source(&err).unwrap().to_string();
+    assert!(
+        wrong_type.contains("Uuid7") && wrong_type.contains("int8"),
+        "{wrong_type}"
+    );
 }

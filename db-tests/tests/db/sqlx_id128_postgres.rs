@@ -150,4 +150,11 @@ fn sqlx_postgres_refuses_a_uuid_of_another_version_as_uuid7() {
         .unwrap();
     let err = sqlx::Row::try_get::<Uuid7, _>(&row, 0).unwrap_err();
     assert_not_uuid7(&err, bits);
+
+    // A column of another type is not read as a 128-bit ID.
+    let err = runtime
+        .block_on(sqlx::query_scalar::<_, Ulid>(sql("SELECT 1::int8")).fetch_one(&mut connection))
+        .unwrap_err();
+    assert!(matches!(err, sqlx::Error::ColumnDecode { .. }), "{err:?}");
+    assert!(err.to_string().contains("INT8"), "{err}");
 }
