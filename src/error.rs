@@ -523,6 +523,14 @@ pub enum ParseIdReason {
         /// What the form expects, e.g. "exactly 13".
         expected: &'static str,
     },
+    /// Bytes read as a 128-bit ID (a database's `uuid` or blob) are not 16 of them.
+    #[error("{length} bytes, expected {expected}")]
+    WrongByteLength {
+        /// The number of bytes found.
+        length: usize,
+        /// The number of bytes the ID has: 16.
+        expected: usize,
+    },
     /// The value is larger than the largest ID of the form.
     #[error("larger than the largest id, {max}")]
     Overflow {

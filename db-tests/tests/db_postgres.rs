@@ -2,7 +2,10 @@
 //! `postgres`) and through sqlx 0.9 and 0.8 (features `sqlx`, `sqlx-0_8`; the sqlx tests are
 //! `db/sqlx_postgres.rs`, once per line): 100,000 IDs inserted from four threads under a
 //! primary key, a time window by ID bounds, `ORDER BY id` as minting order, the column's
-//! boundary values, and IDs above `i64::MAX` refused.
+//! boundary values, and IDs above `i64::MAX` refused. `Uuid7` and `Ulid` in a `uuid` column
+//! with each client (`db/id128_postgres.rs`, `db/sqlx_id128_postgres.rs`): the same window and
+//! order, PostgreSQL's text of the stored bits, and a `uuid` of another version refused as a
+//! `Uuid7`.
 //!
 //! The tests connect to `SNOWMINT_PG_URL` (`.ci/check` starts a private server and sets it,
 //! e.g. `postgres://postgres@127.0.0.1:35432/postgres`), each in tables of its own. Without it
@@ -60,12 +63,19 @@ struct Table {
 impl Table {
     /// Creates `<name>(id BIGINT PRIMARY KEY, thread INT, seq INT, minted_ms BIGINT)`.
     fn create(url: &str, test: &str) -> Table {
+        Table::with_columns(
+            url,
+            test,
+            "id BIGINT PRIMARY KEY, thread INT NOT NULL, seq INT NOT NULL, \
+             minted_ms BIGINT NOT NULL",
+        )
+    }
+
+    /// Creates `<name>(<columns>)`.
+    fn with_columns(url: &str, test: &str, columns: &str) -> Table {
         let name = table_name(test);
         connect(url)
-            .batch_execute(&format!(
-                "CREATE TABLE {name} (id BIGINT PRIMARY KEY, thread INT NOT NULL, \
-                 seq INT NOT NULL, minted_ms BIGINT NOT NULL)"
-            ))
+            .batch_execute(&format!("CREATE TABLE {name} ({columns})"))
             .unwrap();
         Table {
             name,
@@ -194,6 +204,10 @@ fn postgres_client_checks_the_signed_range() {
     assert_negative(&err, -5);
 }
 
+// `Uuid7` and `Ulid` in a `uuid` column with the `postgres` client.
+#[path = "db/id128_postgres.rs"]
+mod id128_postgres;
+
 /// The sqlx tests on sqlx 0.9, which takes query text built at run time only when asserted
 /// safe (these tests format only their own table names into it).
 #[path = "db"] // its `tests` is `db/sqlx_postgres.rs`
@@ -208,6 +222,11 @@ mod sqlx_0_9 {
     #[allow(clippy::duplicate_mod)]
     #[path = "sqlx_postgres.rs"]
     mod tests;
+
+    // The same file on purpose, as `tests`.
+    #[allow(clippy::duplicate_mod)]
+    #[path = "sqlx_id128_postgres.rs"]
+    mod id128;
 }
 
 /// The sqlx tests on sqlx 0.8, which borrows the `&str`.
@@ -223,4 +242,9 @@ mod sqlx_0_8 {
     #[allow(clippy::duplicate_mod)]
     #[path = "sqlx_postgres.rs"]
     mod tests;
+
+    // The same file on purpose, as `tests`.
+    #[allow(clippy::duplicate_mod)]
+    #[path = "sqlx_id128_postgres.rs"]
+    mod id128;
 }

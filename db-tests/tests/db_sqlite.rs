@@ -1,7 +1,8 @@
 //! `Id` in a real SQLite `INTEGER` column, through rusqlite (feature `rusqlite`), in database
 //! files of their own: 100,000 IDs inserted from four threads under a primary key, a time
 //! window by ID bounds, `ORDER BY id` as minting order, the column's boundary values, and IDs
-//! above `i64::MAX` refused.
+//! above `i64::MAX` refused. `Uuid7` and `Ulid` as 16-byte `BLOB`s (`db/id128_sqlite.rs`): the
+//! same order and window, and blobs of another length refused.
 //!
 //! sqlx's impls are generic over the database and run on PostgreSQL (`db_postgres.rs`): sqlx's
 //! SQLite driver needs an older libsqlite3-sys than the rusqlite tested here, and a build holds
@@ -16,6 +17,10 @@ mod common {
     pub mod threads;
 }
 mod db;
+
+// `Uuid7` and `Ulid` in a `BLOB` column.
+#[path = "db/id128_sqlite.rs"]
+mod id128_sqlite;
 
 use std::path::Path;
 use std::time::Duration;

@@ -13,7 +13,7 @@
 //!   thread, batches and borrowing.
 //! - [`fleets`]: distinct node IDs across machines: where they come from, and leases from
 //!   etcd.
-//! - [`text_and_paging`]: IDs as text, in JSON, in `BIGINT` columns, and paging by ID.
+//! - [`text_and_paging`]: IDs as text, in JSON, in database columns, and paging by ID.
 //! - [`sno`]: sno's 80-bit IDs.
 //!
 //! [`ClockBehind`]: crate::ClockBehind

@@ -1,4 +1,4 @@
-//! IDs as text, in JSON, in `BIGINT` columns, and paging by ID.
+//! IDs as text, in JSON, in database columns (`BIGINT`, `uuid`, `BLOB`), and paging by ID.
 //!
 //! # Text forms
 //!
@@ -115,108 +115,7 @@
 //! # Ok::<(), snowmint::Error>(())
 //! ```
 //!
-//! ## Database types (features `postgres`, `sqlx`, `rusqlite`)
-//!
-//! Each feature lets its client bind an [`Id`] as a parameter and read one from a column, as
-//! the signed 64-bit integer above: `postgres` implements `postgres-types`' `ToSql` and
-//! `FromSql` (the `postgres` and `tokio-postgres` clients; `BIGINT` only); `sqlx` implements
-//! `Type`, `Encode` and `Decode` for every sqlx database that maps `i64` (PostgreSQL, SQLite,
-//! MySQL), with none of sqlx's driver or runtime features of its own; `rusqlite` implements
-//! `ToSql` and `FromSql`. The conversion is checked both ways: an ID above `i64::MAX` is
-//! refused with [`Error::IdTooLargeForI64`], naming it, before anything is written, never
-//! stored as a negative number; a negative value read back is refused with
-//! [`Error::NegativeId`]. The client wraps snowmint's error in its own (`source()` returns it),
-//! except sqlx's `Query::bind`, which keeps its message (`try_bind` returns the error).
-//! `min_id_at` and `max_id_at` bind directly as a range's bounds ([Paging by ID](#paging-by-id)).
-//!
-//! With `postgres` (a server is needed, so this example is only compiled):
-//!
-//! ```no_run
-//! # #[cfg(feature = "postgres")] {
-//! use postgres::{Client, NoTls};
-//! use snowmint::{Generator, Id, Layout};
-//!
-//! let mut client = Client::connect("postgres://postgres@127.0.0.1:5432/postgres", NoTls)?;
-//! client.batch_execute("CREATE TABLE messages (id BIGINT PRIMARY KEY, body TEXT NOT NULL)")?;
-//! let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
-//! let id = generator.mint()?;
-//! client.execute("INSERT INTO messages (id, body) VALUES ($1, $2)", &[&id, &"hello"])?;
-//!
-//! let minted_ms = generator.decode(id)?.unix_ms();
-//! let (from, to) = (Layout::TWITTER.min_id_at(minted_ms)?, Layout::TWITTER.max_id_at(minted_ms)?);
-//! let rows = client.query(
-//!     "SELECT id FROM messages WHERE id BETWEEN $1 AND $2 ORDER BY id",
-//!     &[&from, &to],
-//! )?;
-//! assert_eq!(rows[0].get::<_, Id>(0), id);
-//!
-//! let err = client
-//!     .execute("INSERT INTO messages (id, body) VALUES ($1, $2)", &[&Id::from_u64(u64::MAX), &""])
-//!     .unwrap_err();
-//! let source = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<snowmint::Error>());
-//! assert!(matches!(source, Some(snowmint::Error::IdTooLargeForI64 { id: u64::MAX })));
-//! # }
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! With `sqlx`, here on PostgreSQL (the round trip needs a server, so this block is only
-//! compiled; `db-tests/tests/db_postgres.rs` runs the same against one):
-//!
-//! ```no_run
-//! # #[cfg(feature = "sqlx")] {
-//! use snowmint::{Id, Layout};
-//! use sqlx::{Connection, PgConnection};
-//!
-//! tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
-//!     let mut db = PgConnection::connect("postgres://localhost/app").await?;
-//!     sqlx::query("CREATE TABLE tweets (id BIGINT PRIMARY KEY)").execute(&mut db).await?;
-//!     let tweet = Layout::TWITTER.parse("1541815603606036480")?;
-//!     sqlx::query("INSERT INTO tweets (id) VALUES ($1)").bind(tweet).execute(&mut db).await?;
-//!     let read: Id = sqlx::query_scalar("SELECT id FROM tweets").fetch_one(&mut db).await?;
-//!     assert_eq!(read, tweet);
-//!     Ok::<(), Box<dyn std::error::Error>>(())
-//! })?;
-//! # }
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! An ID above `i64::MAX` is refused when it is bound, before anything reaches the server:
-//!
-//! ```
-//! # #[cfg(feature = "sqlx")] {
-//! use snowmint::{Error, Id};
-//!
-//! let too_large = Id::from_u64(1 << 63);
-//! let err = sqlx::query::<sqlx::Postgres>("INSERT INTO tweets (id) VALUES ($1)")
-//!     .try_bind(too_large)
-//!     .unwrap_err();
-//! assert_eq!(err.downcast_ref::<Error>(), Some(&Error::IdTooLargeForI64 { id: 1 << 63 }));
-//! # }
-//! ```
-//!
-//! With `rusqlite`:
-//!
-//! ```
-//! # #[cfg(feature = "rusqlite")] {
-//! use rusqlite::Connection;
-//! use snowmint::{Error, Id, Layout};
-//!
-//! let db = Connection::open_in_memory()?;
-//! db.execute_batch("CREATE TABLE tweets (id INTEGER PRIMARY KEY)")?;
-//! let tweet = Layout::TWITTER.parse("1541815603606036480")?;
-//! db.execute("INSERT INTO tweets (id) VALUES (?1)", [tweet])?;
-//! let read: Id = db.query_row("SELECT id FROM tweets", [], |row| row.get(0))?;
-//! assert_eq!(read, tweet);
-//!
-//! let err = db.execute("INSERT INTO tweets (id) VALUES (?1)", [Id::from_u64(u64::MAX)]).unwrap_err();
-//! let source = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<Error>());
-//! assert_eq!(source, Some(&Error::IdTooLargeForI64 { id: u64::MAX }));
-//! db.execute("INSERT INTO tweets (id) VALUES (-1)", [])?;
-//! let negative = db.query_row("SELECT id FROM tweets WHERE id < 0", [], |row| row.get::<_, Id>(0));
-//! assert!(negative.is_err());
-//! # }
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+#![cfg_attr(not(doctest), doc = include_str!("database_types.md"))]
 //!
 //! # Paging by ID
 //!
@@ -253,6 +152,7 @@
 //! [`Encoding::decode`]: crate::encoding::Encoding::decode
 //! [`Error::IdTooLargeForI64`]: crate::Error::IdTooLargeForI64
 //! [`Error::NegativeId`]: crate::Error::NegativeId
+//! [`Error::ParseId`]: crate::Error::ParseId
 //! [`Error::TimeOverflow`]: crate::Error::TimeOverflow
 //! [`Id`]: crate::Id
 //! [`Id::encode`]: crate::Id::encode
@@ -262,3 +162,7 @@
 //! [`Layout::id_range`]: crate::Layout::id_range
 //! [`Layout::max_id_at`]: crate::Layout::max_id_at
 //! [`Layout::min_id_at`]: crate::Layout::min_id_at
+//! [`Ulid`]: crate::id128::Ulid
+//! [`Uuid7`]: crate::id128::Uuid7
+//! [`Uuid7::max_at`]: crate::id128::Uuid7::max_at
+//! [`Uuid7::min_at`]: crate::id128::Uuid7::min_at

@@ -5,6 +5,8 @@
 //! [`UlidGenerator`] mint them on a shared [`Generator`](crate::Generator), a per-thread
 //! [`LocalGenerator`](crate::LocalGenerator) or a
 //! [`ShardedGenerator`](crate::shard::ShardedGenerator), and implement [`Mint`](crate::Mint).
+//! In databases they are PostgreSQL's `uuid` and SQLite's 16-byte `BLOB`, in time order
+//! ([128-bit IDs](crate::docs::text_and_paging#128-bit-ids)).
 //!
 //! # How an ID is made
 //!

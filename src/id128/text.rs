@@ -230,6 +230,28 @@ pub(crate) fn parse_error(encoding: &'static str, s: &str, reason: ParseIdReason
     }
 }
 
+/// The 16 bytes of a 128-bit ID in `bytes`, or the error naming its length, which echoes
+/// them in hex (bounded).
+pub(crate) fn sixteen_bytes(encoding: &'static str, bytes: &[u8]) -> Result<[u8; 16], Error> {
+    bytes.try_into().map_err(|_| {
+        let shown = &bytes[..bytes.len().min(ECHO_BYTES)];
+        let hex: String = shown
+            .iter()
+            .flat_map(|&b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
+            .map(char::from)
+            .collect();
+        let reason = ParseIdReason::WrongByteLength {
+            length: bytes.len(),
+            expected: 16,
+        };
+        parse_error(encoding, &hex, reason)
+    })
+}
+
+/// Bytes echoed by [`sixteen_bytes`]: one more than the bounded echo's hex holds, so that a
+/// longer input shows its ellipsis.
+const ECHO_BYTES: usize = 33;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +265,22 @@ mod tests {
         assert_eq!(crockford.count(), 10 + 2 * 22); // digits, and 22 letters in either case
         let hex = (0..=255u8).filter(|&b| HEX_DIGITS[usize::from(b)] != INVALID);
         assert_eq!(hex.count(), 10 + 2 * 6);
+    }
+
+    #[test]
+    fn bytes_of_another_length_are_named_and_echoed_bounded() {
+        assert_eq!(sixteen_bytes("ulid", &[7; 16]), Ok([7; 16]));
+        let err = sixteen_bytes("ulid", &[0xab; 40]).unwrap_err();
+        let echo = format!("{}…", "ab".repeat(32));
+        assert_eq!(
+            err.to_string(),
+            format!("invalid ulid id \"{echo}\": 40 bytes, expected 16")
+        );
+        let err = sixteen_bytes("uuidv7", &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid uuidv7 id \"\": 0 bytes, expected 16"
+        );
     }
 
     #[test]

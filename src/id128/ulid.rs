@@ -97,6 +97,41 @@ impl Ulid {
         Ulid(u128::from_be_bytes(bytes))
     }
 
+    /// The ULID with the 16 bytes in `bytes`, big-endian: a database's `uuid` or blob.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ParseId`] with
+    /// [`ParseIdReason::WrongByteLength`](crate::error::ParseIdReason::WrongByteLength) when
+    /// `bytes` is not 16 bytes long.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::id128::Ulid;
+    ///
+    /// assert_eq!(Ulid::from_slice(&Ulid::MAX.to_bytes())?, Ulid::MAX);
+    /// let err = Ulid::from_slice(&[0xff; 17]).unwrap_err();
+    /// assert!(err.to_string().ends_with(": 17 bytes, expected 16"));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn from_slice(bytes: &[u8]) -> Result<Ulid> {
+        Ok(Ulid::from_bytes(text::sixteen_bytes(ENCODING, bytes)?))
+    }
+
+    /// The ULID whose 128 bits a UUID's text holds (hyphenated or 32 hex digits): a ULID
+    /// stored in a `uuid` column and read back as text.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ParseId`] when `s` is not a UUID.
+    #[cfg(any(feature = "sqlx-postgres", feature = "sqlx-0_8-postgres"))]
+    pub(crate) fn from_uuid_text(s: &str) -> Result<Ulid> {
+        text::parse_uuid(s)
+            .map(Ulid)
+            .map_err(|reason| text::parse_error(ENCODING, s, reason))
+    }
+
     /// The ULID of time `unix_ms` (48 bits) and the 80 bits `random` (higher bits are
     /// ignored): what a generator assembles.
     #[inline(always)]

@@ -144,6 +144,28 @@ impl Uuid7 {
         Uuid7::from_u128(u128::from_be_bytes(bytes))
     }
 
+    /// The UUIDv7 with the 16 bytes in `bytes`, big-endian: a database's `uuid` or blob.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ParseId`] with [`ParseIdReason::WrongByteLength`] when `bytes` is not 16
+    /// bytes long, and as for [`from_u128`](Self::from_u128).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::id128::Uuid7;
+    ///
+    /// let id = Uuid7::from_slice(&Uuid7::MIN.to_bytes())?;
+    /// assert_eq!(id, Uuid7::MIN);
+    /// let err = Uuid7::from_slice(&[0x01, 0x7f]).unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid uuidv7 id \"017f\": 2 bytes, expected 16");
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn from_slice(bytes: &[u8]) -> Result<Uuid7> {
+        Uuid7::from_bytes(text::sixteen_bytes(ENCODING, bytes)?)
+    }
+
     /// The UUIDv7 of time `unix_ms` and the 74 bits `random` (`rand_a` then `rand_b`; higher
     /// bits are ignored): what a generator assembles.
     #[inline(always)]

@@ -2,6 +2,8 @@
 //! generator on a manual clock, in rounds at known times, each thread inserting its rows in
 //! batches; then what the database must return for a time window and in ID order.
 
+pub mod id128;
+
 use std::error::Error as StdError;
 use std::sync::Barrier;
 use std::thread;

@@ -12,7 +12,7 @@ use crate::{Table, pg_url};
 
 /// A single-threaded tokio runtime and a sqlx connection on it; fails the test when the server
 /// is unreachable.
-fn connect_sqlx(url: &str) -> (Runtime, sqlx::PgConnection) {
+pub(super) fn connect_sqlx(url: &str) -> (Runtime, sqlx::PgConnection) {
     let runtime = Builder::new_current_thread().enable_all().build().unwrap();
     let connection = runtime
         .block_on(<sqlx::PgConnection as sqlx::Connection>::connect(url))
