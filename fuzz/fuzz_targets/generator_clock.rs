@@ -53,7 +53,7 @@ use snowmint::{
 mod common;
 
 use common::layouts::{self, MAX_MINTS, RECENT_MS};
-use common::model::Model;
+use common::model::{Model, predict};
 use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
 use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
 
@@ -405,15 +405,9 @@ impl Run {
             return None;
         }
         let before = self.generator.snapshot();
-        let mut model = self.model.clone();
-        let mut call = call;
-        let mut expected = model.call(self.unix_ms, call);
-        if expected == Outcome::Blocks {
-            call = call.without_wait();
-            model = self.model.clone();
-            expected = model.call(self.unix_ms, call);
-            assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
-        }
+        let unix_ms = self.unix_ms;
+        let (call, model, expected) =
+            predict(&self.model, call, |model, call| model.call(unix_ms, call));
         let answer = perform(&self.generator, call);
         let twin_answer = perform(&self.twin, call);
         assert_eq!(

@@ -60,7 +60,7 @@ use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot};
 mod common;
 
 use common::layouts::{self, MAX_MINTS, RECENT_MS};
-use common::model::Model;
+use common::model::{Model, predict};
 use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
 
 #[derive(Debug, Arbitrary)]
@@ -234,10 +234,8 @@ impl Model {
 
     /// The CAS loop's step from the state with a reading `now` not behind it.
     fn advance_on(&mut self, clock: &mut ModelClock, now: u64, want: u64, wait: bool) -> Outcome {
-        let (tick, first) = if now > self.tick {
-            (now, self.first)
-        } else if self.sequence < self.last {
-            (self.tick, self.sequence + 1)
+        let (tick, first) = if let Some(start) = self.room(now) {
+            start
         } else {
             // `next_tick`: the source, never the lagging reading.
             self.stats.overflows += 1;
@@ -254,7 +252,7 @@ impl Model {
                 (now, self.first)
             } else {
                 match self.full_tick(now, wait) {
-                    Ok(tick) => (tick, self.first),
+                    Ok(start) => start,
                     Err(outcome) => return outcome,
                 }
             }
@@ -465,15 +463,11 @@ impl Run {
             read_source: false,
             ..self.readings
         };
-        let mut call = call;
-        let (mut model, mut after) = (self.model.clone(), readings);
-        let mut expected = model.call_on(&mut after, call);
-        if expected == Outcome::Blocks {
-            call = call.without_wait();
-            (model, after) = (self.model.clone(), readings);
-            expected = model.call_on(&mut after, call);
-            assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
-        }
+        let (call, (model, after), expected) = predict(
+            &(self.model.clone(), readings),
+            call,
+            |(model, clock), call| model.call_on(clock, call),
+        );
         let reads_before = self.clock.0.precise_reads.load(Ordering::Relaxed);
         let twin_reads_before = self.twin_clock.0.precise_reads.load(Ordering::Relaxed);
         let answer = perform(&self.generator, call);

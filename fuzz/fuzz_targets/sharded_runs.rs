@@ -61,7 +61,7 @@ use snowmint::{
 mod common;
 
 use common::layouts::{self, MAX_MINTS, RECENT_MS};
-use common::model::Model;
+use common::model::{Model, predict};
 use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
 use common::{Call, Minted, Outcome, Policy, UNWRITTEN, perform, supported};
 
@@ -595,14 +595,10 @@ impl Run<'_> {
             Access::Local => assert_eq!(index, self.own, "local() changed"),
             Access::Shard(i) | Access::Shards(i) => assert_eq!(index, i),
         }
-        let mut model = self.model(index);
-        let before = model.clone();
+        let before = self.model(index);
         let r = self.unix_ms;
-        let mut call = if wait { Call::Mint } else { Call::TryMint };
-        if model.clone().call(r, call) == Outcome::Blocks {
-            call = call.without_wait();
-        }
-        let expected = model.call(r, call);
+        let call = if wait { Call::Mint } else { Call::TryMint };
+        let (call, model, expected) = predict(&before, call, |model, call| model.call(r, call));
         let (result, _) = perform(shard, call);
         let context = format!("{call:?} through {access:?} from {before:?}");
         self.check_state(index, &model, &context);
@@ -627,17 +623,13 @@ impl Run<'_> {
         }
         let r = self.unix_ms;
         let own = self.own;
-        let mut model = self.model(own);
-        let before = model.clone();
-        let mut call = if wait {
+        let before = self.model(own);
+        let call = if wait {
             Call::MintBatch(len)
         } else {
             Call::TryMintBatch(len)
         };
-        if model.clone().call(r, call) == Outcome::Blocks {
-            call = call.without_wait();
-        }
-        let expected = model.call(r, call);
+        let (call, model, expected) = predict(&before, call, |model, call| model.call(r, call));
         let wait = call.waits();
         let mut buffer = vec![UNWRITTEN; len];
         let result = if wait {

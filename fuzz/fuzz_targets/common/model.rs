@@ -167,18 +167,30 @@ impl Model {
         if self.behind(now) {
             return self.regression(now, want, || unix_ms);
         }
-        let (tick, first) = if now > self.tick {
-            (now, self.first)
-        } else if self.sequence < self.last {
-            (self.tick, self.sequence + 1)
-        } else {
-            self.stats.overflows += 1;
-            match self.full_tick(now, wait) {
-                Ok(tick) => (tick, self.first),
-                Err(outcome) => return outcome,
+        let (tick, first) = match self.room(now) {
+            Some(start) => start,
+            None => {
+                self.stats.overflows += 1;
+                match self.full_tick(now, wait) {
+                    Ok(start) => start,
+                    Err(outcome) => return outcome,
+                }
             }
         };
         self.take(tick, first, want)
+    }
+
+    /// Where a reading at tick `now`, not behind the state, mints from (the tick and the first
+    /// value) without leaving a full tick: a tick past the state's, or the next value of the
+    /// state's; `None` when the state's tick is full.
+    pub(crate) fn room(&self, now: u64) -> Option<(u64, u64)> {
+        if now > self.tick {
+            Some((now, self.first))
+        } else if self.sequence < self.last {
+            Some((self.tick, self.sequence + 1))
+        } else {
+            None
+        }
     }
 
     /// Whether tick `now` is behind the state by more than borrowing explains.
@@ -212,10 +224,10 @@ impl Model {
         })
     }
 
-    /// The tick to mint on after the state's full tick, with the clock at tick `now`, not past
-    /// the state's; or the outcome when there is none: the layout's end, a wait (`wait`), or
-    /// `SequenceExhausted`.
-    pub(crate) fn full_tick(&mut self, now: u64, wait: bool) -> Result<u64, Outcome> {
+    /// Where to mint after the state's full tick (the next tick, from the range's first value),
+    /// with the clock at tick `now`, not past the state's; or the outcome when there is no
+    /// next tick yet: the layout's end, a wait (`wait`), or `SequenceExhausted`.
+    pub(crate) fn full_tick(&mut self, now: u64, wait: bool) -> Result<(u64, u64), Outcome> {
         let layout = self.layout;
         if self.tick == layout.max_ticks() {
             return Err(Outcome::Fail(Error::LayoutExhausted {
@@ -228,7 +240,7 @@ impl Model {
         if ahead <= self.borrow {
             self.stats.borrows += 1;
             self.stats.max_ahead_ticks = self.stats.max_ahead_ticks.max(ahead);
-            Ok(self.tick + 1)
+            Ok((self.tick + 1, self.first))
         } else if wait {
             Err(Outcome::Blocks)
         } else {
@@ -259,4 +271,24 @@ impl Model {
                 .collect(),
         )
     }
+}
+
+/// The call to make, the model after it and what the model says it does, from the model
+/// `state` before it: `call`, or its `try_` form where it would wait for a full tick.
+/// `model` answers a call from a state (a target's clock may be part of the state).
+pub(crate) fn predict<M: Clone>(
+    state: &M,
+    call: Call,
+    mut model: impl FnMut(&mut M, Call) -> Outcome,
+) -> (Call, M, Outcome) {
+    let mut after = state.clone();
+    let expected = model(&mut after, call);
+    if expected != Outcome::Blocks {
+        return (call, after, expected);
+    }
+    let call = call.without_wait();
+    let mut after = state.clone();
+    let expected = model(&mut after, call);
+    assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
+    (call, after, expected)
 }
