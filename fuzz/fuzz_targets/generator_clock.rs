@@ -55,7 +55,7 @@ mod common;
 use common::layouts::{self, MAX_MINTS, RECENT_MS};
 use common::model::{Model, predict};
 use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
-use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
+use common::{Call, Calls, Minted, Outcome, Policy, check_twin, perform, supported};
 
 /// A sequence range for `GeneratorBuilder::sequence_range`; `max` is the layout's largest
 /// sequence. Five of the eight kinds are always valid.
@@ -375,18 +375,8 @@ impl Run {
             Op::TryMint => {
                 self.call(Call::TryMint);
             }
-            Op::Burst(n) => {
-                for _ in 0..=n % 8 {
-                    self.call(Call::TryMint);
-                }
-            }
-            Op::Fill => {
-                for _ in 0..=layout.max_sequence() + 1 {
-                    if self.call(Call::TryMint).is_none() {
-                        break;
-                    }
-                }
-            }
+            Op::Burst(n) => self.burst(1 + u64::from(n % 8)),
+            Op::Fill => self.fill(layout.max_sequence() + 2),
             Op::MintBatch(len) => {
                 self.call(Call::MintBatch(batch_len(len)));
             }
@@ -395,53 +385,6 @@ impl Run {
             }
             Op::MintMany(n) => self.many(usize::from(n % 64)),
             Op::Resume(ref resume) => self.resume(resume),
-        }
-    }
-
-    /// One call, made as the model predicts it (a waiting call that would wait becomes its
-    /// `try_` form); how many IDs it returned, `None` on error or when skipped.
-    fn call(&mut self, call: Call) -> Option<usize> {
-        if self.seen.len() >= MAX_MINTS {
-            return None;
-        }
-        let before = self.generator.snapshot();
-        let unix_ms = self.unix_ms;
-        let (call, model, expected) =
-            predict(&self.model, call, |model, call| model.call(unix_ms, call));
-        let answer = perform(&self.generator, call);
-        let twin_answer = perform(&self.twin, call);
-        assert_eq!(
-            twin_answer, answer,
-            "{call:?} at {} ms: the LocalGenerator's answer (left) differs; state before {before:?}",
-            self.unix_ms
-        );
-        let (result, _) = answer;
-        self.model = model;
-        match result {
-            Ok(ids) => {
-                for &id in &ids {
-                    self.check_id(id, &before);
-                }
-                self.check_run(&ids);
-                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
-                assert_eq!(
-                    got, expected,
-                    "{call:?} at {} ms returned {ids:?}; state before {before:?}",
-                    self.unix_ms
-                );
-                Some(ids.len())
-            }
-            Err(err) => {
-                self.check_error(&err, &before, !call.waits());
-                assert_eq!(
-                    Outcome::Fail(err.clone()),
-                    expected,
-                    "{call:?} at {} ms failed; state before {before:?}",
-                    self.unix_ms
-                );
-                let _ = err.to_string();
-                None
-            }
         }
     }
 
@@ -839,5 +782,54 @@ impl Run {
         );
         assert_eq!(stats, model.stats(), "stats (left) differ from the model's");
         self.stats = stats;
+    }
+}
+
+impl Calls for Run {
+    /// One call, made as the model predicts it (a waiting call that would wait becomes its
+    /// `try_` form); how many IDs it returned, `None` on error or when skipped.
+    fn call(&mut self, call: Call) -> Option<usize> {
+        if self.seen.len() >= MAX_MINTS {
+            return None;
+        }
+        let before = self.generator.snapshot();
+        let unix_ms = self.unix_ms;
+        let (call, model, expected) =
+            predict(&self.model, call, |model, call| model.call(unix_ms, call));
+        let answer = perform(&self.generator, call);
+        let twin_answer = perform(&self.twin, call);
+        assert_eq!(
+            twin_answer, answer,
+            "{call:?} at {} ms: the LocalGenerator's answer (left) differs; state before {before:?}",
+            self.unix_ms
+        );
+        let (result, _) = answer;
+        self.model = model;
+        match result {
+            Ok(ids) => {
+                for &id in &ids {
+                    self.check_id(id, &before);
+                }
+                self.check_run(&ids);
+                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
+                assert_eq!(
+                    got, expected,
+                    "{call:?} at {} ms returned {ids:?}; state before {before:?}",
+                    self.unix_ms
+                );
+                Some(ids.len())
+            }
+            Err(err) => {
+                self.check_error(&err, &before, !call.waits());
+                assert_eq!(
+                    Outcome::Fail(err.clone()),
+                    expected,
+                    "{call:?} at {} ms failed; state before {before:?}",
+                    self.unix_ms
+                );
+                let _ = err.to_string();
+                None
+            }
+        }
     }
 }

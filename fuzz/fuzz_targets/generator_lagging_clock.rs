@@ -61,7 +61,7 @@ mod common;
 
 use common::layouts::{self, MAX_MINTS, RECENT_MS};
 use common::model::{Model, predict};
-use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
+use common::{Call, Calls, Minted, Outcome, Policy, check_twin, perform, supported};
 
 #[derive(Debug, Arbitrary)]
 enum Op {
@@ -430,18 +430,8 @@ impl Run {
             Op::TryMint => {
                 self.call(Call::TryMint);
             }
-            Op::Burst(n) => {
-                for _ in 0..=n % 8 {
-                    self.call(Call::TryMint);
-                }
-            }
-            Op::Fill => {
-                for _ in 0..=self.layout.max_sequence() + 1 {
-                    if self.call(Call::TryMint).is_none() {
-                        break;
-                    }
-                }
-            }
+            Op::Burst(n) => self.burst(1 + u64::from(n % 8)),
+            Op::Fill => self.fill(self.layout.max_sequence() + 2),
             Op::MintBatch(n) => {
                 self.call(Call::MintBatch(usize::from(n % 20)));
             }
@@ -449,78 +439,6 @@ impl Run {
                 self.call(Call::TryMintBatch(usize::from(n % 20)));
             }
             Op::Resume { policy, borrow } => self.resume(policy, borrow),
-        }
-    }
-
-    /// One call, made as the model predicts it (a waiting call that would wait becomes its
-    /// `try_` form); how many IDs it returned, `None` on error or past the run's last mint.
-    fn call(&mut self, call: Call) -> Option<usize> {
-        if self.seen.len() >= MAX_MINTS {
-            return None;
-        }
-        let before = self.generator.snapshot();
-        let readings = ModelClock {
-            read_source: false,
-            ..self.readings
-        };
-        let (call, (model, after), expected) = predict(
-            &(self.model.clone(), readings),
-            call,
-            |(model, clock), call| model.call_on(clock, call),
-        );
-        let reads_before = self.clock.0.precise_reads.load(Ordering::Relaxed);
-        let twin_reads_before = self.twin_clock.0.precise_reads.load(Ordering::Relaxed);
-        let answer = perform(&self.generator, call);
-        let twin_answer = perform(&self.twin, call);
-        let reads = self.clock.0.precise_reads.load(Ordering::Relaxed) - reads_before;
-        let twin_reads =
-            self.twin_clock.0.precise_reads.load(Ordering::Relaxed) - twin_reads_before;
-        let read_source = reads > 0;
-        let context = Context {
-            call,
-            readings,
-            before: &before,
-        };
-        assert_eq!(
-            twin_answer, answer,
-            "the LocalGenerator's answer (left) differs: {context:?}"
-        );
-        assert_eq!(
-            twin_reads, reads,
-            "the LocalGenerator read the source {twin_reads} times, the generator {reads}: {context:?}"
-        );
-        assert_eq!(
-            self.twin_clock.0.lagging.load(Ordering::Relaxed),
-            self.clock.0.lagging.load(Ordering::Relaxed),
-            "the LocalGenerator's lagging reading (left) differs after the call: {context:?}"
-        );
-        let (result, _) = answer;
-        assert_eq!(
-            read_source, after.read_source,
-            "read the source: {read_source}, the model says {}: {context:?}",
-            after.read_source
-        );
-        let lagging_after = self.clock.0.lagging.load(Ordering::Relaxed);
-        assert_eq!(
-            lagging_after, after.lagging,
-            "the lagging reading after the call (left) differs from the model's: {context:?}"
-        );
-        self.readings = after;
-        self.model = model;
-        match result {
-            Ok(ids) => {
-                for &id in &ids {
-                    self.check_id(id, &context);
-                }
-                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
-                assert_eq!(got, expected, "{context:?}");
-                Some(ids.len())
-            }
-            Err(err) => {
-                self.check_error(&err, &context);
-                assert_eq!(Outcome::Fail(err), expected, "{context:?}");
-                None
-            }
         }
     }
 
@@ -649,5 +567,79 @@ impl Run {
             );
         }
         assert_eq!(stats, model.stats(), "stats (left) differ from the model's");
+    }
+}
+
+impl Calls for Run {
+    /// One call, made as the model predicts it (a waiting call that would wait becomes its
+    /// `try_` form); how many IDs it returned, `None` on error or past the run's last mint.
+    fn call(&mut self, call: Call) -> Option<usize> {
+        if self.seen.len() >= MAX_MINTS {
+            return None;
+        }
+        let before = self.generator.snapshot();
+        let readings = ModelClock {
+            read_source: false,
+            ..self.readings
+        };
+        let (call, (model, after), expected) = predict(
+            &(self.model.clone(), readings),
+            call,
+            |(model, clock), call| model.call_on(clock, call),
+        );
+        let reads_before = self.clock.0.precise_reads.load(Ordering::Relaxed);
+        let twin_reads_before = self.twin_clock.0.precise_reads.load(Ordering::Relaxed);
+        let answer = perform(&self.generator, call);
+        let twin_answer = perform(&self.twin, call);
+        let reads = self.clock.0.precise_reads.load(Ordering::Relaxed) - reads_before;
+        let twin_reads =
+            self.twin_clock.0.precise_reads.load(Ordering::Relaxed) - twin_reads_before;
+        let read_source = reads > 0;
+        let context = Context {
+            call,
+            readings,
+            before: &before,
+        };
+        assert_eq!(
+            twin_answer, answer,
+            "the LocalGenerator's answer (left) differs: {context:?}"
+        );
+        assert_eq!(
+            twin_reads, reads,
+            "the LocalGenerator read the source {twin_reads} times, the generator {reads}: {context:?}"
+        );
+        assert_eq!(
+            self.twin_clock.0.lagging.load(Ordering::Relaxed),
+            self.clock.0.lagging.load(Ordering::Relaxed),
+            "the LocalGenerator's lagging reading (left) differs after the call: {context:?}"
+        );
+        let (result, _) = answer;
+        assert_eq!(
+            read_source, after.read_source,
+            "read the source: {read_source}, the model says {}: {context:?}",
+            after.read_source
+        );
+        let lagging_after = self.clock.0.lagging.load(Ordering::Relaxed);
+        assert_eq!(
+            lagging_after, after.lagging,
+            "the lagging reading after the call (left) differs from the model's: {context:?}"
+        );
+        self.readings = after;
+        self.model = model;
+        match result {
+            Ok(ids) => {
+                for &id in &ids {
+                    self.check_id(id, &context);
+                }
+                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
+                assert_eq!(got, expected, "{context:?}");
+                Some(ids.len())
+            }
+            Err(err) => {
+                self.check_error(&err, &context);
+                assert_eq!(Outcome::Fail(err), expected, "{context:?}");
+                None
+            }
+        }
     }
 }

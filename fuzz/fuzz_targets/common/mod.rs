@@ -105,6 +105,28 @@ impl Call {
     }
 }
 
+/// A run that makes calls on its generator and checks them.
+pub(crate) trait Calls {
+    /// One call; how many IDs it returned, `None` on error or when skipped.
+    fn call(&mut self, call: Call) -> Option<usize>;
+
+    /// `count` `try_mint`s.
+    fn burst(&mut self, count: u64) {
+        for _ in 0..count {
+            self.call(Call::TryMint);
+        }
+    }
+
+    /// `try_mint` until it fails, at most `limit` times.
+    fn fill(&mut self, limit: u64) {
+        for _ in 0..limit {
+            if self.call(Call::TryMint).is_none() {
+                break;
+            }
+        }
+    }
+}
+
 /// What a call returned (the IDs, one for a mint, or the error) and, for a batch, the whole
 /// buffer it was given; a batch fills the front of the buffer and leaves the rest untouched.
 pub(crate) fn perform<C: Clock, S: State>(
