@@ -55,7 +55,8 @@ use snowmint::{
 #[allow(dead_code)]
 mod common;
 
-use common::layouts::{self, MAX_MINTS, RECENT_MS};
+use common::layouts::{self, MAX_MINTS};
+use common::ticks::first_reading;
 use common::{Call, Calls, Minted, Policy, check_twin, perform};
 
 /// The cached clock both generators read.
@@ -172,12 +173,7 @@ fn run(input: Input) {
     let tick_ms = layout.tick_ms();
     let min_ms = layout.epoch_ms() + tick_ms;
     let max_ms = layout.epoch_ms() + (layout.max_ticks() - 2) * tick_ms;
-    let base = if layout.max_ticks() > 1 << 20 {
-        (RECENT_MS - layout.epoch_ms()) / tick_ms
-    } else {
-        1
-    };
-    let start = (layout.epoch_ms() + (base + u64::from(input.start % 3_000)) * tick_ms).min(max_ms);
+    let start = first_reading(&layout, input.start % 3_000).min(max_ms);
     let policy = match input.policy % 4 {
         0 => Policy::Error,
         1 => Policy::Wait,

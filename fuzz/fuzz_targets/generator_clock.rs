@@ -52,9 +52,9 @@ use snowmint::{
 
 mod common;
 
-use common::layouts::{self, MAX_MINTS, RECENT_MS};
+use common::layouts::{self, MAX_MINTS};
 use common::model::{Model, predict};
-use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
+use common::ticks::{Far, borrow_ticks, first_reading, in_tick, mint_tick, small_offset, tick_of};
 use common::{Call, Calls, Minted, Outcome, Policy, check_twin, perform, supported};
 
 /// A sequence range for `GeneratorBuilder::sequence_range`; `max` is the layout's largest
@@ -265,12 +265,7 @@ fn run(input: Input) {
         .collect();
     // The first reading: from the epoch's next tick for the tiny layouts, from 2023 for the
     // 41-bit ones; `start` ticks on (past the end for most of the tiny layouts' range).
-    let base = if layout.max_ticks() > 1 << 20 {
-        tick_of(&layout, RECENT_MS)
-    } else {
-        1
-    };
-    let unix_ms = at(&layout, base + i128::from(input.start % 10_000), 0);
+    let unix_ms = first_reading(&layout, input.start % 10_000);
     let clock = ManualClock::new(unix_ms);
     let twin_clock = ManualClock::new(unix_ms);
     let borrow = borrow_ticks(input.borrow);
@@ -353,20 +348,19 @@ impl Run {
 
     fn apply(&mut self, op: &Op) {
         let layout = self.layout;
-        let tick_ms = i128::from(layout.tick_ms());
         match *op {
             Op::Step { ticks, ms } => {
                 let tick = tick_of(&layout, self.unix_ms) + small_offset(ticks);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::NearLast { ticks, ms } => {
                 let tick = i128::from(self.model.tick) + small_offset(ticks);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::NearEdge { ticks, ms } => {
                 let edge = i128::from(self.model.tick) - i128::from(self.model.borrow);
                 let tick = edge + i128::from(ticks % 5) - 2;
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::Far(ref far) => self.set_clock(far.unix_ms(&layout, self.unix_ms)),
             Op::Mint => {

@@ -59,8 +59,9 @@ use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot};
 
 mod common;
 
-use common::layouts::{self, MAX_MINTS, RECENT_MS};
+use common::layouts::{self, MAX_MINTS};
 use common::model::{Model, predict};
+use common::ticks::first_reading;
 use common::{Call, Calls, Minted, Outcome, Policy, check_twin, perform, supported};
 
 #[derive(Debug, Arbitrary)]
@@ -313,12 +314,7 @@ fn run(input: Input) {
     let tick_ms = layout.tick_ms();
     let min_ms = layout.epoch_ms() + tick_ms;
     let max_ms = layout.max_unix_ms() + tick_ms - 1;
-    let base = if layout.max_ticks() > 1 << 20 {
-        (RECENT_MS - layout.epoch_ms()) / tick_ms
-    } else {
-        1
-    };
-    let start = (layout.epoch_ms() + (base + u64::from(input.start % 3_000)) * tick_ms).min(max_ms);
+    let start = first_reading(&layout, input.start % 3_000).min(max_ms);
     let readings = || {
         TwoReadings(Arc::new(Readings {
             lagging: AtomicU64::new(start),

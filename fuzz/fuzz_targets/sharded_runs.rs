@@ -62,7 +62,7 @@ mod common;
 
 use common::layouts::{self, MAX_MINTS, RECENT_MS};
 use common::model::{Model, predict};
-use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
+use common::ticks::{Far, borrow_ticks, first_reading, in_tick, mint_tick, small_offset, tick_of};
 use common::{Call, Minted, Outcome, Policy, UNWRITTEN, perform, supported};
 
 /// How the shards are made.
@@ -253,12 +253,7 @@ fn run(input: Input) {
             }
         }
     };
-    let base = if layout.max_ticks() > 1 << 20 {
-        tick_of(&layout, RECENT_MS)
-    } else {
-        1
-    };
-    let unix_ms = at(&layout, base + i128::from(input.start % 10_000), 0);
+    let unix_ms = first_reading(&layout, input.start % 10_000);
     let clock = ManualClock::new(unix_ms);
     let mut builder = Generator::builder(layout)
         .clock(clock.clone())
@@ -339,21 +334,20 @@ impl Run<'_> {
 
     fn apply(&mut self, op: &Op) {
         let layout = self.layout;
-        let tick_ms = i128::from(layout.tick_ms());
         let len = self.views.len();
         match *op {
             Op::Step { ticks, ms } => {
                 let tick = tick_of(&layout, self.unix_ms) + small_offset(ticks);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::Within(ms) => {
                 let tick = tick_of(&layout, self.unix_ms);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::NearLast { ticks, ms } => {
                 let last = self.views[self.own].snapshot().last_tick;
                 let tick = i128::from(last) + small_offset(ticks);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::Far(ref far) => self.set_clock(far.unix_ms(&layout, self.unix_ms)),
             Op::Mint => {
