@@ -56,7 +56,7 @@ use snowmint::{
     shard::{ShardedGenerator, Shards},
 };
 
-// `check_twin` and the waiting batch call are the other targets'.
+// `check_twin`, `Calls` and the waiting batch call are the other targets'.
 #[allow(dead_code)]
 mod common;
 
@@ -174,8 +174,8 @@ fn layout(choice: u8, tick_4ms: bool) -> Layout {
     built.expect("the fuzz layouts are valid")
 }
 
-/// The fast path of a shard's reservation, which the thread's runs take: the shard's model is
-/// `generator_clock`'s, started from the shard's snapshot.
+/// A shard's state and the fast path of its reservations, which the thread's runs take; a
+/// shard's model is the generator's (`common/model.rs`), started from the shard's snapshot.
 impl Model {
     /// The shard's state as a snapshot shows it: (last tick, timeline, sequence).
     fn state(&self) -> (u64, u64, u64) {
