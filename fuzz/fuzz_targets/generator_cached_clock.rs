@@ -55,8 +55,9 @@ use snowmint::{
 #[allow(dead_code)]
 mod common;
 
-use common::layouts::{self, MAX_MINTS, RECENT_MS};
-use common::{Call, Minted, Policy, check_twin, perform};
+use common::layouts::{self, MAX_MINTS};
+use common::ticks::first_reading;
+use common::{Call, Calls, Minted, Policy, check_twin, perform};
 
 /// The cached clock both generators read.
 type Cached = CachedClock<Private<ManualClock>>;
@@ -172,12 +173,7 @@ fn run(input: Input) {
     let tick_ms = layout.tick_ms();
     let min_ms = layout.epoch_ms() + tick_ms;
     let max_ms = layout.epoch_ms() + (layout.max_ticks() - 2) * tick_ms;
-    let base = if layout.max_ticks() > 1 << 20 {
-        (RECENT_MS - layout.epoch_ms()) / tick_ms
-    } else {
-        1
-    };
-    let start = (layout.epoch_ms() + (base + u64::from(input.start % 3_000)) * tick_ms).min(max_ms);
+    let start = first_reading(&layout, input.start % 3_000).min(max_ms);
     let policy = match input.policy % 4 {
         0 => Policy::Error,
         1 => Policy::Wait,
@@ -302,71 +298,13 @@ impl Run {
             Op::TryMint => {
                 self.call(Call::TryMint);
             }
-            Op::Burst(n) => {
-                for _ in 0..=n % 8 {
-                    self.call(Call::TryMint);
-                }
-            }
-            Op::Fill => {
-                for _ in 0..=self.layout.max_sequence() + 1 {
-                    if self.call(Call::TryMint).is_none() {
-                        break;
-                    }
-                }
-            }
+            Op::Burst(n) => self.burst(1 + u64::from(n % 8)),
+            Op::Fill => self.fill(self.layout.max_sequence() + 2),
             Op::MintBatch(n) => {
                 self.call(Call::MintBatch(usize::from(n % 20)));
             }
             Op::TryMintBatch(n) => {
                 self.call(Call::TryMintBatch(usize::from(n % 20)));
-            }
-        }
-    }
-
-    /// One call on both generators (a waiting call that could wait becomes its `try_` form);
-    /// how many IDs it returned, `None` on error or past the run's last mint.
-    fn call(&mut self, call: Call) -> Option<usize> {
-        if self.seen.len() >= MAX_MINTS {
-            return None;
-        }
-        let before = self.generator.snapshot();
-        let source_tick = self.tick(self.source_ms);
-        let full = before.last_tick != 0 && before.sequence == self.layout.max_sequence();
-        let call = if call.waits() && full && source_tick == before.last_tick {
-            call.without_wait()
-        } else {
-            call
-        };
-        let context = Context {
-            call,
-            source_ms: self.source_ms,
-            word: self.clock.drive_word(),
-            before: &before,
-        };
-        let answer = perform(&self.generator, call);
-        let twin_answer = perform(&self.twin, call);
-        assert_eq!(
-            twin_answer, answer,
-            "the LocalGenerator's answer (left) differs: {context:?}"
-        );
-        match answer.0 {
-            Ok(ids) => {
-                let run: Vec<Minted> = ids.iter().map(|&id| self.minted(id)).collect();
-                for (i, m) in run.iter().enumerate() {
-                    assert!(
-                        (m.tick, m.timeline, m.sequence)
-                            == (run[0].tick, run[0].timeline, run[0].sequence + i as u64),
-                        "{call:?}'s run is not consecutive on one tick: {run:?}: {context:?}"
-                    );
-                }
-                for &id in &ids {
-                    self.check_id(id, &context);
-                }
-                Some(ids.len())
-            }
-            Err(err) => {
-                self.check_error(&err, &context);
-                None
             }
         }
     }
@@ -467,6 +405,56 @@ impl Run {
                 word >= FIRST_READING && word.abs_diff(source) < self.layout.tick_ms(),
                 "the word {word} with the source at {source}: the refresher fell behind"
             ),
+        }
+    }
+}
+
+impl Calls for Run {
+    /// One call on both generators (a waiting call that could wait becomes its `try_` form);
+    /// how many IDs it returned, `None` on error or past the run's last mint.
+    fn call(&mut self, call: Call) -> Option<usize> {
+        if self.seen.len() >= MAX_MINTS {
+            return None;
+        }
+        let before = self.generator.snapshot();
+        let source_tick = self.tick(self.source_ms);
+        let full = before.last_tick != 0 && before.sequence == self.layout.max_sequence();
+        let call = if call.waits() && full && source_tick == before.last_tick {
+            call.without_wait()
+        } else {
+            call
+        };
+        let context = Context {
+            call,
+            source_ms: self.source_ms,
+            word: self.clock.drive_word(),
+            before: &before,
+        };
+        let answer = perform(&self.generator, call);
+        let twin_answer = perform(&self.twin, call);
+        assert_eq!(
+            twin_answer, answer,
+            "the LocalGenerator's answer (left) differs: {context:?}"
+        );
+        match answer.0 {
+            Ok(ids) => {
+                let run: Vec<Minted> = ids.iter().map(|&id| self.minted(id)).collect();
+                for (i, m) in run.iter().enumerate() {
+                    assert!(
+                        (m.tick, m.timeline, m.sequence)
+                            == (run[0].tick, run[0].timeline, run[0].sequence + i as u64),
+                        "{call:?}'s run is not consecutive on one tick: {run:?}: {context:?}"
+                    );
+                }
+                for &id in &ids {
+                    self.check_id(id, &context);
+                }
+                Some(ids.len())
+            }
+            Err(err) => {
+                self.check_error(&err, &context);
+                None
+            }
         }
     }
 }

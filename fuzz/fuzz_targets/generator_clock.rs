@@ -43,7 +43,6 @@
 
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
-use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -53,9 +52,10 @@ use snowmint::{
 
 mod common;
 
-use common::layouts::{self, MAX_MINTS, RECENT_MS};
-use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
-use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
+use common::layouts::{self, MAX_MINTS};
+use common::model::{Model, predict};
+use common::ticks::{Far, borrow_ticks, first_reading, in_tick, mint_tick, small_offset, tick_of};
+use common::{Call, Calls, Minted, Outcome, Policy, check_twin, perform, supported};
 
 /// A sequence range for `GeneratorBuilder::sequence_range`; `max` is the layout's largest
 /// sequence. Five of the eight kinds are always valid.
@@ -229,206 +229,6 @@ fn expected_build(
     check_range(layout, range)
 }
 
-/// The generator's configuration, state and counters, following the rules of `generator.rs`
-/// for one thread.
-#[derive(Debug, Clone)]
-struct Model {
-    layout: Layout,
-    policy: Policy,
-    /// The sequence range's bounds.
-    first: u64,
-    last: u64,
-    /// How many ticks ahead of the clock a full tick may move the state.
-    borrow: u64,
-    tick: u64,
-    timeline: u64,
-    /// The last sequence minted; `max_sequence` in the initial state (tick 0, "full"), and
-    /// after a resume into a range that starts above it.
-    sequence: u64,
-    high_water: [u64; 2],
-    overflows: u64,
-    regressions: u64,
-    toggles: u64,
-    borrows: u64,
-    max_ahead: u64,
-}
-
-impl Model {
-    fn new(layout: &Layout, policy: Policy, (first, last): (u64, u64), borrow: u64) -> Self {
-        Model {
-            layout: *layout,
-            policy,
-            first,
-            last,
-            borrow,
-            tick: 0,
-            timeline: 0,
-            sequence: layout.max_sequence(),
-            high_water: [0, 0],
-            overflows: 0,
-            regressions: 0,
-            toggles: 0,
-            borrows: 0,
-            max_ahead: 0,
-        }
-    }
-
-    /// A generator resumed from the model's state with a policy, range and borrow bound: same
-    /// state, fresh counters; a sequence below the new range counts the tick as full.
-    fn resumed(&self, policy: Policy, (first, last): (u64, u64), borrow: u64) -> Self {
-        let mut high_water = self.high_water;
-        high_water[self.timeline as usize] = self.tick;
-        let sequence = if self.tick == 0 || self.sequence < first {
-            self.layout.max_sequence()
-        } else {
-            self.sequence
-        };
-        Model {
-            policy,
-            first,
-            last,
-            borrow,
-            sequence,
-            high_water,
-            overflows: 0,
-            regressions: 0,
-            toggles: 0,
-            borrows: 0,
-            max_ahead: 0,
-            ..self.clone()
-        }
-    }
-
-    fn call(&mut self, unix_ms: u64, call: Call) -> Outcome {
-        match call {
-            Call::Mint => self.reserve(unix_ms, 1, true),
-            Call::TryMint => self.reserve(unix_ms, 1, false),
-            // An empty buffer: nothing minted, the clock not even read.
-            Call::MintBatch(0) | Call::TryMintBatch(0) => Outcome::Ids(Vec::new()),
-            Call::MintBatch(n) => self.reserve(unix_ms, n as u64, true),
-            Call::TryMintBatch(n) => self.reserve(unix_ms, n as u64, false),
-        }
-    }
-
-    /// `mint_many(n)`: one reservation of what is still missing at a time. With a failure,
-    /// the IDs reserved before it (which the caller never sees).
-    fn many(&mut self, unix_ms: u64, n: usize) -> (Outcome, Vec<Minted>) {
-        let mut ids = Vec::new();
-        while ids.len() < n {
-            match self.reserve(unix_ms, (n - ids.len()) as u64, true) {
-                Outcome::Ids(run) => ids.extend(run),
-                failed => return (failed, ids),
-            }
-        }
-        (Outcome::Ids(ids), Vec::new())
-    }
-
-    /// One reservation of at most `want` (at least 1) consecutive values, with the clock at
-    /// `unix_ms`; `wait`: the call would wait for a full tick to pass.
-    fn reserve(&mut self, unix_ms: u64, want: u64, wait: bool) -> Outcome {
-        let layout = self.layout;
-        let name = layout.name();
-        let (epoch_ms, tick_ms) = (layout.epoch_ms(), layout.tick_ms());
-        if unix_ms < epoch_ms {
-            return Outcome::Fail(Error::BeforeEpoch {
-                layout: name,
-                unix_ms,
-                epoch_ms,
-            });
-        }
-        let now = (unix_ms - epoch_ms) / tick_ms;
-        if now == 0 {
-            return Outcome::Fail(Error::EpochTick {
-                layout: name,
-                unix_ms,
-                first_ms: epoch_ms + tick_ms,
-            });
-        }
-        if now > layout.max_ticks() {
-            return Outcome::Fail(Error::TimeOverflow {
-                layout: name,
-                unix_ms,
-                max_unix_ms: layout.max_unix_ms(),
-            });
-        }
-        // Behind the state's tick by more than the borrow bound: a regression. Behind by at
-        // most the bound: time already borrowed, minted on the state's tick below.
-        if now.saturating_add(self.borrow) < self.tick {
-            self.regressions += 1;
-            let other = 1 - self.timeline;
-            if self.policy == Policy::TickTock && now > self.high_water[other as usize] {
-                let this = &mut self.high_water[self.timeline as usize];
-                *this = (*this).max(self.tick);
-                // A toggle reserves as much of the new tick's range as the batch wants.
-                let count = want.min(self.last - self.first + 1);
-                (self.tick, self.timeline, self.sequence) = (now, other, self.first + count - 1);
-                self.toggles += 1;
-                return self.ids(self.first, count);
-            }
-            // How far behind is measured from the last minted tick, borrowing or not.
-            return Outcome::Fail(Error::ClockBehind {
-                layout: name,
-                behind_ms: epoch_ms + self.tick * tick_ms - unix_ms,
-                max_wait_ms: 0,
-            });
-        }
-        let (tick, first) = if now > self.tick {
-            (now, self.first)
-        } else if self.sequence < self.last {
-            (self.tick, self.sequence + 1)
-        } else {
-            self.overflows += 1;
-            if self.tick == layout.max_ticks() {
-                return Outcome::Fail(Error::LayoutExhausted {
-                    layout: name,
-                    last_ms: layout.max_unix_ms(),
-                });
-            }
-            // The next tick is `ahead` ticks ahead of the clock.
-            let ahead = self.tick + 1 - now;
-            if ahead <= self.borrow {
-                self.borrows += 1;
-                self.max_ahead = self.max_ahead.max(ahead);
-                (self.tick + 1, self.first)
-            } else if wait {
-                return Outcome::Blocks;
-            } else {
-                return Outcome::Fail(Error::SequenceExhausted {
-                    layout: name,
-                    tick: self.tick,
-                    retry_after: Duration::from_millis((ahead - self.borrow) * tick_ms),
-                });
-            }
-        };
-        let count = want.min(self.last - first + 1);
-        (self.tick, self.sequence) = (tick, first + count - 1);
-        self.ids(first, count)
-    }
-
-    /// The run of `count` values from `first` on the state's tick and timeline.
-    fn ids(&self, first: u64, count: u64) -> Outcome {
-        Outcome::Ids(
-            (first..first + count)
-                .map(|sequence| Minted {
-                    tick: self.tick,
-                    timeline: self.timeline,
-                    sequence,
-                })
-                .collect(),
-        )
-    }
-
-    fn stats(&self) -> Stats {
-        let mut stats = Stats::default();
-        stats.overflows = self.overflows;
-        stats.regressions = self.regressions;
-        stats.toggles = self.toggles;
-        stats.borrows = self.borrows;
-        stats.max_ahead_ticks = self.max_ahead;
-        stats
-    }
-}
-
 struct Run {
     layout: Layout,
     nodes: Vec<(&'static str, u64)>,
@@ -465,12 +265,7 @@ fn run(input: Input) {
         .collect();
     // The first reading: from the epoch's next tick for the tiny layouts, from 2023 for the
     // 41-bit ones; `start` ticks on (past the end for most of the tiny layouts' range).
-    let base = if layout.max_ticks() > 1 << 20 {
-        tick_of(&layout, RECENT_MS)
-    } else {
-        1
-    };
-    let unix_ms = at(&layout, base + i128::from(input.start % 10_000), 0);
+    let unix_ms = first_reading(&layout, input.start % 10_000);
     let clock = ManualClock::new(unix_ms);
     let twin_clock = ManualClock::new(unix_ms);
     let borrow = borrow_ticks(input.borrow);
@@ -553,20 +348,19 @@ impl Run {
 
     fn apply(&mut self, op: &Op) {
         let layout = self.layout;
-        let tick_ms = i128::from(layout.tick_ms());
         match *op {
             Op::Step { ticks, ms } => {
                 let tick = tick_of(&layout, self.unix_ms) + small_offset(ticks);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::NearLast { ticks, ms } => {
                 let tick = i128::from(self.model.tick) + small_offset(ticks);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::NearEdge { ticks, ms } => {
                 let edge = i128::from(self.model.tick) - i128::from(self.model.borrow);
                 let tick = edge + i128::from(ticks % 5) - 2;
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::Far(ref far) => self.set_clock(far.unix_ms(&layout, self.unix_ms)),
             Op::Mint => {
@@ -575,18 +369,8 @@ impl Run {
             Op::TryMint => {
                 self.call(Call::TryMint);
             }
-            Op::Burst(n) => {
-                for _ in 0..=n % 8 {
-                    self.call(Call::TryMint);
-                }
-            }
-            Op::Fill => {
-                for _ in 0..=layout.max_sequence() + 1 {
-                    if self.call(Call::TryMint).is_none() {
-                        break;
-                    }
-                }
-            }
+            Op::Burst(n) => self.burst(1 + u64::from(n % 8)),
+            Op::Fill => self.fill(layout.max_sequence() + 2),
             Op::MintBatch(len) => {
                 self.call(Call::MintBatch(batch_len(len)));
             }
@@ -595,59 +379,6 @@ impl Run {
             }
             Op::MintMany(n) => self.many(usize::from(n % 64)),
             Op::Resume(ref resume) => self.resume(resume),
-        }
-    }
-
-    /// One call, made as the model predicts it (a waiting call that would wait becomes its
-    /// `try_` form); how many IDs it returned, `None` on error or when skipped.
-    fn call(&mut self, call: Call) -> Option<usize> {
-        if self.seen.len() >= MAX_MINTS {
-            return None;
-        }
-        let before = self.generator.snapshot();
-        let mut model = self.model.clone();
-        let mut call = call;
-        let mut expected = model.call(self.unix_ms, call);
-        if expected == Outcome::Blocks {
-            call = call.without_wait();
-            model = self.model.clone();
-            expected = model.call(self.unix_ms, call);
-            assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
-        }
-        let answer = perform(&self.generator, call);
-        let twin_answer = perform(&self.twin, call);
-        assert_eq!(
-            twin_answer, answer,
-            "{call:?} at {} ms: the LocalGenerator's answer (left) differs; state before {before:?}",
-            self.unix_ms
-        );
-        let (result, _) = answer;
-        self.model = model;
-        match result {
-            Ok(ids) => {
-                for &id in &ids {
-                    self.check_id(id, &before);
-                }
-                self.check_run(&ids);
-                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
-                assert_eq!(
-                    got, expected,
-                    "{call:?} at {} ms returned {ids:?}; state before {before:?}",
-                    self.unix_ms
-                );
-                Some(ids.len())
-            }
-            Err(err) => {
-                self.check_error(&err, &before, !call.waits());
-                assert_eq!(
-                    Outcome::Fail(err.clone()),
-                    expected,
-                    "{call:?} at {} ms failed; state before {before:?}",
-                    self.unix_ms
-                );
-                let _ = err.to_string();
-                None
-            }
         }
     }
 
@@ -729,12 +460,7 @@ impl Run {
     }
 
     fn minted(&self, id: Id) -> Minted {
-        let parts = self.layout.decode(id).expect("minted ids decode");
-        Minted {
-            tick: parts.ticks(),
-            timeline: parts.timeline().unwrap_or(0),
-            sequence: parts.sequence(),
-        }
+        Minted::of(&self.layout, id)
     }
 
     /// The IDs of one reservation are consecutive values of one tick and timeline.
@@ -1008,14 +734,11 @@ impl Run {
         let snapshot = self.generator.snapshot();
         check_twin(&self.generator, &self.twin);
         let model = &self.model;
-        // A snapshot is made, not written out: from a fresh one for these nodes.
-        let mut expected = Snapshot::at_mark(self.layout, &self.nodes, None);
-        expected.last_tick = model.tick;
-        expected.sequence = if model.tick == 0 { 0 } else { model.sequence };
-        expected.timeline = model.timeline;
-        expected.other_timeline_tick = model.high_water[1 - model.timeline as usize];
-        expected.sequence_range = model.first..=model.last;
-        assert_eq!(snapshot, expected, "snapshot (left) differs from the model");
+        assert_eq!(
+            snapshot,
+            model.snapshot(&self.nodes),
+            "snapshot (left) differs from the model"
+        );
         if snapshot.last_tick != 0 && self.state_minted {
             // The state is the last ID minted, without its nodes.
             let last = self.last_on[snapshot.timeline as usize].expect("minted");
@@ -1053,5 +776,54 @@ impl Run {
         );
         assert_eq!(stats, model.stats(), "stats (left) differ from the model's");
         self.stats = stats;
+    }
+}
+
+impl Calls for Run {
+    /// One call, made as the model predicts it (a waiting call that would wait becomes its
+    /// `try_` form); how many IDs it returned, `None` on error or when skipped.
+    fn call(&mut self, call: Call) -> Option<usize> {
+        if self.seen.len() >= MAX_MINTS {
+            return None;
+        }
+        let before = self.generator.snapshot();
+        let unix_ms = self.unix_ms;
+        let (call, model, expected) =
+            predict(&self.model, call, |model, call| model.call(unix_ms, call));
+        let answer = perform(&self.generator, call);
+        let twin_answer = perform(&self.twin, call);
+        assert_eq!(
+            twin_answer, answer,
+            "{call:?} at {} ms: the LocalGenerator's answer (left) differs; state before {before:?}",
+            self.unix_ms
+        );
+        let (result, _) = answer;
+        self.model = model;
+        match result {
+            Ok(ids) => {
+                for &id in &ids {
+                    self.check_id(id, &before);
+                }
+                self.check_run(&ids);
+                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
+                assert_eq!(
+                    got, expected,
+                    "{call:?} at {} ms returned {ids:?}; state before {before:?}",
+                    self.unix_ms
+                );
+                Some(ids.len())
+            }
+            Err(err) => {
+                self.check_error(&err, &before, !call.waits());
+                assert_eq!(
+                    Outcome::Fail(err.clone()),
+                    expected,
+                    "{call:?} at {} ms failed; state before {before:?}",
+                    self.unix_ms
+                );
+                let _ = err.to_string();
+                None
+            }
+        }
     }
 }

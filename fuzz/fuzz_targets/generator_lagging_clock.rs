@@ -55,12 +55,14 @@ use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot, generator::Stats};
+use snowmint::{Clock, Error, Generator, Id, Layout, LocalGenerator, Snapshot};
 
 mod common;
 
-use common::layouts::{self, MAX_MINTS, RECENT_MS};
-use common::{Call, Minted, Outcome, Policy, check_twin, perform, supported};
+use common::layouts::{self, MAX_MINTS};
+use common::model::{Model, predict};
+use common::ticks::first_reading;
+use common::{Call, Calls, Minted, Outcome, Policy, check_twin, perform, supported};
 
 #[derive(Debug, Arbitrary)]
 enum Op {
@@ -185,85 +187,26 @@ impl ModelClock {
     }
 }
 
-/// The generator's state and counters, following the rules of `generator.rs` for one thread
-/// and a clock with two readings.
-#[derive(Debug, Clone)]
-struct Model {
-    layout: Layout,
-    policy: Policy,
-    borrow: u64,
-    tick: u64,
-    timeline: u64,
-    /// The last sequence minted; `max_sequence` in the initial state (tick 0, "full").
-    sequence: u64,
-    high_water: [u64; 2],
-    overflows: u64,
-    regressions: u64,
-    toggles: u64,
-    borrows: u64,
-    max_ahead: u64,
-}
-
+/// The rules of `generator.rs` with two readings: the shared model's steps, each given the
+/// reading `generator.rs` takes there. The range is always the whole field.
 impl Model {
-    fn new(layout: &Layout, policy: Policy, borrow: u64) -> Self {
-        Model {
-            layout: *layout,
-            policy,
-            borrow,
-            tick: 0,
-            timeline: 0,
-            sequence: layout.max_sequence(),
-            high_water: [0, 0],
-            overflows: 0,
-            regressions: 0,
-            toggles: 0,
-            borrows: 0,
-            max_ahead: 0,
-        }
-    }
-
-    /// A generator resumed from the model's state: same state, fresh counters.
-    fn resumed(&self, policy: Policy, borrow: u64) -> Self {
-        let mut high_water = self.high_water;
-        high_water[self.timeline as usize] = self.tick;
-        Model {
-            policy,
-            borrow,
-            high_water,
-            overflows: 0,
-            regressions: 0,
-            toggles: 0,
-            borrows: 0,
-            max_ahead: 0,
-            ..self.clone()
-        }
-    }
-
     /// Ticks since the epoch of a reading (always within the layout here).
     fn ticks(&self, unix_ms: u64) -> u64 {
         (unix_ms - self.layout.epoch_ms()) / self.layout.tick_ms()
     }
 
-    /// Whether tick `now` is behind the state by more than borrowing explains.
-    fn behind(&self, now: u64) -> bool {
-        now.saturating_add(self.borrow) < self.tick
-    }
-
-    fn call(&mut self, clock: &mut ModelClock, call: Call) -> Outcome {
-        match call {
-            Call::Mint => self.reserve(clock, 1, true, false),
-            Call::TryMint => self.reserve(clock, 1, false, false),
+    fn call_on(&mut self, clock: &mut ModelClock, call: Call) -> Outcome {
+        match call.wants() {
             // An empty buffer: nothing minted, the clock not even read.
-            Call::MintBatch(0) | Call::TryMintBatch(0) => Outcome::Ids(Vec::new()),
-            Call::MintBatch(n) => self.reserve(clock, n as u64, true, false),
-            Call::TryMintBatch(n) => self.reserve(clock, n as u64, false, false),
+            0 => Outcome::Ids(Vec::new()),
+            want => self.reserve_on(clock, want, call.waits(), false),
         }
     }
 
     /// One reservation of at most `want` (at least 1) values; `wait`: the call would wait for
     /// a full tick to pass; `restarted`: after `next_tick` gave up for tick-tock, which starts
     /// over from a precise reading.
-    fn reserve(
+    fn reserve_on(
         &mut self,
         clock: &mut ModelClock,
         want: u64,
@@ -282,111 +225,40 @@ impl Model {
                 now = self.ticks(clock.precise());
             }
             if !self.behind(now) {
-                return self.advance(clock, now, want, wait);
+                return self.advance_on(clock, now, want, wait);
             }
-            return self.regression(clock, now, want);
+            // The wait for the clock reads the source once, and gives up at once (`max_ms: 0`).
+            return self.regression(now, want, || clock.precise());
         }
-        self.advance(clock, now, want, wait)
-    }
-
-    /// The source reads tick `now`, behind the state by more than borrowing explains.
-    fn regression(&mut self, clock: &mut ModelClock, now: u64, want: u64) -> Outcome {
-        self.regressions += 1;
-        let other = 1 - self.timeline;
-        if self.policy == Policy::TickTock && now > self.high_water[other as usize] {
-            let this = &mut self.high_water[self.timeline as usize];
-            *this = (*this).max(self.tick);
-            let count = want.min(self.layout.max_sequence() + 1);
-            (self.tick, self.timeline, self.sequence) = (now, other, count - 1);
-            self.toggles += 1;
-            return self.ids(0, count);
-        }
-        // The wait for the clock reads the source once, and gives up at once (`max_ms: 0`).
-        let unix_ms = clock.precise();
-        let layout = self.layout;
-        Outcome::Fail(Error::ClockBehind {
-            layout: layout.name(),
-            behind_ms: layout.epoch_ms() + self.tick * layout.tick_ms() - unix_ms,
-            max_wait_ms: 0,
-        })
+        self.advance_on(clock, now, want, wait)
     }
 
     /// The CAS loop's step from the state with a reading `now` not behind it.
-    fn advance(&mut self, clock: &mut ModelClock, now: u64, want: u64, wait: bool) -> Outcome {
-        let layout = self.layout;
-        let (tick, first) = if now > self.tick {
-            (now, 0)
-        } else if self.sequence < layout.max_sequence() {
-            (self.tick, self.sequence + 1)
+    fn advance_on(&mut self, clock: &mut ModelClock, now: u64, want: u64, wait: bool) -> Outcome {
+        let (tick, first) = if let Some(start) = self.room(now) {
+            start
         } else {
             // `next_tick`: the source, never the lagging reading.
-            self.overflows += 1;
+            self.stats.overflows += 1;
             let now = self.ticks(clock.precise());
             if self.behind(now) {
                 if self.policy == Policy::TickTock {
                     // Start over from the state, with a precise reading.
-                    return self.reserve(clock, want, wait, true);
+                    return self.reserve_on(clock, want, wait, true);
                 }
-                self.regressions += 1;
-                let unix_ms = clock.precise();
-                return Outcome::Fail(Error::ClockBehind {
-                    layout: layout.name(),
-                    behind_ms: layout.epoch_ms() + self.tick * layout.tick_ms() - unix_ms,
-                    max_wait_ms: 0,
-                });
+                // A regression that fails: how far behind from one more precise read.
+                return self.regression(now, want, || clock.precise());
             }
             if now > self.tick {
-                (now, 0)
-            } else if self.tick == layout.max_ticks() {
-                return Outcome::Fail(Error::LayoutExhausted {
-                    layout: layout.name(),
-                    last_ms: layout.max_unix_ms(),
-                });
+                (now, self.first)
             } else {
-                let ahead = self.tick + 1 - now;
-                if ahead <= self.borrow {
-                    self.borrows += 1;
-                    self.max_ahead = self.max_ahead.max(ahead);
-                    (self.tick + 1, 0)
-                } else if wait {
-                    return Outcome::Blocks;
-                } else {
-                    return Outcome::Fail(Error::SequenceExhausted {
-                        layout: layout.name(),
-                        tick: self.tick,
-                        retry_after: Duration::from_millis(
-                            (ahead - self.borrow) * layout.tick_ms(),
-                        ),
-                    });
+                match self.full_tick(now, wait) {
+                    Ok(start) => start,
+                    Err(outcome) => return outcome,
                 }
             }
         };
-        let count = want.min(layout.max_sequence() - first + 1);
-        (self.tick, self.sequence) = (tick, first + count - 1);
-        self.ids(first, count)
-    }
-
-    /// The run of `count` values from `first` on the state's tick and timeline.
-    fn ids(&self, first: u64, count: u64) -> Outcome {
-        Outcome::Ids(
-            (first..first + count)
-                .map(|sequence| Minted {
-                    tick: self.tick,
-                    timeline: self.timeline,
-                    sequence,
-                })
-                .collect(),
-        )
-    }
-
-    fn stats(&self) -> Stats {
-        let mut stats = Stats::default();
-        stats.overflows = self.overflows;
-        stats.regressions = self.regressions;
-        stats.toggles = self.toggles;
-        stats.borrows = self.borrows;
-        stats.max_ahead_ticks = self.max_ahead;
-        stats
+        self.take(tick, first, want)
     }
 }
 
@@ -442,12 +314,7 @@ fn run(input: Input) {
     let tick_ms = layout.tick_ms();
     let min_ms = layout.epoch_ms() + tick_ms;
     let max_ms = layout.max_unix_ms() + tick_ms - 1;
-    let base = if layout.max_ticks() > 1 << 20 {
-        (RECENT_MS - layout.epoch_ms()) / tick_ms
-    } else {
-        1
-    };
-    let start = (layout.epoch_ms() + (base + u64::from(input.start % 3_000)) * tick_ms).min(max_ms);
+    let start = first_reading(&layout, input.start % 3_000).min(max_ms);
     let readings = || {
         TwoReadings(Arc::new(Readings {
             lagging: AtomicU64::new(start),
@@ -488,7 +355,8 @@ fn run(input: Input) {
         generator,
         twin_clock,
         twin,
-        model: Model::new(&layout, policy, borrow),
+        // The whole sequence field.
+        model: Model::new(&layout, policy, (0, layout.max_sequence()), borrow),
         seen: HashSet::new(),
         last_on: [None, None],
         max: None,
@@ -558,18 +426,8 @@ impl Run {
             Op::TryMint => {
                 self.call(Call::TryMint);
             }
-            Op::Burst(n) => {
-                for _ in 0..=n % 8 {
-                    self.call(Call::TryMint);
-                }
-            }
-            Op::Fill => {
-                for _ in 0..=self.layout.max_sequence() + 1 {
-                    if self.call(Call::TryMint).is_none() {
-                        break;
-                    }
-                }
-            }
+            Op::Burst(n) => self.burst(1 + u64::from(n % 8)),
+            Op::Fill => self.fill(self.layout.max_sequence() + 2),
             Op::MintBatch(n) => {
                 self.call(Call::MintBatch(usize::from(n % 20)));
             }
@@ -580,89 +438,8 @@ impl Run {
         }
     }
 
-    /// One call, made as the model predicts it (a waiting call that would wait becomes its
-    /// `try_` form); how many IDs it returned, `None` on error or past the run's last mint.
-    fn call(&mut self, call: Call) -> Option<usize> {
-        if self.seen.len() >= MAX_MINTS {
-            return None;
-        }
-        let before = self.generator.snapshot();
-        let readings = ModelClock {
-            read_source: false,
-            ..self.readings
-        };
-        let mut call = call;
-        let (mut model, mut after) = (self.model.clone(), readings);
-        let mut expected = model.call(&mut after, call);
-        if expected == Outcome::Blocks {
-            call = call.without_wait();
-            (model, after) = (self.model.clone(), readings);
-            expected = model.call(&mut after, call);
-            assert_ne!(expected, Outcome::Blocks, "{call:?} waits");
-        }
-        let reads_before = self.clock.0.precise_reads.load(Ordering::Relaxed);
-        let twin_reads_before = self.twin_clock.0.precise_reads.load(Ordering::Relaxed);
-        let answer = perform(&self.generator, call);
-        let twin_answer = perform(&self.twin, call);
-        let reads = self.clock.0.precise_reads.load(Ordering::Relaxed) - reads_before;
-        let twin_reads =
-            self.twin_clock.0.precise_reads.load(Ordering::Relaxed) - twin_reads_before;
-        let read_source = reads > 0;
-        let context = Context {
-            call,
-            readings,
-            before: &before,
-        };
-        assert_eq!(
-            twin_answer, answer,
-            "the LocalGenerator's answer (left) differs: {context:?}"
-        );
-        assert_eq!(
-            twin_reads, reads,
-            "the LocalGenerator read the source {twin_reads} times, the generator {reads}: {context:?}"
-        );
-        assert_eq!(
-            self.twin_clock.0.lagging.load(Ordering::Relaxed),
-            self.clock.0.lagging.load(Ordering::Relaxed),
-            "the LocalGenerator's lagging reading (left) differs after the call: {context:?}"
-        );
-        let (result, _) = answer;
-        assert_eq!(
-            read_source, after.read_source,
-            "read the source: {read_source}, the model says {}: {context:?}",
-            after.read_source
-        );
-        let lagging_after = self.clock.0.lagging.load(Ordering::Relaxed);
-        assert_eq!(
-            lagging_after, after.lagging,
-            "the lagging reading after the call (left) differs from the model's: {context:?}"
-        );
-        self.readings = after;
-        self.model = model;
-        match result {
-            Ok(ids) => {
-                for &id in &ids {
-                    self.check_id(id, &context);
-                }
-                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
-                assert_eq!(got, expected, "{context:?}");
-                Some(ids.len())
-            }
-            Err(err) => {
-                self.check_error(&err, &context);
-                assert_eq!(Outcome::Fail(err), expected, "{context:?}");
-                None
-            }
-        }
-    }
-
     fn minted(&self, id: Id) -> Minted {
-        let parts = self.layout.decode(id).expect("minted ids decode");
-        Minted {
-            tick: parts.ticks(),
-            timeline: parts.timeline().unwrap_or(0),
-            sequence: parts.sequence(),
-        }
+        Minted::of(&self.layout, id)
     }
 
     fn tick(&self, unix_ms: u64) -> u64 {
@@ -763,7 +540,8 @@ impl Run {
         );
         self.generator = generator;
         self.twin = twin;
-        self.model = self.model.resumed(policy, borrow);
+        let range = (self.model.first, self.model.last);
+        self.model = self.model.resumed(policy, range, borrow);
         let (lagging, fresh) = (self.readings.lagging, self.readings.fresh);
         self.behind_allowed = snapshot.last_tick > self.tick(fresh) + borrow || lagging > fresh;
     }
@@ -774,12 +552,7 @@ impl Run {
         let snapshot = self.generator.snapshot();
         check_twin(&self.generator, &self.twin);
         let model = &self.model;
-        // A snapshot is made, not written out: from a fresh one for these nodes.
-        let mut expected = Snapshot::at_mark(self.layout, &snapshot.nodes, None);
-        expected.last_tick = model.tick;
-        expected.sequence = if model.tick == 0 { 0 } else { model.sequence };
-        expected.timeline = model.timeline;
-        expected.other_timeline_tick = model.high_water[1 - model.timeline as usize];
+        let mut expected = model.snapshot(&snapshot.nodes);
         expected.sequence_range = 0..=self.layout.max_sequence();
         assert_eq!(snapshot, expected, "snapshot (left) differs from the model");
         let stats = self.generator.stats();
@@ -790,5 +563,79 @@ impl Run {
             );
         }
         assert_eq!(stats, model.stats(), "stats (left) differ from the model's");
+    }
+}
+
+impl Calls for Run {
+    /// One call, made as the model predicts it (a waiting call that would wait becomes its
+    /// `try_` form); how many IDs it returned, `None` on error or past the run's last mint.
+    fn call(&mut self, call: Call) -> Option<usize> {
+        if self.seen.len() >= MAX_MINTS {
+            return None;
+        }
+        let before = self.generator.snapshot();
+        let readings = ModelClock {
+            read_source: false,
+            ..self.readings
+        };
+        let (call, (model, after), expected) = predict(
+            &(self.model.clone(), readings),
+            call,
+            |(model, clock), call| model.call_on(clock, call),
+        );
+        let reads_before = self.clock.0.precise_reads.load(Ordering::Relaxed);
+        let twin_reads_before = self.twin_clock.0.precise_reads.load(Ordering::Relaxed);
+        let answer = perform(&self.generator, call);
+        let twin_answer = perform(&self.twin, call);
+        let reads = self.clock.0.precise_reads.load(Ordering::Relaxed) - reads_before;
+        let twin_reads =
+            self.twin_clock.0.precise_reads.load(Ordering::Relaxed) - twin_reads_before;
+        let read_source = reads > 0;
+        let context = Context {
+            call,
+            readings,
+            before: &before,
+        };
+        assert_eq!(
+            twin_answer, answer,
+            "the LocalGenerator's answer (left) differs: {context:?}"
+        );
+        assert_eq!(
+            twin_reads, reads,
+            "the LocalGenerator read the source {twin_reads} times, the generator {reads}: {context:?}"
+        );
+        assert_eq!(
+            self.twin_clock.0.lagging.load(Ordering::Relaxed),
+            self.clock.0.lagging.load(Ordering::Relaxed),
+            "the LocalGenerator's lagging reading (left) differs after the call: {context:?}"
+        );
+        let (result, _) = answer;
+        assert_eq!(
+            read_source, after.read_source,
+            "read the source: {read_source}, the model says {}: {context:?}",
+            after.read_source
+        );
+        let lagging_after = self.clock.0.lagging.load(Ordering::Relaxed);
+        assert_eq!(
+            lagging_after, after.lagging,
+            "the lagging reading after the call (left) differs from the model's: {context:?}"
+        );
+        self.readings = after;
+        self.model = model;
+        match result {
+            Ok(ids) => {
+                for &id in &ids {
+                    self.check_id(id, &context);
+                }
+                let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
+                assert_eq!(got, expected, "{context:?}");
+                Some(ids.len())
+            }
+            Err(err) => {
+                self.check_error(&err, &context);
+                assert_eq!(Outcome::Fail(err), expected, "{context:?}");
+                None
+            }
+        }
     }
 }

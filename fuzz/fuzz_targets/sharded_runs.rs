@@ -47,22 +47,22 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
-use std::time::Duration;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use snowmint::{
-    Error, Generator, Id, Layout, Snapshot,
+    Generator, Id, Layout,
     clock::ManualClock,
     shard::{ShardedGenerator, Shards},
 };
 
-// `check_twin` and the waiting batch call are the other targets'.
+// `check_twin`, `Calls` and the waiting batch call are the other targets'.
 #[allow(dead_code)]
 mod common;
 
 use common::layouts::{self, MAX_MINTS, RECENT_MS};
-use common::ticks::{Far, at, borrow_ticks, mint_tick, small_offset, tick_of};
+use common::model::{Model, predict};
+use common::ticks::{Far, borrow_ticks, first_reading, in_tick, mint_tick, small_offset, tick_of};
 use common::{Call, Minted, Outcome, Policy, UNWRITTEN, perform, supported};
 
 /// How the shards are made.
@@ -174,37 +174,9 @@ fn layout(choice: u8, tick_4ms: bool) -> Layout {
     built.expect("the fuzz layouts are valid")
 }
 
-/// One shard's rules for one thread (as `generator_clock`'s model, without counters), from the
-/// shard's snapshot.
-#[derive(Debug, Clone)]
-struct ShardModel {
-    layout: Layout,
-    policy: Policy,
-    first: u64,
-    last: u64,
-    borrow: u64,
-    tick: u64,
-    timeline: u64,
-    sequence: u64,
-    /// The highest tick minted on the other timeline.
-    other_high: u64,
-}
-
-impl ShardModel {
-    fn new(layout: &Layout, policy: Policy, borrow: u64, snapshot: &Snapshot) -> Self {
-        ShardModel {
-            layout: *layout,
-            policy,
-            first: *snapshot.sequence_range.start(),
-            last: *snapshot.sequence_range.end(),
-            borrow,
-            tick: snapshot.last_tick,
-            timeline: snapshot.timeline,
-            sequence: snapshot.sequence,
-            other_high: snapshot.other_timeline_tick,
-        }
-    }
-
+/// A shard's state and the fast path of its reservations, which the thread's runs take; a
+/// shard's model is the generator's (`common/model.rs`), started from the shard's snapshot.
+impl Model {
     /// The shard's state as a snapshot shows it: (last tick, timeline, sequence).
     fn state(&self) -> (u64, u64, u64) {
         (self.tick, self.timeline, self.sequence)
@@ -215,101 +187,6 @@ impl ShardModel {
     fn fast(&self, unix_ms: u64) -> bool {
         mint_tick(&self.layout, unix_ms)
             .is_some_and(|now| now > self.tick || (now == self.tick && self.sequence < self.last))
-    }
-
-    /// One reservation of at most `want` (at least 1) consecutive values, with the clock at
-    /// `unix_ms`; `wait`: the call would wait for a full tick to pass.
-    fn reserve(&mut self, unix_ms: u64, want: u64, wait: bool) -> Outcome {
-        let layout = self.layout;
-        let name = layout.name();
-        let (epoch_ms, tick_ms) = (layout.epoch_ms(), layout.tick_ms());
-        if unix_ms < epoch_ms {
-            return Outcome::Fail(Error::BeforeEpoch {
-                layout: name,
-                unix_ms,
-                epoch_ms,
-            });
-        }
-        let now = (unix_ms - epoch_ms) / tick_ms;
-        if now == 0 {
-            return Outcome::Fail(Error::EpochTick {
-                layout: name,
-                unix_ms,
-                first_ms: epoch_ms + tick_ms,
-            });
-        }
-        if now > layout.max_ticks() {
-            return Outcome::Fail(Error::TimeOverflow {
-                layout: name,
-                unix_ms,
-                max_unix_ms: layout.max_unix_ms(),
-            });
-        }
-        if now.saturating_add(self.borrow) < self.tick {
-            if self.policy == Policy::TickTock && now > self.other_high {
-                let count = want.min(self.last - self.first + 1);
-                (self.other_high, self.tick, self.timeline, self.sequence) =
-                    (self.tick, now, 1 - self.timeline, self.first + count - 1);
-                return self.ids(self.first, count);
-            }
-            return Outcome::Fail(Error::ClockBehind {
-                layout: name,
-                behind_ms: epoch_ms + self.tick * tick_ms - unix_ms,
-                max_wait_ms: 0,
-            });
-        }
-        let (tick, first) = if now > self.tick {
-            (now, self.first)
-        } else if self.sequence < self.last {
-            (self.tick, self.sequence + 1)
-        } else {
-            if self.tick == layout.max_ticks() {
-                return Outcome::Fail(Error::LayoutExhausted {
-                    layout: name,
-                    last_ms: layout.max_unix_ms(),
-                });
-            }
-            let ahead = self.tick + 1 - now;
-            if ahead <= self.borrow {
-                (self.tick + 1, self.first)
-            } else if wait {
-                return Outcome::Blocks;
-            } else {
-                return Outcome::Fail(Error::SequenceExhausted {
-                    layout: name,
-                    tick: self.tick,
-                    retry_after: Duration::from_millis((ahead - self.borrow) * tick_ms),
-                });
-            }
-        };
-        let count = want.min(self.last - first + 1);
-        (self.tick, self.sequence) = (tick, first + count - 1);
-        self.ids(first, count)
-    }
-
-    fn ids(&self, first: u64, count: u64) -> Outcome {
-        Outcome::Ids(
-            (first..first + count)
-                .map(|sequence| Minted {
-                    tick: self.tick,
-                    timeline: self.timeline,
-                    sequence,
-                })
-                .collect(),
-        )
-    }
-
-    /// `mint_many(n)`: one reservation of what is still missing at a time. With a failure,
-    /// the IDs reserved before it (which the caller never sees).
-    fn many(&mut self, unix_ms: u64, n: usize) -> (Outcome, Vec<Minted>) {
-        let mut ids = Vec::new();
-        while ids.len() < n {
-            match self.reserve(unix_ms, (n - ids.len()) as u64, true) {
-                Outcome::Ids(run) => ids.extend(run),
-                failed => return (failed, ids),
-            }
-        }
-        (Outcome::Ids(ids), Vec::new())
     }
 }
 
@@ -376,12 +253,7 @@ fn run(input: Input) {
             }
         }
     };
-    let base = if layout.max_ticks() > 1 << 20 {
-        tick_of(&layout, RECENT_MS)
-    } else {
-        1
-    };
-    let unix_ms = at(&layout, base + i128::from(input.start % 10_000), 0);
+    let unix_ms = first_reading(&layout, input.start % 10_000);
     let clock = ManualClock::new(unix_ms);
     let mut builder = Generator::builder(layout)
         .clock(clock.clone())
@@ -451,8 +323,8 @@ impl Run<'_> {
         self.clock.set(unix_ms);
     }
 
-    fn model(&self, shard: usize) -> ShardModel {
-        ShardModel::new(
+    fn model(&self, shard: usize) -> Model {
+        Model::from_snapshot(
             &self.layout,
             self.policy,
             self.borrow,
@@ -462,21 +334,20 @@ impl Run<'_> {
 
     fn apply(&mut self, op: &Op) {
         let layout = self.layout;
-        let tick_ms = i128::from(layout.tick_ms());
         let len = self.views.len();
         match *op {
             Op::Step { ticks, ms } => {
                 let tick = tick_of(&layout, self.unix_ms) + small_offset(ticks);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::Within(ms) => {
                 let tick = tick_of(&layout, self.unix_ms);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::NearLast { ticks, ms } => {
                 let last = self.views[self.own].snapshot().last_tick;
                 let tick = i128::from(last) + small_offset(ticks);
-                self.set_clock(at(&layout, tick, i128::from(ms) % tick_ms));
+                self.set_clock(in_tick(&layout, tick, ms));
             }
             Op::Far(ref far) => self.set_clock(far.unix_ms(&layout, self.unix_ms)),
             Op::Mint => {
@@ -510,12 +381,7 @@ impl Run<'_> {
     }
 
     fn minted(&self, id: Id) -> Minted {
-        let parts = self.layout.decode(id).expect("minted ids decode");
-        Minted {
-            tick: parts.ticks(),
-            timeline: parts.timeline().unwrap_or(0),
-            sequence: parts.sequence(),
-        }
+        Minted::of(&self.layout, id)
     }
 
     /// The checks every ID passes: new, of shard `shard` alone, on the clock's tick (up to the
@@ -596,7 +462,7 @@ impl Run<'_> {
     }
 
     /// The snapshot of shard `shard` shows the state the model reached.
-    fn check_state(&self, shard: usize, model: &ShardModel, context: &str) {
+    fn check_state(&self, shard: usize, model: &Model, context: &str) {
         let after = self.views[shard].snapshot();
         assert_eq!(
             (after.last_tick, after.timeline, after.sequence),
@@ -723,14 +589,10 @@ impl Run<'_> {
             Access::Local => assert_eq!(index, self.own, "local() changed"),
             Access::Shard(i) | Access::Shards(i) => assert_eq!(index, i),
         }
-        let mut model = self.model(index);
-        let before = model.clone();
+        let before = self.model(index);
         let r = self.unix_ms;
-        let mut call = if wait { Call::Mint } else { Call::TryMint };
-        if model.clone().reserve(r, 1, wait) == Outcome::Blocks {
-            call = call.without_wait();
-        }
-        let expected = model.reserve(r, 1, call.waits());
+        let call = if wait { Call::Mint } else { Call::TryMint };
+        let (call, model, expected) = predict(&before, call, |model, call| model.call(r, call));
         let (result, _) = perform(shard, call);
         let context = format!("{call:?} through {access:?} from {before:?}");
         self.check_state(index, &model, &context);
@@ -755,21 +617,14 @@ impl Run<'_> {
         }
         let r = self.unix_ms;
         let own = self.own;
-        let mut model = self.model(own);
-        let before = model.clone();
-        let mut wait = wait;
-        let predict = |model: &mut ShardModel, wait: bool| {
-            if len == 0 {
-                // An empty buffer: nothing minted, the clock not even read.
-                Outcome::Ids(Vec::new())
-            } else {
-                model.reserve(r, len as u64, wait)
-            }
+        let before = self.model(own);
+        let call = if wait {
+            Call::MintBatch(len)
+        } else {
+            Call::TryMintBatch(len)
         };
-        if predict(&mut model.clone(), wait) == Outcome::Blocks {
-            wait = false;
-        }
-        let expected = predict(&mut model, wait);
+        let (call, model, expected) = predict(&before, call, |model, call| model.call(r, call));
+        let wait = call.waits();
         let mut buffer = vec![UNWRITTEN; len];
         let result = if wait {
             self.generator.mint_batch(&mut buffer)

@@ -1,8 +1,10 @@
 //! What the generator targets share: the calls they make, how they perform them on a
 //! generator (shared or local, on any target's clock), and what their models say of them;
-//! the layouts they mint on ([`layouts`]) and the tick arithmetic of their models ([`ticks`]).
+//! the layouts they mint on ([`layouts`]), the tick arithmetic of their models ([`ticks`]) and
+//! the model of the generator's rules ([`model`]).
 
 pub(crate) mod layouts;
+pub(crate) mod model;
 pub(crate) mod ticks;
 
 use arbitrary::Arbitrary;
@@ -50,6 +52,18 @@ pub(crate) struct Minted {
     pub(crate) sequence: u64,
 }
 
+impl Minted {
+    /// What an ID minted on `layout` carries (timeline 0 on a layout without the bit).
+    pub(crate) fn of(layout: &Layout, id: Id) -> Minted {
+        let parts = layout.decode(id).expect("minted ids decode");
+        Minted {
+            tick: parts.ticks(),
+            timeline: parts.timeline().unwrap_or(0),
+            sequence: parts.sequence(),
+        }
+    }
+}
+
 /// What the model says a call does.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Outcome {
@@ -80,6 +94,36 @@ impl Call {
 
     pub(crate) fn waits(self) -> bool {
         matches!(self, Call::Mint | Call::MintBatch(_))
+    }
+
+    /// How many IDs the call asks for: 1 for a mint, the buffer's length for a batch.
+    pub(crate) fn wants(self) -> u64 {
+        match self {
+            Call::Mint | Call::TryMint => 1,
+            Call::MintBatch(n) | Call::TryMintBatch(n) => n as u64,
+        }
+    }
+}
+
+/// A run that makes calls on its generator and checks them.
+pub(crate) trait Calls {
+    /// One call; how many IDs it returned, `None` on error or when skipped.
+    fn call(&mut self, call: Call) -> Option<usize>;
+
+    /// `count` `try_mint`s.
+    fn burst(&mut self, count: u64) {
+        for _ in 0..count {
+            self.call(Call::TryMint);
+        }
+    }
+
+    /// `try_mint` until it fails, at most `limit` times.
+    fn fill(&mut self, limit: u64) {
+        for _ in 0..limit {
+            if self.call(Call::TryMint).is_none() {
+                break;
+            }
+        }
     }
 }
 

@@ -8,10 +8,28 @@
 use arbitrary::Arbitrary;
 use snowmint::Layout;
 
+use super::layouts::RECENT_MS;
+
 /// `epoch + ticks * tick_ms + ms`, clamped to the `u64` range.
 pub(crate) fn at(layout: &Layout, ticks: i128, ms: i128) -> u64 {
     let ms = i128::from(layout.epoch_ms()) + ticks * i128::from(layout.tick_ms()) + ms;
     ms.clamp(0, i128::from(u64::MAX)) as u64
+}
+
+/// A run's first reading: the start of the tick `offset` ticks past a base, the epoch's next
+/// tick on a layout of a few thousand ticks and 2023 on one of 41 bits.
+pub(crate) fn first_reading(layout: &Layout, offset: u16) -> u64 {
+    let base = if layout.max_ticks() > 1 << 20 {
+        tick_of(layout, RECENT_MS)
+    } else {
+        1
+    };
+    at(layout, base + i128::from(offset), 0)
+}
+
+/// `ms % tick_ms` ms into tick `ticks` from the epoch, as [`at`].
+pub(crate) fn in_tick(layout: &Layout, ticks: i128, ms: u8) -> u64 {
+    at(layout, ticks, i128::from(ms) % i128::from(layout.tick_ms()))
 }
 
 /// The tick a reading falls in, counted from the epoch (negative before it; unbounded).
@@ -69,13 +87,11 @@ impl Far {
         match *self {
             Far::BeforeEpoch(back) => at(layout, 0, -1 - i128::from(back)),
             Far::EpochTick(ms) => at(layout, 0, i128::from(ms) % tick_ms),
-            Far::FirstTicks { ticks, ms } => {
-                at(layout, 1 + i128::from(ticks % 4), i128::from(ms) % tick_ms)
-            }
-            Far::LastTicks { back, ms } => at(
+            Far::FirstTicks { ticks, ms } => in_tick(layout, 1 + i128::from(ticks % 4), ms),
+            Far::LastTicks { back, ms } => in_tick(
                 layout,
                 i128::from(layout.max_ticks()) - i128::from(back % 4),
-                i128::from(ms) % tick_ms,
+                ms,
             ),
             Far::PastEnd(extra) => at(
                 layout,
