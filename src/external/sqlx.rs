@@ -174,7 +174,7 @@ mod sqlx_0_9_postgres {
         "sqlx-postgres",
         Ulid,
         Ulid::from_slice,
-        Ulid::from_uuid_text
+        Ulid::parse_uuid
     );
 }
 #[cfg(feature = "sqlx-0_8")]
@@ -198,6 +198,6 @@ mod sqlx_0_8_postgres {
         "sqlx-0_8-postgres",
         Ulid,
         Ulid::from_slice,
-        Ulid::from_uuid_text
+        Ulid::parse_uuid
     );
 }

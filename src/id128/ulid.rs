@@ -119,14 +119,24 @@ impl Ulid {
         Ok(Ulid::from_bytes(text::sixteen_bytes(ENCODING, bytes)?))
     }
 
-    /// The ULID whose 128 bits a UUID's text holds (hyphenated or 32 hex digits): a ULID
-    /// stored in a `uuid` column and read back as text.
+    /// The ULID whose 128 bits a UUID's text holds (hyphenated or 32 hex digits, either
+    /// case): a ULID stored in a `uuid` column and read back as text.
     ///
     /// # Errors
     ///
-    /// [`Error::ParseId`] when `s` is not a UUID.
-    #[cfg(any(feature = "sqlx-postgres", feature = "sqlx-0_8-postgres"))]
-    pub(crate) fn from_uuid_text(s: &str) -> Result<Ulid> {
+    /// [`Error::ParseId`] when `s` is not a UUID's text.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::id128::Ulid;
+    ///
+    /// let id: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse()?;
+    /// assert_eq!(Ulid::parse_uuid("01563e3a-b5d3-d676-4c61-efb99302bd5b")?, id);
+    /// assert!(Ulid::parse_uuid("01ARZ3NDEKTSV4RRFFQ69G5FAV").is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn parse_uuid(s: &str) -> Result<Ulid> {
         text::parse_uuid(s)
             .map(Ulid)
             .map_err(|reason| text::parse_error(ENCODING, s, reason))

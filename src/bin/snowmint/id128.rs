@@ -172,7 +172,7 @@ impl Form {
     fn read<K: Wide>(self, text: &str) -> Result<K, Failure> {
         let bits = match self {
             form if form == K::TEXT => return Ok(K::parse(text)?),
-            Form::Uuid => uuid_bits(text)?,
+            Form::Uuid => Ulid::parse_uuid(text)?.to_u128(),
             Form::Ulid => Ulid::parse(text)?.to_u128(),
             Form::Decimal => text
                 .parse::<u128>()
@@ -206,24 +206,6 @@ impl Form {
         };
         Ok(K::of_bits(bits)?)
     }
-}
-
-/// Any 128 bits written as a UUID: hyphenated 8-4-4-4-12 or 32 hex digits, either case.
-fn uuid_bits(text: &str) -> Result<u128, Failure> {
-    let hyphens = [8, 13, 18, 23];
-    let digits: String = match text.len() {
-        36 if hyphens.iter().all(|&at| text.as_bytes()[at] == b'-') => {
-            text.chars().filter(|&c| c != '-').collect()
-        }
-        _ => text.to_owned(),
-    };
-    if digits.len() == 32 && digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Ok(u128::from_str_radix(&digits, 16).expect("32 hex digits"));
-    }
-    Err(Failure::Usage(format!(
-        "{:?} is not a uuid: expected 32 hex digits, hyphenated 8-4-4-4-12 or not",
-        bounded(text)
-    )))
 }
 
 /// An ID's bits written in a [`Form`].
