@@ -366,7 +366,7 @@ impl<C: Clock, S: MarkStore> MarkedGenerator<C, S> {
     /// than waiting for the clock), and returns a minted one as [`mint`](Self::mint) does.
     ///
     /// The store's [`admit`](MarkStore::admit) runs on the calling thread as for `mint`: a
-    /// high-water file is written there, durably, once per interval of ID time.
+    /// mark file is written there, durably, once per interval of ID time.
     ///
     /// # Errors
     ///
