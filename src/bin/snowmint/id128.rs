@@ -458,7 +458,10 @@ mod tests {
             assert!(error.contains(message), "{form} {text}: {error}");
         }
         let error = Form::Uuid.read::<Ulid>("017f22e2").unwrap_err().to_string();
-        assert!(error.contains("is not a uuid"), "{error}");
+        assert!(
+            error.contains("expected 36 (8-4-4-4-12 with hyphens) or 32 (hex digits only)"),
+            "{error}"
+        );
         // A version 4 UUID is no UUIDv7, whatever the form.
         let v4 = "017f22e2-79b0-4cc3-98c4-dc0c0c07398f";
         let bits = Form::Uuid.read::<Ulid>(v4).unwrap().to_u128().to_string();
