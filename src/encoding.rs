@@ -379,9 +379,31 @@ impl EncodedId {
     }
 }
 
-/// `bytes` as a `str`; every encoder writes ASCII digits only.
-fn ascii(bytes: &[u8]) -> &str {
-    std::str::from_utf8(bytes).expect("encoders write ASCII only")
+/// `bytes` as a `str`: every text form of the crate's IDs (these encodings, the 128-bit IDs')
+/// writes ASCII only, so the fallback, an empty string, is never taken.
+pub(crate) fn ascii(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
+/// A byte that is no digit, in a [`digit_table`].
+pub(crate) const NOT_A_DIGIT: u8 = 0xff;
+
+/// The value of each byte as a digit of `alphabet` (its index), or [`NOT_A_DIGIT`]; with
+/// `either_case`, a letter reads the same in both ASCII cases. The decoding table of the
+/// 128-bit IDs' hex and Crockford base32, and of sno's base32.
+pub(crate) const fn digit_table(alphabet: &[u8], either_case: bool) -> [u8; 256] {
+    let mut table = [NOT_A_DIGIT; 256];
+    let mut i = 0;
+    while i < alphabet.len() {
+        let c = alphabet[i];
+        table[c as usize] = i as u8;
+        if either_case {
+            table[c.to_ascii_lowercase() as usize] = i as u8;
+            table[c.to_ascii_uppercase() as usize] = i as u8;
+        }
+        i += 1;
+    }
+    table
 }
 
 impl AsRef<str> for EncodedId {

@@ -1,6 +1,8 @@
 //! The text forms: a UUID's hex (hyphenated 8-4-4-4-12, or 32 digits) and a ULID's 26
 //! characters of Crockford's base32, written and read without allocating.
 
+pub(crate) use crate::encoding::ascii;
+use crate::encoding::{NOT_A_DIGIT as INVALID, digit_table};
 use crate::error::{Error, ParseIdReason, bounded};
 
 /// The length of a hyphenated UUID.
@@ -19,31 +21,11 @@ const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 pub(crate) const ULID_MAX: &str = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ";
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
-const INVALID: u8 = 0xff;
 
 /// The value of each byte as a hex digit (either case), or `INVALID`.
-const HEX_DIGITS: [u8; 256] = {
-    let mut table = [INVALID; 256];
-    let mut i = 0;
-    while i < 16 {
-        table[HEX[i] as usize] = i as u8;
-        table[HEX[i].to_ascii_uppercase() as usize] = i as u8;
-        i += 1;
-    }
-    table
-};
-
+const HEX_DIGITS: [u8; 256] = digit_table(HEX, true);
 /// The value of each byte as a Crockford digit (either case), or `INVALID`.
-const CROCKFORD_DIGITS: [u8; 256] = {
-    let mut table = [INVALID; 256];
-    let mut i = 0;
-    while i < 32 {
-        table[CROCKFORD[i] as usize] = i as u8;
-        table[CROCKFORD[i].to_ascii_lowercase() as usize] = i as u8;
-        i += 1;
-    }
-    table
-};
+const CROCKFORD_DIGITS: [u8; 256] = digit_table(CROCKFORD, true);
 
 /// What a UUID's characters are expected to be, for parse errors.
 const EXPECTED_UUID: &str = "a uuid: 8-4-4-4-12 hex digits with hyphens, or 32 hex digits";
@@ -77,12 +59,6 @@ pub(crate) const fn crockford(value: u128) -> [u8; ULID_LEN] {
         i += 1;
     }
     text
-}
-
-/// The ASCII `text` as a `str`.
-pub(crate) fn ascii(text: &[u8]) -> &str {
-    // Both alphabets and the hyphen are ASCII: the fallback is unreachable.
-    std::str::from_utf8(text).unwrap_or_default()
 }
 
 /// The 128 bits of a UUID written hyphenated or as 32 hex digits, in either case.

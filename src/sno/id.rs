@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::SnoGenerator;
 use crate::clock::Rfc3339;
+use crate::encoding::{NOT_A_DIGIT as INVALID, digit_table};
 use crate::error::{Error, ParseIdReason, Result};
 
 /// sno's base32 alphabet, in ascending ASCII order: `2`-`9` then `a`-`x`.
@@ -14,17 +15,8 @@ const ALPHABET: &[u8; 32] = b"23456789abcdefghijklmnopqrstuvwx";
 /// What a text character is expected to be, for parse errors.
 const EXPECTED_DIGIT: &str = "a sno character (2-9 or lowercase a-x)";
 
-/// The value of each byte as a sno digit, or `INVALID`.
-const DECODE: [u8; 256] = {
-    let mut table = [INVALID; 256];
-    let mut i = 0;
-    while i < ALPHABET.len() {
-        table[ALPHABET[i] as usize] = i as u8;
-        i += 1;
-    }
-    table
-};
-const INVALID: u8 = 0xff;
+/// The value of each byte as a sno digit (lowercase only), or `INVALID`.
+const DECODE: [u8; 256] = digit_table(ALPHABET, false);
 
 /// The number of characters in the text form.
 const TEXT_LEN: usize = 16;
