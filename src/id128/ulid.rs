@@ -119,6 +119,23 @@ impl Ulid {
         Ok(Ulid::from_bytes(text::sixteen_bytes(ENCODING, bytes)?))
     }
 
+    /// The ULID's 128 bits written as a UUID, hyphenated in lowercase hex: how PostgreSQL
+    /// shows a ULID stored in a `uuid` column. [`parse_uuid`](Self::parse_uuid) reads it back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::id128::Ulid;
+    ///
+    /// let id: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse()?;
+    /// assert_eq!(id.to_uuid_string(), "01563e3a-b5d3-d676-4c61-efb99302bd5b");
+    /// assert_eq!(Ulid::parse_uuid(&id.to_uuid_string())?, id);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn to_uuid_string(self) -> String {
+        text::ascii(&text::hyphenated(self.0)).to_owned()
+    }
+
     /// The ULID whose 128 bits a UUID's text holds (hyphenated or 32 hex digits, either
     /// case): a ULID stored in a `uuid` column and read back as text.
     ///

@@ -217,15 +217,7 @@ impl<K: Wide> fmt::Display for Text<K> {
         let bits = id.bits();
         match form {
             form if form == K::TEXT => id.fmt(f),
-            Form::Uuid => write!(
-                f,
-                "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-                bits >> 96,
-                bits >> 80 & 0xffff,
-                bits >> 64 & 0xffff,
-                bits >> 48 & 0xffff,
-                bits & 0xffff_ffff_ffff
-            ),
+            Form::Uuid => f.write_str(&Ulid::from_u128(bits).to_uuid_string()),
             Form::Ulid => Ulid::from_u128(bits).fmt(f),
             Form::Decimal => bits.fmt(f),
             Form::Hex => write!(f, "{bits:032x}"),
