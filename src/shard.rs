@@ -544,10 +544,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     #[inline]
     pub fn mint_or_wait(&self) -> Result<Attempt<Id>> {
-        match runs::take(
-            self.id,
-            self.clock.unix_ms_or_stale(crate::clock::seal::Token),
-        ) {
+        match self.take_from_run() {
             Some(id) => Ok(Attempt::Minted(Id::from_u64(id))),
             None => self.next_run_or_wait(),
         }
@@ -556,13 +553,23 @@ impl<C: Clock> ShardedGenerator<C> {
     /// The next ID of the calling thread's run, or of a new run from its shard.
     #[inline(always)]
     fn next_id(&self, on_full: OnFull) -> Result<Id> {
-        match runs::take(
-            self.id,
-            self.clock.unix_ms_or_stale(crate::clock::seal::Token),
-        ) {
+        match self.take_from_run() {
             Some(id) => Ok(Id::from_u64(id)),
             None => self.next_run(on_full),
         }
+    }
+
+    /// The next ID of the calling thread's run, if the run is still good to hand out (see
+    /// `runs`): the clock reads what it read when the run was reserved, and the run's shard
+    /// has minted nothing since.
+    #[inline(always)]
+    fn take_from_run(&self) -> Option<u64> {
+        let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
+        runs::take(self.id, reading, |shard, last| {
+            self.shards
+                .get(shard)
+                .is_some_and(|shard| shard.state_now() == last)
+        })
     }
 
     /// Reserves the calling thread's next run from its shard and hands out its first ID.
@@ -584,13 +591,22 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline(always)]
     fn run_from_shard(&self, on_full: OnFull) -> Result<Attempt<Id>> {
         let size = runs::next_size(self.id, self.run_cap);
-        let shard = self.local();
-        Ok(shard
-            .reserve_ids(size, on_full)?
-            .map(|(first, count, reading)| {
-                runs::start(self.id, first, count, shard.sequence_step(), reading);
-                Id::from_u64(first)
-            }))
+        let index = self.index_of_this_thread();
+        let shard = &self.shards[index];
+        Ok(shard.reserve_ids(size, on_full)?.map(|reserved| {
+            runs::start(
+                self.id,
+                runs::Reserved {
+                    shard: index,
+                    first: reserved.first,
+                    size: reserved.count,
+                    step: shard.sequence_step(),
+                    reading: reserved.reading,
+                    last: reserved.last,
+                },
+            );
+            Id::from_u64(reserved.first)
+        }))
     }
 
     /// Mints up to `out.len()` IDs from the calling thread's shard with one compare-and-swap.
@@ -710,9 +726,24 @@ impl<C> ShardedGenerator<C> {
     /// ```
     #[inline]
     pub fn local(&self) -> &Generator<Arc<C>> {
-        // What the caller mints from the shard comes after this thread's run.
-        runs::drop_run(self.id);
-        &self.shards[Claims::shard_of_this_thread(&self.claims, self.id)]
+        &self.shards[self.index_of_this_thread()]
+    }
+
+    /// The index of the calling thread's shard (see `claims`).
+    #[inline]
+    fn index_of_this_thread(&self) -> usize {
+        Claims::shard_of_this_thread(&self.claims, self.id, || self.highest_shard())
+    }
+
+    /// The shard whose last ID is the highest, for a thread that no longer knows its own (its
+    /// claims were given back while its thread-local destructors run): every ID any shard
+    /// handed out is at most its shard's last ID, so that shard's next ID is above every ID
+    /// the thread minted from this generator, whichever shard it minted them from.
+    #[cold]
+    fn highest_shard(&self) -> usize {
+        (0..self.shards.len())
+            .max_by_key(|&i| self.shards[i].state_now() | self.shards[i].node_bits())
+            .unwrap_or(0)
     }
 
     /// The shard at `index`, if there is one.
@@ -729,7 +760,6 @@ impl<C> ShardedGenerator<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn shard(&self, index: usize) -> Option<&Generator<Arc<C>>> {
-        runs::drop_run(self.id);
         self.shards.get(index)
     }
 
@@ -747,7 +777,6 @@ impl<C> ShardedGenerator<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn shards(&self) -> &[Generator<Arc<C>>] {
-        runs::drop_run(self.id);
         &self.shards
     }
 

@@ -192,6 +192,16 @@ struct Run {
     count: u64,
 }
 
+/// What [`Generator::reserve_ids`] reserved: `count` IDs from `first` (node bits included), by
+/// installing the state `last`, on the tick of the clock reading `reading` when there is one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReservedIds {
+    pub(crate) first: u64,
+    pub(crate) count: u64,
+    pub(crate) last: u64,
+    pub(crate) reading: Option<u64>,
+}
+
 impl Plan {
     /// The run of up to `want` states from `first` (as many as its tick's range has left), and
     /// its last state: the one a CAS installs to reserve the run. For a single mint (`want`
@@ -651,18 +661,14 @@ impl<C: Clock, S: State> Generator<C, S> {
 
     /// Reserves up to `want` (at least 1) consecutive IDs of one tick, as
     /// [`mint_batch`](Self::mint_batch) does, for a caller that hands them out one at a time
-    /// (a sharded handle's per-thread run): the first ID, how many, and, when the fast path
-    /// reserved them, the clock reading whose tick they are on, under which the caller may
-    /// hand them out. From the slow path (a full tick, a lost CAS, a clock behind) the run
-    /// is of one ID, with no reading.
-    /// Under [`OnFull::Answer`] the reservation may answer a wait instead; under the other
-    /// two it never does.
+    /// (a sharded handle's per-thread run): the first ID, how many, the state the reservation
+    /// installed (the run's last ID without its node bits), and, when the fast path reserved
+    /// them, the clock reading whose tick they are on, under which the caller may hand them
+    /// out. From the slow path (a full tick, a lost CAS, a clock behind) the run is of one ID,
+    /// with no reading. Under [`OnFull::Answer`] the reservation may answer a wait instead;
+    /// under the other two it never does.
     #[inline]
-    pub(crate) fn reserve_ids(
-        &self,
-        want: u64,
-        on_full: OnFull,
-    ) -> Result<Attempt<(u64, u64, Option<u64>)>> {
+    pub(crate) fn reserve_ids(&self, want: u64, on_full: OnFull) -> Result<Attempt<ReservedIds>> {
         let (Run { first, count }, reading) = match self.reserve_fast_at(want.max(1)) {
             Some((run, reading)) => (run, Some(reading)),
             None => match self.reserve_slow_passes(1, on_full)? {
@@ -670,11 +676,12 @@ impl<C: Clock, S: State> Generator<C, S> {
                 Attempt::Wait(wait) => return Ok(Attempt::Wait(wait)),
             },
         };
-        Ok(Attempt::Minted((
-            first | self.plan.node_bits,
+        Ok(Attempt::Minted(ReservedIds {
+            first: first | self.plan.node_bits,
             count,
+            last: first + (count - 1) * self.plan.seq_one,
             reading,
-        )))
+        }))
     }
 
     /// One sequence step, in ID coordinates.
@@ -1261,6 +1268,14 @@ impl<C, S: State> Generator<C, S> {
             return Ok(());
         }
         Err(self.forked())
+    }
+
+    /// The state word as it stands, with `Relaxed`: for a caller that only compares it with
+    /// a state it saw installed (a sharded handle's run, see `shard::runs`), or orders shards
+    /// by how far they minted; nothing is published through it.
+    #[inline(always)]
+    pub(crate) fn state_now(&self) -> u64 {
+        self.state.peek()
     }
 
     /// The error of a mint in a forked child of the process that built the generator: the

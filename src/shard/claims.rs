@@ -92,8 +92,16 @@ impl Claims {
     /// The index of the calling thread's shard in the generator whose table is `this`, the
     /// same every time on this thread. `id` is `this.id()`, which the caller keeps beside the
     /// `Arc` so that a cache hit does not follow it.
+    /// `highest` answers for a thread whose claims are already given back (a thread-local
+    /// destructor that mints after the destructor of its claims ran) and whose cache no
+    /// longer holds this generator: the shard whose next ID is above every ID the generator
+    /// handed out, so the thread's IDs keep increasing whichever shard it held.
     #[inline]
-    pub(super) fn shard_of_this_thread(this: &Arc<Claims>, id: u64) -> usize {
+    pub(super) fn shard_of_this_thread(
+        this: &Arc<Claims>,
+        id: u64,
+        highest: impl FnOnce() -> usize,
+    ) -> usize {
         let hit = CACHE.with(|cache| {
             cache
                 .iter()
@@ -103,19 +111,19 @@ impl Claims {
         });
         match hit {
             Some(index) => index,
-            None => Claims::miss(this),
+            None => Claims::miss(this, highest),
         }
     }
 
     /// Finds or makes this thread's claim, and caches it.
     #[cold]
     #[inline(never)]
-    fn miss(this: &Arc<Claims>) -> usize {
+    fn miss(this: &Arc<Claims>, highest: impl FnOnce() -> usize) -> usize {
         let index = HELD
             .try_with(|held| held.find_or_claim(this))
             // This thread's claims are already given back (a thread-local destructor that
-            // mints): share a shard, kept stable by the cache, which outlives them.
-            .unwrap_or_else(|_| this.share());
+            // mints): share the shard `highest` names, kept by the cache, which outlives them.
+            .unwrap_or_else(|_| highest());
         CACHE.with(|cache| {
             for i in (1..CACHED).rev() {
                 cache[i].set(cache[i - 1].get());

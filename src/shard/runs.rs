@@ -1,22 +1,42 @@
 //! Each thread's run: IDs a thread reserved from its shard of a
 //! [`ShardedGenerator`](super::ShardedGenerator) with one compare-and-swap, handed out one per
-//! mint with no atomic operation at all.
+//! mint with no read-modify-write at all.
 //!
 //! A run is a block of consecutive states of one tick, reserved by the shard's fast path at a
-//! clock reading on that tick. The thread hands out the next ID of its run while the clock
-//! still reads the same and the run has IDs left, which costs a compare of the reading, a
-//! check of the count left, and two stores, all in the thread's own memory: what
-//! a [`LocalGenerator`](crate::LocalGenerator) pays, behind a handle that any number of
-//! threads share. Any other outcome (another reading, an empty run, another generator) goes to
-//! the shard, out of line.
+//! clock reading on that tick: the compare-and-swap installed the run's last state in the
+//! shard's word. The thread hands out the next ID of its run while the clock still reads the
+//! same, the run has IDs left, and the shard's word still holds the run's last state: a
+//! compare of the reading, a check of the count left, a load of the shard's word (a line the
+//! thread wrote itself when it holds the shard alone), and two stores to the thread's own
+//! memory. Any other outcome (another reading, an empty run, another generator, a shard that
+//! minted since) goes to the shard, out of line, and the run is never handed out again.
+//!
+//! # Why a run never goes below what was already returned
+//!
+//! The shard's word only grows (see the generator's `# Orderings`: every compare-and-swap
+//! installs a greater state on its timeline, and a toggle installs one above the other
+//! timeline's high-water mark, so no value comes back). So while the word still holds the
+//! run's last state, nothing has been minted from the shard since the run was reserved: not
+//! by this thread (a kept [`local`](super::ShardedGenerator::local) or
+//! [`shard`](super::ShardedGenerator::shard) handle, a batch), not by a thread sharing the
+//! shard, not through a handle on another thread. Every ID the shard returned is then either
+//! below the run or one of its own, and a clock that stepped back to the run's reading after
+//! the shard minted on a later tick finds the word moved on and meets the shard's
+//! [`ClockBehind`](crate::ClockBehind) policy.
+//!
+//! The load is `Relaxed`: it publishes nothing and decides only whether to trust the run.
+//! The thread's own compare-and-swap that installed the run, and any mint that happened
+//! before this one (on any thread, through any synchronisation), come before the load in
+//! happens-before, so by coherence the load sees that write or a later one.
 //!
 //! Runs start at one ID and double each time a thread uses one up on its tick, up to the
 //! handle's cap, so a thread minting one ID a tick reserves one ID a tick, and one minting
-//! flat out reserves a CAS's worth of IDs per [`MAX_RUN`] mints. A run left over when the
-//! reading changes is dropped: its IDs are never handed out, so none is repeated, and the
-//! thread's next ID comes from its shard's later state, so its IDs keep increasing. Threads
-//! that share a shard (more threads than shards) each take runs of it: each thread's IDs
-//! increase, and within a tick the sharers' IDs interleave by run.
+//! flat out reserves a CAS's worth of IDs per [`MAX_RUN`] mints. A run left over (the reading
+//! changed, the shard minted meanwhile) is dropped: its IDs are never handed out, so none is
+//! repeated, and the thread's next ID comes from its shard's later state, so its IDs keep
+//! increasing. Threads that share a shard (more threads than shards) each take runs of it;
+//! each reservation ends the other sharers' runs, so sharers minting at once take one ID per
+//! compare-and-swap, as on a plain [`Generator`](crate::Generator).
 //!
 //! # Fork story
 //!
@@ -30,8 +50,9 @@ use std::cell::Cell;
 /// The most IDs a thread reserves in one run.
 pub(super) const MAX_RUN: u64 = 1024;
 
-/// A thread's run: `left` IDs from `next` in steps of `step`, minted by the generator
-/// numbered `generator`, handed out while the clock reads `reading`.
+/// A thread's run: `left` IDs from `next` in steps of `step`, minted by shard `shard` of the
+/// generator numbered `generator`, handed out while the clock reads `reading` and the shard's
+/// word holds `last`.
 struct Run {
     /// The sharded generator's number ([`Claims::id`](super::claims::Claims::id)); 0 for no
     /// run.
@@ -40,6 +61,9 @@ struct Run {
     next: Cell<u64>,
     left: Cell<u64>,
     step: Cell<u64>,
+    /// The index of the shard the run came from, and the state its reservation installed.
+    shard: Cell<usize>,
+    last: Cell<u64>,
     /// How many IDs the run held when it was reserved.
     size: Cell<u64>,
 }
@@ -54,18 +78,29 @@ thread_local! {
             next: Cell::new(0),
             left: Cell::new(0),
             step: Cell::new(0),
+            shard: Cell::new(0),
+            last: Cell::new(0),
             size: Cell::new(0),
         }
     };
 }
 
 /// The next ID of this thread's run in the generator numbered `generator`, if the clock reads
-/// `reading`, the reading the run was reserved at, and the run has one left.
+/// `reading`, the reading the run was reserved at, the run has one left, and `holds(shard,
+/// last)` says that the run's shard still holds the state its reservation installed.
 #[inline(always)]
-pub(super) fn take(generator: u64, reading: u64) -> Option<u64> {
+pub(super) fn take(
+    generator: u64,
+    reading: u64,
+    holds: impl FnOnce(usize, u64) -> bool,
+) -> Option<u64> {
     RUN.with(|run| {
         let left = run.left.get();
-        if run.generator.get() == generator && run.reading.get() == reading && left != 0 {
+        if run.generator.get() == generator
+            && run.reading.get() == reading
+            && left != 0
+            && holds(run.shard.get(), run.last.get())
+        {
             let id = run.next.get();
             run.left.set(left - 1);
             // Past the last ID this may wrap; with no IDs left it is never handed out.
@@ -91,36 +126,38 @@ pub(super) fn next_size(generator: u64, cap: u64) -> u64 {
     .max(1)
 }
 
-/// Starts this thread's run in the generator numbered `generator`: the `size` IDs from
-/// `first` in steps of `step`, of which the caller hands out `first` itself, the rest while the
-/// clock reads `reading`. A `reading` of `None` (the IDs were not reserved on the tick of a
-/// reading the caller can compare) starts an empty run of that size.
-pub(super) fn start(generator: u64, first: u64, size: u64, step: u64, reading: Option<u64>) {
+/// What a shard reserved for a run: `size` IDs from `first` in steps of `step`, on the tick
+/// of the clock reading `reading` (`None`: not on the tick of a reading the caller can
+/// compare), by installing `last` in the word of shard `shard`.
+pub(super) struct Reserved {
+    pub(super) shard: usize,
+    pub(super) first: u64,
+    pub(super) size: u64,
+    pub(super) step: u64,
+    pub(super) reading: Option<u64>,
+    pub(super) last: u64,
+}
+
+/// Starts this thread's run in the generator numbered `generator` from what its shard
+/// `reserved`, of which the caller hands out the first ID itself. A `reading` of `None`
+/// starts an empty run of that size.
+pub(super) fn start(generator: u64, reserved: Reserved) {
     RUN.with(|run| {
         run.generator.set(generator);
-        run.size.set(size);
-        run.step.set(step);
-        match reading {
+        run.size.set(reserved.size);
+        run.step.set(reserved.step);
+        run.shard.set(reserved.shard);
+        run.last.set(reserved.last);
+        match reserved.reading {
             Some(reading) => {
                 run.reading.set(reading);
                 // `first` is the run's first ID and `size` at least 1: its last ID is in the
                 // layout, so the second is only computed when there is one.
-                run.next.set(first.wrapping_add(step));
-                run.left.set(size - 1);
+                run.next.set(reserved.first.wrapping_add(reserved.step));
+                run.left.set(reserved.size - 1);
             }
             // Used up: the next run may be as large as this one allowed.
             None => run.left.set(0),
-        }
-    });
-}
-
-/// Drops this thread's run in the generator numbered `generator`, if it has one: the thread
-/// is about to mint from a shard directly, and its IDs must keep increasing.
-#[inline]
-pub(super) fn drop_run(generator: u64) {
-    RUN.with(|run| {
-        if run.generator.get() == generator {
-            run.generator.set(0);
         }
     });
 }
