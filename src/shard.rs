@@ -317,26 +317,37 @@ pub enum Shards<'a> {
 /// # Ordering
 ///
 /// - Each thread's IDs strictly increase (under the `Wait` and `Error`
-///   [`ClockBehind`](crate::ClockBehind) policies). A thread takes its shard's IDs in runs:
-///   one compare-and-swap reserves a run of the shard's next IDs on the tick the clock reads,
-///   and the thread hands them out one per mint while the clock reads the same, with no atomic
-///   operation. A run starts at one ID and doubles each time the thread uses one up, up to an
-///   eighth of the shard's tick (at most 1,024 IDs); what is left when the reading changes
-///   is never handed out. Minting from a shard directly ([`local`](Self::local),
-///   [`shard`](Self::shard), the batch methods) drops the thread's run, so its IDs keep
-///   increasing.
-/// - Across threads, IDs are ordered by time to the tick: the shards share one clock, so an ID
-///   minted after another one returned (on any thread) carries a tick at least as late. Within
-///   a tick, the order across shards is by node ID or sequence range, and the order between
-///   threads sharing a shard by run, not by minting time.
+///   [`ClockBehind`](crate::ClockBehind) policies): those it mints through the generator and
+///   those it mints from its own shard ([`local`](Self::local), a handle kept from it, the
+///   batch methods), in any mix, and in its thread-local destructors too. A thread takes its
+///   shard's IDs in runs: one compare-and-swap reserves a run of the shard's next IDs on the
+///   tick the clock reads, and the thread hands them out one per mint, with no
+///   read-modify-write, while the clock reads the same and the shard has minted nothing since
+///   (through any handle, on any thread). A run starts at one ID and doubles each time the
+///   thread uses one up, up to an eighth of the shard's tick (at most 1,024 IDs); what is
+///   left when the reading changes or the shard mints is never handed out. A shard reached by
+///   index ([`shard`](Self::shard), [`shards`](Self::shards)) that is not the thread's own is
+///   a generator of its own: its IDs are outside the thread's order.
+/// - Across threads, IDs are ordered by time to the tick: an ID minted after another one was
+///   returned (on any thread) carries a tick at least as late, for a clock that never reads
+///   backwards (the default clock, a [`MonotonicClock`](crate::clock::MonotonicClock)). A
+///   clock that steps back is met by each shard's [`ClockBehind`](crate::ClockBehind) policy
+///   against that shard's own last tick: a thread's run is never handed out below an ID its
+///   shard already returned, but another shard, which minted nothing on the later tick, mints
+///   on the earlier one. Within a tick, the order across shards is by node ID or sequence
+///   range, and the order between threads sharing a shard by run, not by minting time.
 ///   With [`borrow_ahead(n)`](GeneratorBuilder::borrow_ahead), a shard that borrowed runs up to
 ///   `n` ticks ahead of the others, so the order across shards holds to within `n` ticks.
+/// - Tasks of an async runtime move between threads, so between shards: a task's IDs are
+///   unique but need not increase. A task that needs its own IDs in order mints from a shared
+///   [`Generator`], whose every ID is above all it returned before, on any thread.
 ///
 /// # Which thread mints from which shard
 ///
 /// The first time a thread mints from a sharded generator it claims that generator's lowest
 /// free shard, keeps it while it lives (so its IDs keep increasing), and gives it back when
-/// it exits. So up to k threads that mint from the generator at once (say one per core) each
+/// it exits (a thread-local destructor that mints after that shares the shard whose last ID
+/// is the highest, so its IDs still increase). So up to k threads that mint from the generator at once (say one per core) each
 /// have a shard to itself, whatever other sharded generators they or other threads mint
 /// from. A thread that finds every shard taken shares one, round robin over the shards, and
 /// keeps it; sharers still get unique IDs, with the usual compare-and-swap between them.

@@ -18,6 +18,13 @@
 //! `block_on`). The timer works on any executor: smol's reactor drives it, on the thread in
 //! `block_on` and on its own thread otherwise.
 //!
+//! A task's IDs are in the order of the generator it mints from, and a task may move between
+//! an executor's threads: a shared [`Generator`](crate::Generator) returns each ID above every
+//! ID it returned before, on any thread, so each task's IDs increase; a
+//! [`ShardedGenerator`](crate::shard::ShardedGenerator) keeps its order per thread, so a task
+//! that moves between threads moves between shards, and one of its IDs may be below its
+//! previous one. Mint from a shared generator where a task's IDs must increase.
+//!
 //! One wait stays on the thread: a [`MarkedGenerator`](crate::mark::MarkedGenerator) over a
 //! mark file writes the file (durably) on the minting thread once per interval of ID
 //! time, as its blocking mint does.

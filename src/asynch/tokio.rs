@@ -13,9 +13,21 @@
 //! [`Mint::mint`] returns.
 //!
 //! The futures are cancel safe: dropped at any point, they have reserved nothing and leave the
-//! generator as if they had never been polled. They are `Send` when the generator is `Sync`
-//! (spawn them anywhere); a [`LocalGenerator`](crate::LocalGenerator) mints in a local task
+//! generator as if they had never been polled. They are `Send` when the generator is `Sync`,
+//! so any worker of a multi-thread runtime may run them; a
+//! [`LocalGenerator`](crate::LocalGenerator) mints in a local task
 //! ([`tokio::task::LocalSet`](::tokio::task::LocalSet), or a current-thread runtime).
+//!
+//! # Which generator keeps a task's IDs in order
+//!
+//! A task's IDs are in the order of the generator it mints from, and a task moves between
+//! worker threads. A shared [`Generator`](crate::Generator) (and a marked, leased, sno or
+//! 128-bit generator over one) returns each ID above every ID it returned before, on any
+//! thread, so each task's IDs increase wherever it runs. A
+//! [`ShardedGenerator`](crate::shard::ShardedGenerator) keeps its order per thread: a task that
+//! moves to another worker mints from that worker's shard, so its IDs are unique and ordered
+//! by time to the tick, but one may be below the task's previous one. Mint from a shared
+//! generator where a task's IDs must increase (a log or a cursor keyed by ID).
 //!
 //! One wait stays on the thread: a [`MarkedGenerator`](crate::mark::MarkedGenerator) over a
 //! mark file writes the file (durably) on the minting thread once per interval of ID
@@ -42,6 +54,40 @@
 //!     let written = generator.mint_batch_async(&mut batch).await?;
 //!     assert!((1..=256).contains(&written)); // one tick's worth at most
 //!     assert!(batch[0] > ids[599]);
+//!     Ok(())
+//! })
+//! # }
+//! ```
+//!
+//! Tasks spawned on a multi-thread runtime, each minting from one shared generator: each task's
+//! IDs increase, whichever workers run it.
+//!
+//! ```
+//! use snowmint::tokio::MintAsync;
+//! use snowmint::{Generator, Layout};
+//! use std::sync::Arc;
+//!
+//! # fn main() -> snowmint::Result<()> {
+//! let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_time().build().unwrap();
+//! let generator = Arc::new(Generator::builder(Layout::TWITTER).node("machine", 1).build()?);
+//! runtime.block_on(async {
+//!     let tasks: Vec<_> = (0..16)
+//!         .map(|_| {
+//!             let generator = Arc::clone(&generator);
+//!             tokio::spawn(async move {
+//!                 let mut ids = Vec::new();
+//!                 for _ in 0..1_000 {
+//!                     ids.push(generator.mint_async().await?);
+//!                     tokio::task::yield_now().await; // free to move to another worker
+//!                 }
+//!                 Ok::<_, snowmint::Error>(ids)
+//!             })
+//!         })
+//!         .collect();
+//!     for task in tasks {
+//!         let ids = task.await.unwrap()?;
+//!         assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+//!     }
 //!     Ok(())
 //! })
 //! # }

@@ -119,8 +119,9 @@
 //! own value of a node field, from a block granted to the process. Each thread that mints from
 //! it claims a free shard and keeps it until it exits, so with up to k busy threads (say one
 //! per core) no two cores write the same line. A thread takes its shard's IDs in runs, one
-//! compare-and-swap a run, and hands them out one per mint while the clock reads the same,
-//! with no atomic operation: as fast as a [`LocalGenerator`] of its own. Each thread's IDs
+//! compare-and-swap a run, and hands them out one per mint while the clock reads the same and
+//! the shard has minted nothing else, with no read-modify-write: as fast as a
+//! [`LocalGenerator`] of its own. Each thread's IDs
 //! strictly increase; across threads, IDs are ordered by time to the tick (see
 //! [`ShardedGenerator`]'s `# Ordering`).
 //!

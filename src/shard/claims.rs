@@ -8,7 +8,10 @@
 //! generators exist.
 //!
 //! The hot path is [`Claims::shard_of_this_thread`]'s lookup in a four-entry per-thread cache
-//! keyed by the generator's [`id`](Claims::id); everything else is cold.
+//! keyed by the generator's [`id`](Claims::id); everything else is cold. The cache has no
+//! destructor, so it answers in the thread's other thread-local destructors too; one that
+//! misses after the claims are given back asks the generator for the shard whose last ID is
+//! the highest, whose next ID is above every ID the thread minted from any shard.
 //!
 //! # Orderings
 //!
