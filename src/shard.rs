@@ -347,9 +347,9 @@ pub enum Shards<'a> {
 /// The first time a thread mints from a sharded generator it claims that generator's lowest
 /// free shard, keeps it while it lives (so its IDs keep increasing), and gives it back when
 /// it exits (a thread-local destructor that mints after that shares the shard whose last ID
-/// is the highest, so its IDs still increase). So up to k threads that mint from the generator at once (say one per core) each
-/// have a shard to itself, whatever other sharded generators they or other threads mint
-/// from. A thread that finds every shard taken shares one, round robin over the shards, and
+/// is the highest, so its IDs still increase). So up to k threads that mint from the
+/// generator at once (say one per core) each have a shard to itself, whatever other sharded
+/// generators they or other threads mint from. A thread that finds every shard taken shares one, round robin over the shards, and
 /// keeps it; sharers still get unique IDs, with the usual compare-and-swap between them.
 /// [`shard`](Self::shard) reaches a shard by index, for thread-per-core runtimes that know
 /// their core.
@@ -605,17 +605,7 @@ impl<C: Clock> ShardedGenerator<C> {
         let index = self.index_of_this_thread();
         let shard = &self.shards[index];
         Ok(shard.reserve_ids(size, on_full)?.map(|reserved| {
-            runs::start(
-                self.id,
-                runs::Reserved {
-                    shard: index,
-                    first: reserved.first,
-                    size: reserved.count,
-                    step: shard.sequence_step(),
-                    reading: reserved.reading,
-                    last: reserved.last,
-                },
-            );
+            runs::start(self.id, index, shard.sequence_step(), &reserved);
             Id::from_u64(reserved.first)
         }))
     }

@@ -47,6 +47,8 @@
 
 use std::cell::Cell;
 
+use crate::generator::ReservedIds;
+
 /// The most IDs a thread reserves in one run.
 pub(super) const MAX_RUN: u64 = 1024;
 
@@ -126,35 +128,23 @@ pub(super) fn next_size(generator: u64, cap: u64) -> u64 {
     .max(1)
 }
 
-/// What a shard reserved for a run: `size` IDs from `first` in steps of `step`, on the tick
-/// of the clock reading `reading` (`None`: not on the tick of a reading the caller can
-/// compare), by installing `last` in the word of shard `shard`.
-pub(super) struct Reserved {
-    pub(super) shard: usize,
-    pub(super) first: u64,
-    pub(super) size: u64,
-    pub(super) step: u64,
-    pub(super) reading: Option<u64>,
-    pub(super) last: u64,
-}
-
-/// Starts this thread's run in the generator numbered `generator` from what its shard
-/// `reserved`, of which the caller hands out the first ID itself. A `reading` of `None`
-/// starts an empty run of that size.
-pub(super) fn start(generator: u64, reserved: Reserved) {
+/// Starts this thread's run in the generator numbered `generator` from what its shard `shard`
+/// `reserved` (IDs `step` apart), of which the caller hands out the first ID itself. A
+/// reservation with no reading starts an empty run of that size.
+pub(super) fn start(generator: u64, shard: usize, step: u64, reserved: &ReservedIds) {
     RUN.with(|run| {
         run.generator.set(generator);
-        run.size.set(reserved.size);
-        run.step.set(reserved.step);
-        run.shard.set(reserved.shard);
+        run.size.set(reserved.count);
+        run.step.set(step);
+        run.shard.set(shard);
         run.last.set(reserved.last);
         match reserved.reading {
             Some(reading) => {
                 run.reading.set(reading);
-                // `first` is the run's first ID and `size` at least 1: its last ID is in the
+                // `first` is the run's first ID and `count` at least 1: its last ID is in the
                 // layout, so the second is only computed when there is one.
-                run.next.set(reserved.first.wrapping_add(reserved.step));
-                run.left.set(reserved.size - 1);
+                run.next.set(reserved.first.wrapping_add(step));
+                run.left.set(reserved.count - 1);
             }
             // Used up: the next run may be as large as this one allowed.
             None => run.left.set(0),
