@@ -415,7 +415,10 @@ pub enum Error {
          of its own (an etcd lease, or a node value no other process uses)"
     )]
     Forked {
-        /// The kind of generator: `Generator`, `ShardedGenerator`, `SnoGenerator`, ...
+        /// The type the caller holds: `Generator`, `LocalGenerator`, `ShardedGenerator`,
+        /// `MarkedGenerator` (over a file or a lease, `LeasedGenerator`), `SnoGenerator`, and
+        /// `Uuid7Generator` or `UlidGenerator` on every engine; `MarkFile` or `EtcdLease` for
+        /// a mark file or lease of the parent's used directly.
         generator: &'static str,
         /// The process ID the generator was built in.
         built_in: u32,

@@ -15,7 +15,8 @@
 //!   - a monotonic clock's re-anchor, from before it takes the writer lock until after it
 //!     releases it;
 //!   - holding a cached clock's runner lock (starting or waking its refresher);
-//!   - interning a layout's name (the `serde` feature's name table, a mutex).
+//!   - interning a layout's name (the `serde` feature's name table, a mutex);
+//!   - taking or letting go of a mark file's hold (the list of held descriptors, a mutex).
 //!
 //!   The `prepare` handler closes the gate and waits until no section is in flight; `parent`
 //!   and `child` open it again. So at the instant of the fork no thread is inside a section,
@@ -71,14 +72,17 @@
 //!   `Error::Forked`);
 //! - locks held only by a generator's cold paths (a mark file's write lock, the etcd fence's
 //!   reason to stop): reached only through a generator built in the parent, which the child
-//!   cannot mint from;
+//!   cannot mint from, or a mark file opened there, which the child cannot write;
 //! - the mark file's `flock`, which belongs to the open file: a child forked during a
 //!   write holds a copy of the descriptor that nothing in the child closes, so the writer
-//!   unlocks explicitly, which releases the lock for both processes.
+//!   unlocks explicitly, which releases the lock for both processes;
+//! - a mark file's hold, the `flock` of `PATH.owner` kept while the file is open: the child
+//!   handler closes the child's copies of the held descriptors (the parent's copies keep the
+//!   locks), so a child does not keep its parent's files held.
 //!
-//! Pause points (the `pause-points` feature, for `tests/fork_points.rs` and
-//! `tests/fork_mint.rs`) stop a thread inside each section, or mid-mint, so that a test can
-//! fork exactly there.
+//! Pause points (the `pause-points` feature, for `tests/fork_points.rs`, `tests/fork_mint.rs`
+//! and `tests/mark_fork.rs`) stop a thread inside each section, mid-mint or inside a mark
+//! write, so that a test can fork exactly there.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -249,9 +253,9 @@ fn install() {
     // `extern "C" fn` with the signature the C library calls, valid for the life of the
     // process (static functions). `child` is async-signal-safe, as POSIX requires of a child
     // handler in a process that had threads: it performs only lock-free atomic operations on
-    // `static`s, takes no lock, allocates nothing and cannot unwind. `prepare` and `parent`
-    // run in the forking parent, where any code may run; they use atomics and yield, and
-    // cannot unwind.
+    // `static`s, a `try_lock` of a mutex no fork catches taken (never a wait) and `close`,
+    // allocates nothing and cannot unwind. `prepare` and `parent` run in the forking parent,
+    // where any code may run; they use atomics and yield, and cannot unwind.
     #[allow(unsafe_code)]
     let status = unsafe { libc::pthread_atfork(Some(prepare), Some(parent), Some(child)) };
     // Without the handlers (ENOMEM) a fork is as unguarded as a process without snowmint's
@@ -286,14 +290,15 @@ extern "C" fn parent() {
 
 /// Runs in the child, which has one thread: counts the fork, opens the gate (no other fork is
 /// being prepared in a process of one thread, and no section is in flight), marks the cached
-/// clocks stale and the handlers registered (they are: this runs), and drops the forking
-/// thread's run of sharded IDs.
+/// clocks stale and the handlers registered (they are: this runs), drops the forking
+/// thread's run of sharded IDs and closes the child's copies of the mark files' holds.
 extern "C" fn child() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
     HANDLERS.store(REGISTERED, Ordering::Relaxed);
     #[cfg(not(snowmint_loom))]
     crate::clock::cached::after_fork_in_child();
     crate::shard::after_fork_in_child();
+    crate::mark::after_fork_in_child();
     GATE.store(0, Ordering::Release);
 }
 

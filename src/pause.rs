@@ -2,9 +2,9 @@
 //! kill or race another process against it at exactly that point.
 //!
 //! Compiled in only with the `pause-points` feature, which exists for snowmint's own
-//! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`); without it every
-//! point is an empty inline function. A point pauses only in the process that armed it, so a
-//! forked child passes through the points its parent armed.
+//! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`, `tests/mark_fork.rs`);
+//! without it every point is an empty inline function. A point pauses only in the process that
+//! armed it, so a forked child passes through the points its parent armed.
 
 /// A place where a test can pause a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +26,9 @@ pub enum Point {
     Mint,
     /// The `prepare` fork handler waiting for a section in flight (reported, never paused).
     ForkWaits,
+    /// A mark file's write, with the store's write lock and the file's `.lock` taken, before
+    /// the new mark is written.
+    MarkWrite,
 }
 
 #[cfg(feature = "pause-points")]
@@ -34,7 +37,7 @@ mod armed {
     use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
     use std::time::{Duration, Instant};
 
-    const POINTS: usize = 6;
+    const POINTS: usize = 7;
     const IDLE: u8 = 0;
     const REACHED: u8 = 1;
     const RELEASED: u8 = 2;
@@ -52,6 +55,7 @@ mod armed {
             Point::RefresherStart => 3,
             Point::Mint => 4,
             Point::ForkWaits => 5,
+            Point::MarkWrite => 6,
         }
     }
 

@@ -415,6 +415,19 @@ impl<C: Clock> ShardedGenerator<C> {
             shards: shards.into_boxed_slice(),
         })
     }
+
+    /// The sharded generator, named `kind` in [`Error::Forked`]: for the types that wrap one.
+    pub(crate) fn named(self, kind: &'static str) -> Self {
+        ShardedGenerator {
+            shards: self
+                .shards
+                .into_vec()
+                .into_iter()
+                .map(|shard| shard.named(kind))
+                .collect(),
+            ..self
+        }
+    }
 }
 
 /// One builder per shard of `builder`'s generator, each with its part of the sequence or its

@@ -357,3 +357,61 @@ fn a_sno_generator_inherited_across_fork_fails_in_the_child() {
         assert!(seen.insert(inherited.mint().unwrap()));
     }
 }
+
+/// Waits until `path` exists, for at most [`CHILD_DEADLINE`]: whether it does.
+fn appears(path: &std::path::Path) -> bool {
+    let deadline = std::time::Instant::now() + CHILD_DEADLINE;
+    while !path.exists() {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    true
+}
+
+/// Regression: a child that lived on after its parent let go of a mark file (a worker that
+/// never execs) kept the file's hold, its copy of the `.owner` lock's descriptor, so the
+/// parent's successor could not open the file until the child exited. Now the child keeps
+/// no hold, and cannot use its parent's file: opening it again is refused while the parent
+/// holds it, and a generator over the parent's `MarkFile` fails with `Error::Forked`.
+#[test]
+fn a_forked_child_keeps_no_hold_on_its_parents_mark_file() {
+    let parent = std::process::id();
+    let dir = TempDir::new("fork-mark-hold");
+    let (path, ready, done) = (dir.join("mark"), dir.join("ready"), dir.join("done"));
+    let file = MarkFile::open(&path, Duration::from_secs(1)).unwrap();
+    let generator = file.resume(Layout::TWITTER).node("machine", 1).build();
+    let generator = MarkedGenerator::<_, MarkFileStore>::new(generator.unwrap(), file.clone());
+    let generator = generator.unwrap();
+    generator.mint().unwrap();
+    let child = forks::fork(|_| {
+        if MarkFile::open(&path, Duration::from_secs(1)).is_ok() {
+            return Err("the child opened the file its parent holds".to_owned());
+        }
+        let own = file.resume(Layout::TWITTER).node("machine", 2).build();
+        let own = own.map_err(|err| err.to_string())?;
+        is_forked(
+            "a generator over the parent's file",
+            MarkedGenerator::<_, MarkFileStore>::new(own, file.clone()),
+            "MarkFile",
+            parent,
+        )?;
+        std::fs::write(&ready, "").map_err(|err| err.to_string())?;
+        // A worker that lives on.
+        match appears(&done) {
+            true => Ok(()),
+            false => Err("the parent never said it was done".to_owned()),
+        }
+    });
+    assert!(appears(&ready), "the child never got ready");
+    let mark = generator.mark();
+    drop((generator, file));
+    // The parent's successor opens the file while the child lives on.
+    let reopened = MarkFile::open(&path, Duration::from_secs(1));
+    std::fs::write(&done, "").unwrap();
+    let ended = child.wait(CHILD_DEADLINE);
+    let reopened = reopened.expect("the parent's successor could not open the file");
+    ended.success().unwrap();
+    assert_eq!(reopened.mark(), Some(mark));
+}

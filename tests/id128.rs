@@ -553,7 +553,7 @@ mod fork {
                 "Uuid7Generator",
                 parent,
             )?;
-            is_forked("sharded mint", sharded.mint(), "ShardedGenerator", parent)?;
+            is_forked("sharded mint", sharded.mint(), "Uuid7Generator", parent)?;
             // A new generator, on the same clock: its own key.
             let own = UlidGenerator::builder().clock(&clock).build().unwrap();
             for id in own.mint_many(1_000).map_err(|e| e.to_string())? {
@@ -576,6 +576,59 @@ mod fork {
         // The parent's generators mint on.
         assert!(shared.mint().unwrap() > parents[999]);
         assert!(local.mint().is_ok());
+    }
+
+    /// In a forked child: every minting method of `generator` fails with `Error::Forked`,
+    /// naming it `kind`.
+    fn forked_as<G: Mint>(generator: &G, kind: &str, parent: u32) -> Result<(), String>
+    where
+        G::Id: Debug,
+    {
+        let mut out = [G::Id::default(); 4];
+        is_forked("mint", generator.mint(), kind, parent)?;
+        is_forked("try_mint", generator.try_mint(), kind, parent)?;
+        is_forked("mint_batch", generator.mint_batch(&mut out), kind, parent)?;
+        is_forked("mint_or_wait", generator.mint_or_wait(), kind, parent)?;
+        is_forked(
+            "mint_batch_or_wait",
+            generator.mint_batch_or_wait(&mut out),
+            kind,
+            parent,
+        )?;
+        is_forked("mint_many", generator.mint_many(3), kind, parent)
+    }
+
+    /// Regression: a sharded engine's generator called itself `ShardedGenerator` in
+    /// `Error::Forked`, the shared and local ones `Uuid7Generator` or `UlidGenerator`. Each
+    /// is named as the type its caller holds, whatever its engine.
+    #[test]
+    fn error_forked_names_the_generator_the_caller_holds_on_every_engine() {
+        let parent = std::process::id();
+        let uuids = (
+            Uuid7Generator::builder().build().unwrap(),
+            Uuid7Generator::builder().build_local().unwrap(),
+            Uuid7Generator::builder().build_sharded(2).unwrap(),
+        );
+        let ulids = (
+            UlidGenerator::builder().build().unwrap(),
+            UlidGenerator::builder().build_local().unwrap(),
+            UlidGenerator::builder().build_sharded(2).unwrap(),
+        );
+        // The sharded ones with a run of IDs in this thread, which the fork drops.
+        uuids.2.mint().unwrap();
+        ulids.2.mint().unwrap();
+        let status = forks::in_child(Duration::from_secs(30), || {
+            let named = |engine: &str, result: Result<(), String>| {
+                result.map_err(|err| format!("on a {engine} engine: {err}"))
+            };
+            named("shared", forked_as(&uuids.0, "Uuid7Generator", parent))?;
+            named("local", forked_as(&uuids.1, "Uuid7Generator", parent))?;
+            named("sharded", forked_as(&uuids.2, "Uuid7Generator", parent))?;
+            named("shared", forked_as(&ulids.0, "UlidGenerator", parent))?;
+            named("local", forked_as(&ulids.1, "UlidGenerator", parent))?;
+            named("sharded", forked_as(&ulids.2, "UlidGenerator", parent))
+        });
+        assert_eq!(status, 0, "see the child's stderr");
     }
 }
 

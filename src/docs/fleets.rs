@@ -38,6 +38,10 @@
 //! holds: claimed in the child from an etcd lease (below), or assigned to each child by its
 //! parent (a value, an environment variable, a node ID's own mark file).
 //!
+//! A mark file or an etcd lease the parent holds stays the parent's: used in the child, it
+//! fails with [`Error::Forked`] too. The child keeps no hold on the parent's [`MarkFile`], so
+//! workers that never exec do not keep a restarted parent from opening its file.
+//!
 //! ```
 //! use snowmint::{Generator, Layout, node_id::NodeIdSource};
 //!
@@ -58,8 +62,10 @@
 //! deadline on the boot clock (the lease is known live) and the mark (no later
 //! holder can reach the ID's time). Two holders of one node ID never mint the same time, even
 //! when their clocks disagree and even when one of them cannot tell it lost its lease: the
-//! guarantee is spelled out on [`LeasedGenerator`]. [`release`], [`shutdown`] or drop lowers
-//! the mark to the last tick minted and revokes the lease, so the node ID is free at once.
+//! guarantee is spelled out on [`LeasedGenerator`]. The generator's [`shutdown`], or its drop,
+//! lowers the mark to the end of the last tick minted and revokes the lease, so the node ID is
+//! free at once. [`release`] (or the drop of a lease no generator wraps) revokes the lease
+//! without touching the mark.
 //!
 //! **On a partition.** A holder cut off from etcd (or facing a frozen or quorum-less cluster)
 //! keeps minting until its deadline, below its last confirmed mark, then fails with
@@ -105,6 +111,7 @@
 //! ```
 //!
 //! [`NodeIdSource`]: crate::node_id::NodeIdSource
+//! [`MarkFile`]: crate::mark::MarkFile
 //! [`Error::Forked`]: crate::Error::Forked
 #![cfg_attr(
     feature = "etcd",

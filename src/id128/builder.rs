@@ -212,7 +212,8 @@ impl<K: Kind, C: Clock> Id128Builder<K, C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn build_sharded(self, shards: usize) -> Result<Id128Generator<K, ShardedGenerator<C>>> {
-        Id128Generator::on(self.inner.build_sharded(Shards::SplitSequence(shards))?)
+        let engine = self.inner.build_sharded(Shards::SplitSequence(shards))?;
+        Id128Generator::on(engine.named(K::GENERATOR))
     }
 }
 

@@ -27,7 +27,8 @@ use crate::mint::{Attempt, Mint, mint_many_by};
 /// - [`build_local`]: on a [`LocalGenerator`](crate::LocalGenerator) for one thread (`Send`,
 ///   not `Sync`; a load and a store per ID, and the millisecond's first ID remembered).
 /// - [`build_sharded`]: on a [`ShardedGenerator`](crate::shard::ShardedGenerator) (each
-///   minting thread on a shard of its own).
+///   minting thread on a shard of its own; a batch drops the rest of the thread's run of
+///   single IDs, see [`mint_batch`](Self::mint_batch)).
 ///
 /// [`build`]: super::Id128Builder::build
 /// [`build_local`]: super::Id128Builder::build_local
@@ -144,6 +145,12 @@ impl<K: Kind, G: Engine> Id128Generator<K, G> {
     /// writes them to the front of `out` and returns how many (at least one unless `out` is
     /// empty), waiting for the next millisecond if this one is full.
     ///
+    /// On a sharded engine ([`build_sharded`](super::Id128Builder::build_sharded)), single
+    /// mints hand out a run of IDs the calling thread reserved from its shard, and a batch is
+    /// reserved from the shard after that run: it drops the rest of the run, whose IDs are
+    /// never handed out, so the thread's IDs still increase. The other batch methods and
+    /// [`mint_many`](Self::mint_many) do the same.
+    ///
     /// # Errors
     ///
     /// As for [`mint`](Self::mint). Nothing is written on error.
@@ -157,6 +164,20 @@ impl<K: Kind, G: Engine> Id128Generator<K, G> {
     /// let mut ids = [Uuid7::default(); 64];
     /// let n = generator.mint_batch(&mut ids)?;
     /// assert!(n >= 1 && ids[..n].windows(2).all(|pair| pair[0] < pair[1]));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    ///
+    /// On a sharded engine, single mints and batches interleave in order:
+    ///
+    /// ```
+    /// use snowmint::id128::{Uuid7, Uuid7Generator};
+    ///
+    /// let generator = Uuid7Generator::builder().build_sharded(2)?;
+    /// let single = generator.mint()?;
+    /// let mut ids = [Uuid7::default(); 8];
+    /// let n = generator.mint_batch(&mut ids)?;
+    /// assert!(single < ids[0] && ids[..n].windows(2).all(|pair| pair[0] < pair[1]));
+    /// assert!(generator.mint()? > ids[n - 1]); // a new run, after the batch
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     #[inline]

@@ -38,9 +38,10 @@
 //!   overlap; at `n` IDs each, a chance of about `2n / 2^73` for UUIDv7s (`2n / 2^79` for
 //!   ULIDs) per such millisecond.
 //! - Across `fork()`: a generator built before the fork fails in the child with
-//!   [`Error::Forked`](crate::Error::Forked) (the engine's check), and one built in the child
-//!   draws a key of its own from the operating system, so the child repeats neither its
-//!   parent's IDs nor its random starts.
+//!   [`Error::Forked`](crate::Error::Forked) (the engine's check), naming it `Uuid7Generator`
+//!   or `UlidGenerator` whatever its engine, and one built in the child draws a key of its
+//!   own from the operating system, so the child repeats neither its parent's IDs nor its
+//!   random starts.
 //! - The IDs are not secrets: IDs of one millisecond reveal how many were minted between
 //!   them, and the mix is fast, not cryptographic. RFC 9562 §8 advises against UUIDs as
 //!   access tokens.

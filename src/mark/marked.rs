@@ -176,7 +176,8 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> MarkedGenerator<C, S> {
     ///
     /// The errors of the store's [`start`](MarkStore::start): for a mark file,
     /// [`Error::MarkFile`](crate::Error::MarkFile) when the generator could still mint at or below
-    /// the file's mark; for an etcd lease, `Error::InvalidLeaseConfig` or the errors of its
+    /// the file's mark, and [`Error::Forked`](crate::Error::Forked) in a forked child of the
+    /// process that opened the file; for an etcd lease, `Error::InvalidLeaseConfig` or the errors of its
     /// first renewal. The store is dropped on error (a lease is released).
     ///
     /// # Examples

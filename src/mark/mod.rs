@@ -12,7 +12,11 @@
 
 use std::fs::{self, File};
 use std::io::{self, Write};
+#[cfg(unix)]
+use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::sync::TryLockError;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -74,6 +78,15 @@ pub use marked::{MarkStore, MarkedGenerator};
 ///   old one returned. If it restarts sooner than that, its clock reads behind the mark and its
 ///   policy applies: pick `ClockBehind::Wait { max_ms }` with `max_ms` at least the interval to
 ///   wait rather than fail.
+///
+/// # After `fork()`
+///
+/// A `MarkFile` is its opening process's. A forked child keeps no hold on it: the hold ends
+/// when the parent drops its last clone, even while children the parent forked (workers that
+/// never exec) live on, so the parent's successor can open the file. In the child, the
+/// parent's file refuses to be written or to start a generator with
+/// [`Error::Forked`]: a child that mints opens a mark file of its own, for a node ID of its
+/// own.
 ///
 /// # Examples
 ///
@@ -257,6 +270,7 @@ impl MarkFile {
         self.owner.ensure(&self.path, self.mark)?;
         let _lock =
             FileLock::take(&self.sibling(".lock")).map_err(|e| fail("cannot lock the file", e))?;
+        crate::pause::point(crate::pause::Point::MarkWrite);
         let mark = match read_mark(&self.path)? {
             Some(on_disk) if on_disk >= mark => return Ok(on_disk),
             _ => mark,
@@ -346,47 +360,65 @@ impl FileLock {
     }
 }
 
-/// The exclusive hold on a mark file for as long as a generator may mint from it: an
-/// `flock` of `PATH.owner` on a descriptor of its own, shared by the file's clones and let go
-/// when the last one is dropped (or the process ends, even by `kill -9`). A lock file apart
-/// from the writes' `PATH.lock`: `flock` locks belong to an open file description, so a
-/// write's lock on a new descriptor of the held file would wait for this hold forever.
-/// Nothing is held where there is no `flock`.
+/// The exclusive hold on a mark file for as long as a generator may mint from it, and the
+/// process it was opened in. The hold: an `flock` of `PATH.owner` on a descriptor of its own
+/// (kept in [`HELD`]), shared by the file's clones and let go when the last one is dropped (or
+/// the process ends, even by `kill -9`). A lock file apart from the writes' `PATH.lock`:
+/// `flock` locks belong to an open file description, so a write's lock on a new descriptor of
+/// the held file would wait for this hold forever. Nothing is held where there is no `flock`.
 ///
-/// Fork: the child gets a copy of the locked descriptor, so the hold lasts while either
-/// process keeps its copy (a child that outlives its parent keeps the file held until it
-/// exits; nothing in the child mints from it: a generator built in the parent fails there with
-/// [`Error::Forked`]). The mutex is taken only by `ensure`, on a write, which the child reaches
-/// only through such a generator.
+/// Fork: the hold stays the parent's (see [`HELD`]), and the child refuses to write the file
+/// or to start a generator over it ([`here`](Owner::here)): a generator of the child's over
+/// its parent's file would mint the IDs its parent's generator mints.
 #[derive(Clone)]
-struct Owner {
-    /// The locked file; `None` until taken (`open` could not make the lock file).
+struct Owner(Arc<Hold>);
+
+struct Hold {
+    /// The held descriptor's number, in [`HELD`]; `None` until taken (`open` could not make
+    /// the lock file). Locked only by `ensure`, on a write, which a forked child never
+    /// reaches (`here` refuses first), and never by the drop: a fork that catches it taken
+    /// leaves the child nothing that waits for it.
     #[cfg(unix)]
-    held: Arc<Mutex<Option<File>>>,
+    fd: Mutex<Option<RawFd>>,
+    /// The fork count and the process when the file was opened.
+    forks: u64,
+    opened_in: u32,
 }
 
 impl Owner {
     /// Takes the hold on `path`, refusing if another holds it. Failing to make the lock file
     /// (its directory does not exist yet) leaves the hold to the first write.
     fn take(path: &Path) -> Result<Owner> {
+        // First: registers the fork handlers, which close a child's copy of the hold.
+        let forks = crate::fork::watch();
         #[cfg(unix)]
-        {
-            let held = match Owner::lock(path) {
-                Ok(file) => Some(file),
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
-                    return Err(Owner::refused(path));
-                }
-                Err(_) => None,
-            };
-            Ok(Owner {
-                held: Arc::new(Mutex::new(held)),
-            })
-        }
+        let fd = match hold(path) {
+            Ok(fd) => Some(fd),
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                return Err(Owner::refused(path));
+            }
+            Err(_) => None,
+        };
         #[cfg(not(unix))]
-        {
-            let _ = path;
-            Ok(Owner {})
+        let _ = path;
+        Ok(Owner(Arc::new(Hold {
+            #[cfg(unix)]
+            fd: Mutex::new(fd),
+            forks,
+            opened_in: std::process::id(),
+        })))
+    }
+
+    /// `Ok` in the process that opened the file, [`Error::Forked`] in a forked child of it.
+    fn here(&self) -> Result<()> {
+        if crate::fork::generation() == self.0.forks {
+            return Ok(());
         }
+        Err(Error::Forked {
+            generator: "MarkFile",
+            built_in: self.0.opened_in,
+            used_in: std::process::id(),
+        })
     }
 
     /// Before a write: the hold is taken (now, if `open` could not), and a hold taken now
@@ -395,25 +427,29 @@ impl Owner {
         #[cfg(unix)]
         {
             // Poisoning cannot leave a half-taken hold: the slot is set once, whole.
-            let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-            if held.is_some() {
+            let mut fd = self.0.fd.lock().unwrap_or_else(PoisonError::into_inner);
+            if fd.is_some() {
                 return Ok(());
             }
-            let file = Owner::lock(path).map_err(|err| match err.kind() {
+            let taken = hold(path).map_err(|err| match err.kind() {
                 io::ErrorKind::WouldBlock => Owner::refused(path),
                 _ => io_error(path, "cannot lock the file", err),
             })?;
-            let on_disk = read_mark(path)?;
-            if on_disk != opened {
-                return Err(file_error(
+            let unchanged = read_mark(path).and_then(|on_disk| match on_disk == opened {
+                true => Ok(()),
+                false => Err(file_error(
                     path,
                     format!(
                         "holds the mark {on_disk:?}, written by another generator since it was \
                          opened with {opened:?}; expected to resume from the file as it is"
                     ),
-                ));
+                )),
+            });
+            if let Err(err) = unchanged {
+                let_go(taken);
+                return Err(err);
             }
-            *held = Some(file);
+            *fd = Some(taken);
             Ok(())
         }
         #[cfg(not(unix))]
@@ -421,20 +457,6 @@ impl Owner {
             let _ = (path, opened);
             Ok(())
         }
-    }
-
-    /// `PATH.owner`, created if need be and locked without waiting.
-    #[cfg(unix)]
-    fn lock(path: &Path) -> io::Result<File> {
-        let mut owner = path.as_os_str().to_owned();
-        owner.push(".owner");
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(PathBuf::from(owner))?;
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)?;
-        Ok(file)
     }
 
     /// Another holds the file at `path`.
@@ -446,6 +468,80 @@ impl Owner {
              .owner lock is taken); expected one generator per mark file at a time"
                 .to_owned(),
         )
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Hold {
+    /// Lets the hold go, in the process that took it. In a forked child the child handler
+    /// closed the child's copy already, and the number may name a descriptor of the child's
+    /// own since.
+    fn drop(&mut self) {
+        let fd = self.fd.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if let Some(fd) = fd.take() {
+            if crate::fork::generation() == self.forks {
+                let_go(fd);
+            }
+        }
+    }
+}
+
+/// The descriptors of the holds this process took, each with an `flock` of its `PATH.owner`.
+///
+/// Fork: a child of `fork()` gets a copy of each descriptor, and an `flock` lasts while any
+/// descriptor of its open file description does, so a child that never execs (a worker)
+/// would keep its parent's files held after the parent let them go, and the parent's
+/// successor could not open them until the child exits. The child handler closes the child's
+/// copies ([`after_fork_in_child`]): closing one copy leaves the lock to the others, so the
+/// holds stay the parent's, and end with the parent's. Taken only inside a fork section, so no
+/// fork catches it taken.
+#[cfg(unix)]
+static HELD: Mutex<Vec<File>> = Mutex::new(Vec::new());
+
+/// Takes the hold on `path`: `PATH.owner`, created if need be and locked without waiting,
+/// kept in [`HELD`]; its descriptor's number. In a fork section, so that no fork copies a
+/// locked descriptor the child handler cannot find.
+#[cfg(unix)]
+fn hold(path: &Path) -> io::Result<RawFd> {
+    let _section = crate::fork::enter();
+    let mut owner = path.as_os_str().to_owned();
+    owner.push(".owner");
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(PathBuf::from(owner))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)?;
+    let fd = file.as_raw_fd();
+    HELD.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(file);
+    Ok(fd)
+}
+
+/// Closes the held descriptor `fd`, which lets its hold go.
+#[cfg(unix)]
+fn let_go(fd: RawFd) {
+    let _section = crate::fork::enter();
+    let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(at) = held.iter().position(|file| file.as_raw_fd() == fd) {
+        drop(held.swap_remove(at));
+    }
+}
+
+/// In a forked child, from the fork's child handler: closes the child's copies of the holds'
+/// descriptors (see [`HELD`]). Takes no lock that can be taken: no section is in flight in a
+/// child, and `close` is async-signal-safe.
+pub(crate) fn after_fork_in_child() {
+    #[cfg(unix)]
+    {
+        let mut held = match HELD.try_lock() {
+            Ok(held) => held,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            // Not at a fork: the lock is taken only inside fork sections.
+            Err(TryLockError::WouldBlock) => return,
+        };
+        held.clear();
     }
 }
 
@@ -634,18 +730,21 @@ pub struct MarkFileStore {
     file: MarkFile,
     /// The mark on disk, in Unix milliseconds: raised only after the write is durable.
     mark: AtomicU64,
-    /// Serializes writes (cold path only) and counts them. Fork: a child forked during a
-    /// write finds it taken for good, but reaches it only by minting from the generator this
-    /// store keeps the mark for, which was built in the parent and refuses to mint in the child
-    /// (`Error::Forked`).
-    writes: Mutex<u64>,
+    /// How many writes this store made: a counter of its own, so that reading it takes no lock.
+    writes: AtomicU64,
+    /// Serializes writes (cold path only). Fork: a child forked during a write finds it taken
+    /// for good, and never takes it: a store refuses to write in a forked child of the process
+    /// that opened its file (`Error::Forked`) before it takes the lock, and the getters read
+    /// atomics.
+    writing: Mutex<()>,
 }
 
 impl From<MarkFile> for MarkFileStore {
     fn from(file: MarkFile) -> Self {
         MarkFileStore {
             mark: AtomicU64::new(file.mark.unwrap_or(0)),
-            writes: Mutex::new(0),
+            writes: AtomicU64::new(0),
+            writing: Mutex::new(()),
             file,
         }
     }
@@ -656,8 +755,10 @@ impl MarkFileStore {
     #[cold]
     #[inline(never)]
     fn raise(&self, time: u64) -> Result<()> {
+        // Before the lock: a fork may have caught it taken (see `writing`).
+        self.file.owner.here()?;
         // Poisoning cannot break the invariant: the mark is raised only after a durable write.
-        let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
+        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
         // Another thread may have raised the mark while this one waited for the lock.
         if time < self.mark.load(Ordering::Relaxed) {
             return Ok(());
@@ -667,7 +768,8 @@ impl MarkFileStore {
         let mark = self
             .file
             .write(time.saturating_add(self.file.interval_ms))?;
-        *writes += 1;
+        // Relaxed: a count, ordered with nothing else.
+        self.writes.fetch_add(1, Ordering::Relaxed);
         // Only now, with `mark` durable, may other threads return IDs below it.
         self.mark.store(mark, Ordering::Relaxed);
         Ok(())
@@ -676,8 +778,10 @@ impl MarkFileStore {
 
 impl MarkStore for MarkFileStore {
     /// Refuses a generator that could still mint at or below the file's mark: one not built
-    /// with [`MarkFile::resume`] (or from a snapshot above the mark).
+    /// with [`MarkFile::resume`] (or from a snapshot above the mark); and any generator, with
+    /// [`Error::Forked`], in a forked child of the process that opened the file.
     fn start<C: Clock + Send + Sync + 'static>(&self, generator: &Arc<Generator<C>>) -> Result<()> {
+        self.file.owner.here()?;
         let Some(mark) = self.file.mark else {
             return Ok(());
         };
@@ -696,7 +800,8 @@ impl MarkStore for MarkFileStore {
         ))
     }
 
-    /// One relaxed load and a compare; a durable write when `time_ms` reached the mark.
+    /// One relaxed load and a compare; a durable write when `time_ms` reached the mark, which
+    /// fails with [`Error::Forked`] in a forked child of the process that opened the file.
     #[inline(always)]
     fn admit(&self, time_ms: u64) -> Result<()> {
         // Relaxed: the mark publishes no memory. Every value it holds was stored after the
@@ -793,11 +898,7 @@ impl<C> MarkedGenerator<C, MarkFileStore> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn writes(&self) -> u64 {
-        *self
-            .store()
-            .writes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.store().writes.load(Ordering::Relaxed)
     }
 }
 
