@@ -44,8 +44,10 @@
 //!   child has none of its parent's refresher threads, so its first reading is precise and
 //!   starts a refresher of its own.
 //!
-//! The handlers are registered by the first generator, cached clock or monotonic clock, and
-//! registration itself cannot be left half done: a compare-and-swap records which process is
+//! The handlers are registered before anything they act on exists: by the first section, the
+//! first generator, and each cached clock (the process-wide one on its first read, a private
+//! one when it is made, before its word can hold a reading). Registration itself cannot be
+//! left half done: a compare-and-swap records which process is
 //! registering, and a child forked before its parent finished (the C library orders
 //! registration and fork, so the handler either runs in the child or was never registered)
 //! registers its own instead of waiting for a thread it does not have. Registration is no
@@ -76,9 +78,9 @@
 //!   write holds a copy of the descriptor that nothing in the child closes, so the writer
 //!   unlocks explicitly, which releases the lock for both processes.
 //!
-//! Pause points (the `pause-points` feature, for `tests/fork_points.rs` and
-//! `tests/fork_mint.rs`) stop a thread inside each section, or mid-mint, so that a test can
-//! fork exactly there.
+//! Pause points (the `pause-points` feature, for `tests/fork_points.rs`, `tests/fork_mint.rs`
+//! and `tests/fork_windows.rs`) stop a thread inside each section, in the windows between
+//! them, or mid-mint, so that a test can fork exactly there.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -200,9 +202,10 @@ impl Drop for Section {
     }
 }
 
-/// Registers the fork handlers, once per process.
+/// Registers the fork handlers, once per process: before anything exists that a fork must
+/// act on.
 #[inline]
-fn register() {
+pub(crate) fn register() {
     // Acquire: pairs with the Release of the registration's end.
     if HANDLERS.load(Ordering::Acquire) != REGISTERED {
         register_slow();

@@ -2,9 +2,10 @@
 //! kill or race another process against it at exactly that point.
 //!
 //! Compiled in only with the `pause-points` feature, which exists for snowmint's own
-//! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`); without it every
-//! point is an empty inline function. A point pauses only in the process that armed it, so a
-//! forked child passes through the points its parent armed.
+//! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`,
+//! `tests/fork_windows.rs`); without it every point is an empty inline function. A point
+//! pauses only in the process that armed it, so a forked child passes through the points its
+//! parent armed.
 
 /// A place where a test can pause a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,9 @@ pub enum Point {
     /// A cached clock's refresher start, with its runner lock taken, before the thread is
     /// spawned.
     RefresherStart,
+    /// A cached clock's reader that replaced `PARKED` with its reading, before it wakes the
+    /// refresher or starts one.
+    Wake,
     /// A mint, between the load of the generator's state and its compare-and-swap.
     Mint,
     /// The `prepare` fork handler waiting for a section in flight (reported, never paused).
@@ -34,7 +38,7 @@ mod armed {
     use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
     use std::time::{Duration, Instant};
 
-    const POINTS: usize = 6;
+    const POINTS: usize = 7;
     const IDLE: u8 = 0;
     const REACHED: u8 = 1;
     const RELEASED: u8 = 2;
@@ -50,8 +54,9 @@ mod armed {
             Point::GlobalInit => 1,
             Point::Reanchor => 2,
             Point::RefresherStart => 3,
-            Point::Mint => 4,
-            Point::ForkWaits => 5,
+            Point::Wake => 4,
+            Point::Mint => 5,
+            Point::ForkWaits => 6,
         }
     }
 
