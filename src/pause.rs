@@ -12,8 +12,7 @@
 #[non_exhaustive]
 #[cfg_attr(not(feature = "pause-points"), allow(unreachable_pub, dead_code))]
 pub enum Point {
-    /// The fork handlers' registration, after the registering process is recorded and before
-    /// the handlers are installed.
+    /// The fork handlers' registration, before the handlers are installed.
     Registration,
     /// The process-wide clock's first initialisation, inside its once-cell, before its source
     /// is built.

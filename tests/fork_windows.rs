@@ -5,6 +5,10 @@
 //! - `Wake`: a private cached clock's first reading is published and its refresher not yet
 //!   started. The child's clock must keep following the wall clock, not stay at the reading
 //!   it inherited.
+//! - `Elect`: a monotonic clock's overdue reading chose the counter time it would take the
+//!   writer lock at and stopped before taking it, inside its section, while another thread's
+//!   fork is being prepared. A reading taken meanwhile does not wait for the fork; no reading
+//!   taken after it may be lower.
 //!
 //! The handlers' registration happens once per process, so each scenario runs in a fresh
 //! process: the test re-executes its own binary (`--exact` its name, with [`ROLE`] set to it).
@@ -18,9 +22,9 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use snowmint::Clock;
 use snowmint::clock::CachedClock;
 use snowmint::pause::{self, Point};
+use snowmint::{Clock, Generator, Layout};
 
 use common::clocks::OffsetClock;
 use common::forks;
@@ -52,6 +56,25 @@ fn a_private_cached_clock_forked_before_its_refresher_starts_moves_on_in_the_chi
         "a_private_cached_clock_forked_before_its_refresher_starts_moves_on_in_the_child",
         &[],
         private_clock_forked_at_wake,
+    );
+}
+
+/// Regression: the registration waited for a registering thread recorded by its process ID,
+/// so a descendant with that ID (a pid namespace's first process, or a reused ID) waited for
+/// ever for a thread it does not have.
+#[test]
+fn a_grandchild_with_the_registering_process_s_id_registers_its_own_handlers() {
+    run(
+        "a_grandchild_with_the_registering_process_s_id_registers_its_own_handlers",
+        &[
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--pid",
+            "--fork",
+            "--kill-child",
+        ],
+        grandchild_with_the_registering_id,
     );
 }
 
@@ -167,4 +190,106 @@ fn private_clock_forked_at_wake() {
     if let Err(failure) = child.wait(CHILD_DEADLINE).success() {
         panic!("fork between a private cached clock's first reading and its refresher: {failure}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// `Registration`: a grandchild whose process ID is the registering process's.
+
+/// In the first process of a pid namespace: stops a thread registering the fork handlers,
+/// forks, and checks that the child's own child, the first process of a pid namespace of its
+/// own, mints.
+fn grandchild_with_the_registering_id() {
+    let me = std::process::id();
+    assert_eq!(
+        me, 1,
+        "the scenario runs as the first process of a pid namespace"
+    );
+    let armed = pause::arm(Point::Registration);
+    let registering = thread::spawn(|| CachedClock::global().unix_ms());
+    assert!(
+        armed.wait_reached(REACH),
+        "no thread reached {:?}",
+        Point::Registration
+    );
+    let ended = forks::fork(|_| grandchild_in_a_new_pid_namespace(me)).wait(CHILD_DEADLINE);
+    armed.release();
+    registering.join().unwrap();
+    if let Err(failure) = ended.success() {
+        panic!("fork while a thread registered the handlers: {failure}");
+    }
+}
+
+/// In the child: forks a grandchild into a new pid namespace, where its ID is `pid`, and
+/// waits for it (killing it after half the child's deadline). No thread: a process whose
+/// children go to another pid namespace cannot start one.
+fn grandchild_in_a_new_pid_namespace(pid: u32) -> Result<(), String> {
+    // SAFETY: a plain system call; this process has one thread (a forked child).
+    if unsafe { libc::unshare(libc::CLONE_NEWPID) } != 0 {
+        return Err(format!(
+            "unshare(CLONE_NEWPID): {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: the grandchild runs `mint_as` and `_exit`s, without unwinding.
+    let grandchild = unsafe { libc::fork() };
+    if grandchild < 0 {
+        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    if grandchild == 0 {
+        let code = match std::panic::catch_unwind(|| mint_as(pid)) {
+            Ok(Ok(())) => 0,
+            Ok(Err(failure)) => {
+                eprintln!("grandchild: {failure}");
+                1
+            }
+            Err(_) => 2,
+        };
+        // SAFETY: ends the grandchild at once.
+        unsafe { libc::_exit(code) };
+    }
+    let started = Instant::now();
+    let mut status = 0;
+    loop {
+        // SAFETY: polls this process's own child; `status` is a valid place for its status.
+        let waited = unsafe { libc::waitpid(grandchild, &mut status, libc::WNOHANG) };
+        if waited == grandchild {
+            return match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+                (true, 0) => Ok(()),
+                _ => Err(format!("the grandchild failed (wait status {status})")),
+            };
+        }
+        if waited < 0 {
+            return Err(format!("waitpid: {}", std::io::Error::last_os_error()));
+        }
+        if started.elapsed() > CHILD_DEADLINE / 2 {
+            // SAFETY: kills and reaps this process's own child.
+            unsafe {
+                libc::kill(grandchild, libc::SIGKILL);
+                libc::waitpid(grandchild, &mut status, 0);
+            }
+            return Err(format!(
+                "the grandchild, process {pid} in its namespace, hung on its first mint: \
+                 killed after {:?}",
+                started.elapsed()
+            ));
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// In the grandchild: its ID is `pid`, and a generator of its own mints.
+fn mint_as(pid: u32) -> Result<(), String> {
+    let me = std::process::id();
+    if me != pid {
+        return Err(format!("the grandchild is process {me}, not {pid}"));
+    }
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .build()
+        .map_err(|err| err.to_string())?;
+    let ids = generator.mint_many(100).map_err(|err| err.to_string())?;
+    if !ids.is_sorted() {
+        return Err("the grandchild's IDs are out of order".into());
+    }
+    Ok(())
 }
