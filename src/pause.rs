@@ -17,6 +17,9 @@ pub enum Point {
     /// The process-wide clock's first initialisation, inside its once-cell, before its source
     /// is built.
     GlobalInit,
+    /// A monotonic clock's overdue reading, inside its fork section, after it read the
+    /// counter time it would take the writer lock at and before its compare-and-swap takes it.
+    Elect,
     /// A monotonic clock's re-anchor, with its writer lock taken.
     Reanchor,
     /// A cached clock's refresher start, with its runner lock taken, before the thread is
@@ -37,7 +40,7 @@ mod armed {
     use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
     use std::time::{Duration, Instant};
 
-    const POINTS: usize = 7;
+    const POINTS: usize = 8;
     const IDLE: u8 = 0;
     const REACHED: u8 = 1;
     const RELEASED: u8 = 2;
@@ -51,11 +54,12 @@ mod armed {
         match point {
             Point::Registration => 0,
             Point::GlobalInit => 1,
-            Point::Reanchor => 2,
-            Point::RefresherStart => 3,
-            Point::Wake => 4,
-            Point::Mint => 5,
-            Point::ForkWaits => 6,
+            Point::Elect => 2,
+            Point::Reanchor => 3,
+            Point::RefresherStart => 4,
+            Point::Wake => 5,
+            Point::Mint => 6,
+            Point::ForkWaits => 7,
         }
     }
 

@@ -5,6 +5,10 @@
 //! - `Wake`: a private cached clock's first reading is published and its refresher not yet
 //!   started. The child's clock must keep following the wall clock, not stay at the reading
 //!   it inherited.
+//! - `Registration`, in pid namespaces: a thread is stopped registering the fork handlers in
+//!   the process whose ID is 1, which forks; its child forks a grandchild into a pid namespace
+//!   of its own, whose ID is 1 too. The grandchild must register handlers of its own, not wait
+//!   for the stopped thread, which it does not have.
 //! - `Elect`: a monotonic clock's overdue reading chose the counter time it would take the
 //!   writer lock at and stopped before taking it, inside its section, while another thread's
 //!   fork is being prepared. A reading taken meanwhile does not wait for the fork; no reading
@@ -19,10 +23,11 @@ mod common;
 
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use snowmint::clock::CachedClock;
+use snowmint::clock::{CachedClock, MonotonicClock};
 use snowmint::pause::{self, Point};
 use snowmint::{Clock, Generator, Layout};
 
@@ -75,6 +80,19 @@ fn a_grandchild_with_the_registering_process_s_id_registers_its_own_handlers() {
             "--kill-child",
         ],
         grandchild_with_the_registering_id,
+    );
+}
+
+/// Regression: a reading that found the writer lock free while a fork was being prepared read
+/// its segment on at full speed, but a holder that had read its lock time before that reading
+/// could still take the lock with it, and readings under that holder then ran at half speed
+/// from that earlier time: lower than the one taken meanwhile.
+#[test]
+fn a_reading_while_a_fork_is_prepared_is_never_above_a_later_one() {
+    run(
+        "a_reading_while_a_fork_is_prepared_is_never_above_a_later_one",
+        &[],
+        reading_while_a_fork_is_prepared,
     );
 }
 
@@ -292,4 +310,71 @@ fn mint_as(pid: u32) -> Result<(), String> {
         return Err("the grandchild's IDs are out of order".into());
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// `Elect`: a reading while a fork waits for a thread about to take the writer lock.
+
+/// Stops an overdue reading between choosing its lock time and taking the lock, holds it
+/// there while another thread's fork is being prepared, reads the clock 100 ms later, lets the
+/// stopped thread go on (stopping it again in its re-anchor if it takes the lock), and reads
+/// again: not lower.
+fn reading_while_a_fork_is_prepared() {
+    // Overdue a millisecond after each re-anchor.
+    let clock = Arc::new(
+        MonotonicClock::builder()
+            .recheck(Duration::from_millis(1))
+            .build(),
+    );
+    let elect = pause::arm(Point::Elect);
+    let electing = {
+        let clock = Arc::clone(&clock);
+        thread::spawn(move || {
+            thread::sleep(Duration::from_millis(2));
+            clock.unix_ns()
+        })
+    };
+    assert!(
+        elect.wait_reached(REACH),
+        "no reading reached {:?}",
+        Point::Elect
+    );
+    let waits = pause::arm(Point::ForkWaits);
+    let forker = thread::spawn(|| forks::fork(|_| Ok(())));
+    assert!(
+        waits.wait_reached(REACH),
+        "prepare never waited for the electing thread's section"
+    );
+    thread::sleep(Duration::from_millis(100));
+    // Overdue, the lock free, a fork being prepared: reads on without waiting.
+    let during = clock.unix_ns();
+    let mut reanchor = Some(pause::arm(Point::Reanchor));
+    elect.release();
+    // The stopped thread takes the lock (and stops in its re-anchor) or returns.
+    let deadline = Instant::now() + REACH;
+    while !reanchor.as_ref().is_some_and(|armed| armed.is_reached()) && !electing.is_finished() {
+        assert!(
+            Instant::now() < deadline,
+            "the electing thread neither re-anchored nor returned"
+        );
+        thread::sleep(Duration::from_micros(100));
+    }
+    if !reanchor.as_ref().is_some_and(|armed| armed.is_reached()) {
+        // Disarmed, so that the reading below does not stop there.
+        reanchor = None;
+    }
+    let after = clock.unix_ns();
+    drop(reanchor);
+    electing.join().unwrap();
+    let child = forker.join().unwrap();
+    drop(waits);
+    if let Err(failure) = child.wait(CHILD_DEADLINE).success() {
+        panic!("the forked child: {failure}");
+    }
+    assert!(
+        after >= during,
+        "a reading taken while a fork was being prepared, {during} ns, was followed by \
+         {after} ns, {:.3} ms back",
+        (during - after) as f64 / 1e6
+    );
 }
