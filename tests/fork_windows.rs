@@ -1,6 +1,6 @@
-//! Fault injection for the fork windows outside every fork section: a thread stopped at a
-//! pause point holds no section, so the fork does not wait for it, and the child (or a reading
-//! taken meanwhile) must be right anyway.
+//! Fault injection for the fork windows the gate does not close: a thread stopped outside
+//! every fork section, which the fork does not wait for, and a reading that does not wait for
+//! the fork. The child, and the readings, must be right anyway.
 //!
 //! - `Wake`: a private cached clock's first reading is published and its refresher not yet
 //!   started. The child's clock must keep following the wall clock, not stay at the reading
@@ -8,7 +8,8 @@
 //! - `Registration`, in pid namespaces: a thread is stopped registering the fork handlers in
 //!   the process whose ID is 1, which forks; its child forks a grandchild into a pid namespace
 //!   of its own, whose ID is 1 too. The grandchild must register handlers of its own, not wait
-//!   for the stopped thread, which it does not have.
+//!   for the stopped thread, which it does not have. Skipped, saying so, where `unshare`
+//!   cannot make the namespaces.
 //! - `Elect`: a monotonic clock's overdue reading chose the counter time it would take the
 //!   writer lock at and stopped before taking it, inside its section, while another thread's
 //!   fork is being prepared. A reading taken meanwhile does not wait for the fork; no reading

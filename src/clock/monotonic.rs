@@ -54,11 +54,11 @@
 //!
 //! *One writer.* The lock is taken with a compare-and-swap from a free value (`AcqRel`) and
 //! released with a `Release` store of the next free value, which no earlier free value
-//! equals, so a compare-and-swap from a stale one fails. A reader that reads on while a fork
-//! is being prepared moves the free value on too, with a compare-and-swap. The holder thus sees the previous
-//! holder's publish and slot, and an overdue reader that loads a held value (`Acquire`) sees
-//! every generation published before it was taken, so it can tell whether that holder is
-//! replacing the segment it read.
+//! equals, so a compare-and-swap from a stale one fails (a reader that reads on while a fork
+//! is being prepared moves the free value on too, with a compare-and-swap). The holder thus
+//! sees the previous holder's publish and slot, and an overdue reader that loads a held value
+//! (`Acquire`) sees every generation published before it was taken, so it can tell whether
+//! that holder is replacing the segment it read.
 //!
 //! *Never back.* Apart from the steps back `Report` hands on, readings never decrease, in one
 //! thread or across threads. The argument rests on the counter: a counter reading taken before
