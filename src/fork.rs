@@ -45,13 +45,18 @@
 //!   child has none of its parent's refresher threads, so its first reading is precise and
 //!   starts a refresher of its own.
 //!
-//! The handlers are registered by the first generator, cached clock or monotonic clock, and
-//! registration itself cannot be left half done: a compare-and-swap records which process is
-//! registering, and a child forked before its parent finished (the C library orders
-//! registration and fork, so the handler either runs in the child or was never registered)
-//! registers its own instead of waiting for a thread it does not have. Registration is no
-//! section (the gate is not there yet): a fork can happen while a thread registers, and
-//! needs nothing of it.
+//! The handlers are registered before anything they act on exists: by the first section, the
+//! first generator, and each cached clock (the process-wide one on its first read, a private
+//! one when it is made, before its word can hold a reading). Registration waits for no thread:
+//! a thread that finds the handlers unregistered installs them, even while another thread
+//! does. That other thread may not be in this process at all: a thread of an ancestor that was
+//! registering when the ancestor forked, which no process ID identifies (a descendant may get
+//! the ancestor's ID once it is free, or have it as the first process of a pid namespace).
+//! Handlers installed twice run twice at each fork, which they allow: each `prepare` closes
+//! the gate once more and its `parent` opens it once more, each `child` counts one more fork
+//! (the count is only ever compared for equality) and marks the clocks stale again.
+//! Registration is no section (the gate is not there yet): a fork can happen while a thread
+//! registers, and needs nothing of it.
 //!
 //! What else snowmint holds that a fork copies, and why none of it needs the gate:
 //!
@@ -80,27 +85,27 @@
 //!   handler closes the child's copies of the held descriptors (the parent's copies keep the
 //!   locks), so a child does not keep its parent's files held.
 //!
-//! Pause points (the `pause-points` feature, for `tests/fork_points.rs`, `tests/fork_mint.rs`
-//! and `tests/mark_fork.rs`) stop a thread inside each section, mid-mint or inside a mark
-//! write, so that a test can fork exactly there.
+//! Pause points (the `pause-points` feature, for `tests/fork_points.rs`, `tests/fork_mint.rs`,
+//! `tests/fork_windows.rs` and `tests/mark_fork.rs`) stop a thread inside each section, in the
+//! windows between them, mid-mint or inside a mark write, so that a test can fork exactly there.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
 
 use crate::pause::{self, Point};
 
 /// How many times this process's lineage has forked into a child with the handlers
-/// registered: written only by the `child` handler. On a cache line of its own, which every
-/// mint reads: the gate beside it is written by every section.
+/// registered (once more for each time they are installed): written only by the `child`
+/// handler. On a cache line of its own, which every mint reads: the gate beside it is written
+/// by every section.
 static GENERATION: CachePadded<AtomicU64> = CachePadded::new(AtomicU64::new(0));
 
-/// The handlers' registration: [`UNREGISTERED`], [`REGISTERED`], or the process ID (plus one)
-/// of the process whose thread is registering them.
-static HANDLERS: AtomicU64 = AtomicU64::new(UNREGISTERED);
-const UNREGISTERED: u64 = 0;
-const REGISTERED: u64 = u64::MAX;
+/// Whether the handlers are registered in this process. Fork: the child handler sets it (it
+/// ran, so the child has the handlers); a child forked before its parent's registration ended
+/// may copy `false`, and then registers handlers of its own.
+static REGISTERED: AtomicBool = AtomicBool::new(false);
 
 /// The gate: how many forks are being prepared, in units of [`FORK`] (closed while any is),
 /// and below that how many sections are in flight.
@@ -149,7 +154,9 @@ pub(crate) fn enter() -> Section {
         GATE.fetch_add(1, Ordering::Relaxed);
         return Section::entered();
     }
-    // crossbeam's backoff, not `crate::sync`'s: see `register_slow`.
+    // crossbeam's backoff, never loom's, under loom too: the gate is a `std` static that no
+    // model explores, and a wait here (a test thread of the harness forking at the same time)
+    // must not add a step to the model's schedule.
     let backoff = crossbeam_utils::Backoff::new();
     loop {
         if let Some(section) = try_enter_open() {
@@ -204,47 +211,24 @@ impl Drop for Section {
     }
 }
 
-/// Registers the fork handlers, once per process.
+/// Registers the fork handlers, once per process (or a few times, see the module's
+/// documentation): before anything exists that a fork must act on.
 #[inline]
-fn register() {
+pub(crate) fn register() {
     // Acquire: pairs with the Release of the registration's end.
-    if HANDLERS.load(Ordering::Acquire) != REGISTERED {
+    if !REGISTERED.load(Ordering::Acquire) {
         register_slow();
     }
 }
 
+/// Installs the handlers, waiting for no other thread that may be installing them too.
 #[cold]
 #[inline(never)]
 fn register_slow() {
-    let me = u64::from(std::process::id()) + 1;
-    // crossbeam's backoff, never loom's, under loom too: the handlers and the gate are `std`
-    // statics that no model explores, and a wait here (a test thread of the harness
-    // registering at the same time) must not add a step to the model's schedule.
-    let backoff = crossbeam_utils::Backoff::new();
-    loop {
-        let seen = HANDLERS.load(Ordering::Acquire);
-        if seen == REGISTERED {
-            return;
-        }
-        if seen == me {
-            // Another thread of this process is registering: it exists, and ends soon.
-            backoff.snooze();
-            continue;
-        }
-        // Nobody registered, or a thread of a parent process was registering when it forked
-        // (the handlers are not registered here, or the child handler would have marked them
-        // so): this thread registers. Relaxed: the registration itself publishes nothing.
-        if HANDLERS
-            .compare_exchange(seen, me, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-        {
-            pause::point(Point::Registration);
-            install();
-            // Release: a thread that sees the handlers registered may rely on them.
-            HANDLERS.store(REGISTERED, Ordering::Release);
-            return;
-        }
-    }
+    pause::point(Point::Registration);
+    install();
+    // Release: a thread that sees the handlers registered may rely on them.
+    REGISTERED.store(true, Ordering::Release);
 }
 
 #[cfg(unix)]
@@ -294,7 +278,7 @@ extern "C" fn parent() {
 /// thread's run of sharded IDs and closes the child's copies of the mark files' holds.
 extern "C" fn child() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
-    HANDLERS.store(REGISTERED, Ordering::Relaxed);
+    REGISTERED.store(true, Ordering::Relaxed);
     #[cfg(not(snowmint_loom))]
     crate::clock::cached::after_fork_in_child();
     crate::shard::after_fork_in_child();

@@ -2,26 +2,32 @@
 //! kill or race another process against it at exactly that point.
 //!
 //! Compiled in only with the `pause-points` feature, which exists for snowmint's own
-//! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`, `tests/mark_fork.rs`);
-//! without it every point is an empty inline function. A point pauses only in the process that
-//! armed it, so a forked child passes through the points its parent armed.
+//! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`,
+//! `tests/fork_windows.rs`, `tests/mark_fork.rs`); without it every point is an empty inline
+//! function. A point pauses only in the process that armed it, so a forked child passes
+//! through the points its parent armed.
 
 /// A place where a test can pause a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 #[cfg_attr(not(feature = "pause-points"), allow(unreachable_pub, dead_code))]
 pub enum Point {
-    /// The fork handlers' registration, after the registering process is recorded and before
-    /// the handlers are installed.
+    /// The fork handlers' registration, before the handlers are installed.
     Registration,
     /// The process-wide clock's first initialisation, inside its once-cell, before its source
     /// is built.
     GlobalInit,
+    /// A monotonic clock's overdue reading, inside its fork section, after it read the
+    /// counter time it would take the writer lock at and before its compare-and-swap takes it.
+    Elect,
     /// A monotonic clock's re-anchor, with its writer lock taken.
     Reanchor,
     /// A cached clock's refresher start, with its runner lock taken, before the thread is
     /// spawned.
     RefresherStart,
+    /// A cached clock's reader that replaced `PARKED` with its reading, before it wakes the
+    /// refresher or starts one.
+    Wake,
     /// A mint, between the load of the generator's state and its compare-and-swap.
     Mint,
     /// The `prepare` fork handler waiting for a section in flight (reported, never paused).
@@ -37,7 +43,7 @@ mod armed {
     use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
     use std::time::{Duration, Instant};
 
-    const POINTS: usize = 7;
+    const POINTS: usize = 9;
     const IDLE: u8 = 0;
     const REACHED: u8 = 1;
     const RELEASED: u8 = 2;
@@ -51,11 +57,13 @@ mod armed {
         match point {
             Point::Registration => 0,
             Point::GlobalInit => 1,
-            Point::Reanchor => 2,
-            Point::RefresherStart => 3,
-            Point::Mint => 4,
-            Point::ForkWaits => 5,
-            Point::MarkWrite => 6,
+            Point::Elect => 2,
+            Point::Reanchor => 3,
+            Point::RefresherStart => 4,
+            Point::Wake => 5,
+            Point::Mint => 6,
+            Point::ForkWaits => 7,
+            Point::MarkWrite => 8,
         }
     }
 

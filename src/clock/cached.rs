@@ -68,11 +68,13 @@
 //! ([`crate::fork`]) writes `PARKED` into every cached clock's word and advances the fork
 //! count: the child's first read takes a precise reading and, finding the refresher's
 //! generation behind the fork count, starts a refresher of its own, through handles inherited
-//! from the parent and new ones alike. Two things a fork could split are fork sections, so a
-//! fork waits for them and the child finds them done or never begun: the process-wide
-//! clock's initialisation (its once-cell, and inside it the source's construction, which
-//! calibrates quanta's counter in quanta's once-cell), and every hold of a clock's runner lock
-//! (a refresher's start or wake-up).
+//! from the parent and new ones alike. The handler is registered before a word can hold a
+//! reading (when a private clock is made, in the process-wide clock's initialisation), so
+//! every fork finds it, also one between a clock's first reading and its refresher's start.
+//! Two things a fork could split are fork sections, so a fork waits for them and the child
+//! finds them done or never begun: the process-wide clock's initialisation (its once-cell, and
+//! inside it the source's construction, which calibrates quanta's counter in quanta's
+//! once-cell), and every hold of a clock's runner lock (a refresher's start or wake-up).
 
 use std::fmt;
 // `std`'s `Arc` under loom too: the handles' count decides only when the clock's slot is
@@ -291,6 +293,8 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     }
 
     fn with_driver(source: C, driven: bool) -> Self {
+        // Before the word can hold a reading: a fork any time after must mark it stale.
+        crate::fork::register();
         let (slot, word) = words::take();
         let shared = Arc::new(Shared {
             source,
@@ -423,6 +427,7 @@ impl<C: Clock> Shared<C> {
             match word.compare_exchange(seen, now, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => {
                     if seen < FIRST_READING && kind(seen) == PARKED {
+                        crate::pause::point(crate::pause::Point::Wake);
                         self.wake(word, now, spawn);
                     }
                     return now;

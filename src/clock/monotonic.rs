@@ -54,10 +54,11 @@
 //!
 //! *One writer.* The lock is taken with a compare-and-swap from a free value (`AcqRel`) and
 //! released with a `Release` store of the next free value, which no earlier free value
-//! equals, so a compare-and-swap from a stale one fails. The holder thus sees the previous
-//! holder's publish and slot, and an overdue reader that loads a held value (`Acquire`) sees
-//! every generation published before it was taken, so it can tell whether that holder is
-//! replacing the segment it read.
+//! equals, so a compare-and-swap from a stale one fails (a reader that reads on while a fork
+//! is being prepared moves the free value on too, with a compare-and-swap). The holder thus
+//! sees the previous holder's publish and slot, and an overdue reader that loads a held value
+//! (`Acquire`) sees every generation published before it was taken, so it can tell whether
+//! that holder is replacing the segment it read.
 //!
 //! *Never back.* Apart from the steps back `Report` hands on, readings never decrease, in one
 //! thread or across threads. The argument rests on the counter: a counter reading taken before
@@ -77,10 +78,13 @@
 //! - overdue, the lock taken before `k` was due: `k` at `c`, which is `L` at `c`, since that
 //!   holder publishes nothing and the next one takes the lock after `c`;
 //! - overdue, the lock free but a fork being prepared (see `# After fork()`): `k` at `c`, which
-//!   is `L` at `c`. A holder that replaced `k` before this reader loaded the free lock
-//!   published a generation the reader sees (its release is the value loaded, and the reader
-//!   checks the generation after it); one that takes the lock after that load reads its
-//!   `elected` after a compare-and-swap the load missed, so after `c`.
+//!   is `L` at `c`. The reader first replaces the free value it loaded with the next one (a
+//!   compare-and-swap; it reads again if the lock changed). A holder that replaced `k` before
+//!   that load published a generation the reader sees (its release is the value loaded, and
+//!   the reader checks the generation after it). A holder that takes the lock later does so
+//!   with a compare-and-swap from a free value loaded after the reader's, and reads its
+//!   `elected` after that load, so after `c`; one that read its `elected` before the reader's
+//!   compare-and-swap expects the replaced value, fails and elects again.
 //!
 //! So a reading of `k` is at most `L` at the later of `c` and `s_k`, and readings of one
 //! segment are values of one nondecreasing function of `c`. A reading of `k` that finds `k + 1`
@@ -537,15 +541,12 @@ impl MonotonicClock {
             // this one reads on the segment at full speed, as under a holder that replaces
             // nothing: no reader waits for a fork.
             let Some(_section) = crate::fork::try_enter() else {
-                // Relaxed: the Acquire load of the lock orders it.
-                if self.segments.generation.load(Ordering::Relaxed) != generation {
-                    return None;
-                }
-                return Some(segment.at(now, self.interval_ns));
+                return self.read_on(now, generation, segment, holder);
             };
             // Read after seeing the lock free: later than the counter reading of every reader
             // that saw it taken before.
             let elected = self.counter.ns().min(FREE - 1);
+            crate::pause::point(crate::pause::Point::Elect);
             // AcqRel: Acquire to see the last holder's publish and slot, Release so a reader
             // that loads `elected` sees them too; Acquire on failure, as the load above.
             match lock.compare_exchange(holder, elected, Ordering::AcqRel, Ordering::Acquire) {
@@ -557,6 +558,42 @@ impl MonotonicClock {
                 return None;
             }
         }
+        self.under(now, generation, segment, holder)
+    }
+
+    /// The reading at `now` of the overdue `segment` (read at `generation`) while a fork is
+    /// being prepared and the writer lock was found `free`: the segment at `now`, once the
+    /// free value has moved on. A holder that read its `elected` before this reading expects
+    /// `free`, so its compare-and-swap fails and it elects again, later than `now` (see
+    /// `# Orderings`). `None` when the lock changed meanwhile or a re-anchor published: read
+    /// again.
+    #[cold]
+    fn read_on(&self, now: u64, generation: u64, segment: Segment, free: u64) -> Option<u64> {
+        let lock = &self.segments.writer;
+        // Relaxed: the new free value publishes nothing; it only makes a compare-and-swap
+        // from `free` fail. Acquire on failure, as the load of `free`.
+        let holder =
+            match lock.compare_exchange(free, released(free), Ordering::Relaxed, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    // Relaxed: the Acquire load of `free` orders it.
+                    if self.segments.generation.load(Ordering::Relaxed) != generation {
+                        return None;
+                    }
+                    return Some(segment.at(now, self.interval_ns));
+                }
+                Err(current) => current,
+            };
+        if holder & FREE != 0 {
+            return None;
+        }
+        self.under(now, generation, segment, holder)
+    }
+
+    /// The reading at `now` of the overdue `segment` (read at `generation`) under the writer
+    /// lock's `holder`, which took it at counter time `holder`. `None` when a re-anchor
+    /// published meanwhile: read again.
+    fn under(&self, now: u64, generation: u64, segment: Segment, holder: u64) -> Option<u64> {
         // Relaxed: the Acquire load of the lock orders it.
         if self.segments.generation.load(Ordering::Relaxed) != generation {
             return None;
@@ -590,9 +627,7 @@ impl MonotonicClock {
         });
         // Release: the next holder sees this publish. The new free value differs from every
         // earlier one.
-        segments
-            .writer
-            .store(free.wrapping_add(1) | FREE, Ordering::Release);
+        segments.writer.store(released(free), Ordering::Release);
         reading
     }
 
@@ -700,6 +735,12 @@ struct Slot {
     base: AtomicU64,
     /// The skew's bits.
     skew: AtomicU64,
+}
+
+/// The free value of the writer lock after `free`: one more release, equal to no earlier free
+/// value.
+fn released(free: u64) -> u64 {
+    free.wrapping_add(1) | FREE
 }
 
 /// The slot `generation` uses.
