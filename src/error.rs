@@ -354,16 +354,19 @@ pub enum Error {
         last_ms: u64,
     },
 
-    /// The clock reads behind the last minted time, and the generator's policy says not to
-    /// wait, the clock is further behind than the policy waits out, or the wait ran out.
+    /// The clock reads behind the last minted time (by more than borrowing explains), and the
+    /// generator's policy says not to wait, the clock is further behind than the policy waits
+    /// out, or the wait ran out.
     #[error(
-        "clock reads {behind_ms} ms behind the last minted time of layout {layout}; \
-         the generator waits at most {max_wait_ms} ms for it to catch up"
+        "clock reads {behind_ms} ms behind the earliest time the generator of layout {layout} \
+         can mint at; it waits at most {max_wait_ms} ms for the clock to catch up"
     )]
     ClockBehind {
         /// The layout's name.
         layout: &'static str,
-        /// How far behind the clock reads, in milliseconds.
+        /// How far the clock reads behind the earliest time the generator can mint at, in
+        /// milliseconds, as [`ClockBehind`](crate::ClockBehind) measures it: without borrowing
+        /// and with room in the last minted tick, how far behind that tick's start.
         behind_ms: u64,
         /// The longest the generator's policy waits, in milliseconds (0 for `Error`).
         max_wait_ms: u64,
@@ -754,8 +757,9 @@ impl Error {
     }
 
     /// How long to wait before retrying, when the error says: until the next tick for
-    /// [`SequenceExhausted`](Error::SequenceExhausted), and how far behind the clock reads
-    /// for [`ClockBehind`](Error::ClockBehind). `None` for the other errors, retryable or not.
+    /// [`SequenceExhausted`](Error::SequenceExhausted), and until the clock reaches the
+    /// earliest time the generator can mint at for [`ClockBehind`](Error::ClockBehind). `None`
+    /// for the other errors, retryable or not.
     ///
     /// # Examples
     ///

@@ -150,7 +150,8 @@ pub trait Mint {
     ///
     /// A full tick is [`Attempt::Wait`] until the next tick; a clock behind the last minted
     /// tick, by no more than the [`ClockBehind`](crate::ClockBehind) policy waits for, is
-    /// [`Attempt::Wait`] until it catches up. Waiting that long and attempting again mints as
+    /// [`Attempt::Wait`] until the generator can mint again (measured as the policy's docs
+    /// say). Waiting that long and attempting again mints as
     /// [`mint`](Self::mint) would, without holding the thread: the async methods
     /// ([`tokio::MintAsync`](crate::tokio::MintAsync), [`smol::MintAsync`](crate::smol::MintAsync))
     /// sleep on their runtime's timer between attempts.
@@ -258,9 +259,11 @@ pub trait Mint {
 pub enum Attempt<T> {
     /// Minted: the ID, or for a batch how many IDs were written.
     Minted(T),
-    /// Nothing minted: the current tick is full and the next one begins in this long, or the
-    /// clock reads this far behind the last minted tick, within the
-    /// [`ClockBehind`](crate::ClockBehind) policy's bound.
+    /// Nothing minted: the clock reaches the earliest time the generator can mint at in this
+    /// long. That is the next tick (less the ticks borrowing allows ahead of the clock) when
+    /// the current one is full, and for a clock behind the last minted tick, within the
+    /// [`ClockBehind`](crate::ClockBehind) policy's bound, the time the policy's docs measure
+    /// to.
     Wait(Duration),
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use snowmint::mark::{MarkFile, MarkFileStore, MarkedGenerator};
 use snowmint::shard::Shards;
 use snowmint::sno::{SnoGenerator, SnoId};
 use snowmint::tokio::MintAsync;
-use snowmint::{ClockBehind, Error, Generator, Id, Layout, clock::ManualClock};
+use snowmint::{Attempt, ClockBehind, Error, Generator, Id, Layout, Mint, clock::ManualClock};
 use tokio::task::LocalSet;
 use tokio::time::{MissedTickBehavior, timeout};
 
@@ -263,6 +263,101 @@ fn futures_dropped_mid_wait_lose_nothing() {
     assert!(dropped > 0, "no future was dropped (seed {seed})");
     assert_unique_and_increasing([ids.iter().copied()]);
     assert!(generator.mint().unwrap() > *ids.last().unwrap());
+}
+
+/// A generator on a manual clock whose non-waiting attempts are recorded, and whose clock
+/// moves on by each wait answered, as the time the task then sleeps.
+struct Recorded {
+    generator: Generator<ManualClock>,
+    clock: ManualClock,
+    answers: RefCell<Vec<Attempt<()>>>,
+}
+
+impl Recorded {
+    fn answer<T>(&self, attempt: Result<Attempt<T>, Error>) -> Result<Attempt<T>, Error> {
+        if let Ok(answer) = &attempt {
+            let answer = match answer {
+                Attempt::Minted(_) => Attempt::Minted(()),
+                Attempt::Wait(wait) => {
+                    self.clock.advance(wait.as_millis() as u64);
+                    Attempt::Wait(*wait)
+                }
+            };
+            self.answers.borrow_mut().push(answer);
+        }
+        attempt
+    }
+}
+
+impl Mint for Recorded {
+    type Id = Id;
+
+    fn mint(&self) -> Result<Id, Error> {
+        self.generator.mint()
+    }
+
+    fn try_mint(&self) -> Result<Id, Error> {
+        self.generator.try_mint()
+    }
+
+    fn mint_batch(&self, out: &mut [Id]) -> Result<usize, Error> {
+        self.generator.mint_batch(out)
+    }
+
+    fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize, Error> {
+        self.generator.try_mint_batch(out)
+    }
+
+    fn mint_or_wait(&self) -> Result<Attempt<Id>, Error> {
+        self.answer(self.generator.mint_or_wait())
+    }
+
+    fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>, Error> {
+        self.answer(self.generator.mint_batch_or_wait(out))
+    }
+}
+
+#[test]
+fn a_full_tick_met_by_a_clock_behind_is_slept_out_once() {
+    let (generator, clock) = on_manual_clock(
+        Generator::builder(Layout::SONYFLAKE)
+            .node("machine", 1)
+            .on_clock_behind(ClockBehind::Wait { max_ms: 50 }),
+        T0,
+    );
+    let recorded = Recorded {
+        generator,
+        clock,
+        answers: RefCell::new(Vec::new()),
+    };
+    let mut tick = [Id::default(); 256];
+    assert_eq!(recorded.generator.mint_batch(&mut tick).unwrap(), 256);
+    // The tick is full and the clock reads 2 ms before it: the next 10 ms tick is 12 ms away.
+    recorded.clock.set(T0 - 2);
+    let id = current_thread().block_on(recorded.mint_async()).unwrap();
+    assert!(id > tick[255]);
+    assert_eq!(
+        recorded.answers.take(),
+        [
+            Attempt::Wait(Duration::from_millis(12)),
+            Attempt::Minted(())
+        ]
+    );
+    let mut batch = [Id::default(); 300];
+    recorded.clock.set(T0 + 10);
+    recorded.generator.mint_batch(&mut batch).unwrap();
+    recorded.clock.set(T0 + 5);
+    let written = current_thread()
+        .block_on(recorded.mint_batch_async(&mut batch))
+        .unwrap();
+    assert!(written > 0 && batch[0] > id);
+    assert_eq!(
+        recorded.answers.take(),
+        [
+            Attempt::Wait(Duration::from_millis(15)),
+            Attempt::Minted(())
+        ]
+    );
 }
 
 /// Mints `n` IDs with `mint_async`, across full ticks.

@@ -1,7 +1,8 @@
 //! Minting that never waits: every generator's `mint_or_wait` and `mint_batch_or_wait` answer
 //! a full tick with the time until the next one, a clock behind within the `ClockBehind`
-//! policy's bound with how far behind it reads, and a clock behind beyond it (or for longer
-//! than the bound in all) with the blocking mint's error.
+//! policy's bound with how long until it can mint again, and a clock behind beyond it (or for
+//! longer than the bound in all) with the blocking mint's error. Attempting again after the
+//! answered wait mints, whatever the kind of generator.
 
 mod common;
 
@@ -10,8 +11,9 @@ use std::hash::Hash;
 use std::time::Duration;
 
 use snowmint::{
-    Attempt, ClockBehind, Error, Generator, Layout, Mint,
+    Attempt, ClockBehind, Error, Generator, GeneratorBuilder, Layout, Mint,
     clock::ManualClock,
+    id128::{UlidGenerator, Uuid7Generator},
     mark::{MarkFile, MarkFileStore, MarkedGenerator},
     shard::Shards,
     sno::SnoGenerator,
@@ -269,4 +271,248 @@ fn tick_tock_mints_on_the_other_timeline_rather_than_wait() {
     clock.set(T0 - 20);
     minted(generator.mint_or_wait().unwrap());
     assert_eq!(generator.stats().toggles, 1);
+}
+
+/// Attempts until `n` IDs are minted at the clock's time, in batches; a wait fails the test.
+fn fill<G: Mint>(generator: &G, n: usize)
+where
+    G::Id: Debug,
+{
+    let mut buffer = vec![G::Id::default(); n.min(1 << 16)];
+    let mut filled = 0;
+    while filled < n {
+        let room = (n - filled).min(buffer.len());
+        filled += minted(generator.mint_batch_or_wait(&mut buffer[..room]).unwrap());
+    }
+}
+
+/// Both non-waiting forms answer `Wait(wait)`; after advancing the clock by exactly that, the
+/// next attempt mints.
+fn waits_then_mints<G: Mint>(generator: &G, clock: &ManualClock, wait: Duration)
+where
+    G::Id: Debug,
+{
+    let mut buffer = [G::Id::default(); 2];
+    assert_eq!(generator.mint_or_wait().unwrap(), Attempt::Wait(wait));
+    assert_eq!(
+        generator.mint_batch_or_wait(&mut buffer).unwrap(),
+        Attempt::Wait(wait)
+    );
+    clock.advance(wait.as_millis() as u64);
+    minted(generator.mint_or_wait().unwrap());
+}
+
+/// Checks that the wait a generator `build` makes on a manual clock at [`T0`] answers (with a
+/// policy and a borrow bound in ticks) runs to the earliest time a mint succeeds, and that the
+/// policy's bound and the error measure the same distance: from a full tick, to the next tick;
+/// when borrowing (`borrows`), to the tick borrowing lets the state run ahead of. Ticks are
+/// `tick_ms` long and hold `per_tick` IDs for one thread.
+fn waits_end_where_minting_resumes<G: Mint>(
+    build: impl Fn(ClockBehind, u64) -> (G, ManualClock),
+    tick_ms: u64,
+    per_tick: usize,
+    borrows: bool,
+) where
+    G::Id: Debug,
+{
+    // A full tick, and the clock 2 ms behind its start: minting resumes at the next tick.
+    let (generator, clock) = build(WAIT_50, 0);
+    fill(&generator, per_tick);
+    clock.set(T0 - 2);
+    waits_then_mints(&generator, &clock, ms(tick_ms + 2));
+    // The bound counts the wait for the next tick too.
+    let next_tick = T0 + tick_ms;
+    fill(&generator, per_tick - 1);
+    clock.set(next_tick + tick_ms - 20);
+    assert_eq!(generator.mint_or_wait().unwrap(), Attempt::Wait(ms(20)));
+    clock.set(next_tick + tick_ms - 51);
+    let err = generator.mint_or_wait().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::ClockBehind {
+                behind_ms: 51,
+                max_wait_ms: 50,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(generator.mint().unwrap_err(), err);
+    if !borrows {
+        return;
+    }
+
+    // Borrowing 100 ticks, the clock 1 ms behind the window: a wait of 1 ms, not of the
+    // distance to the last minted tick, which is past the bound.
+    let (generator, clock) = build(WAIT_50, 100);
+    let window = 100 * tick_ms;
+    minted(generator.mint_or_wait().unwrap());
+    clock.set(T0 - window - 1);
+    waits_then_mints(&generator, &clock, ms(1));
+    clock.set(T0 - window - 20);
+    assert_eq!(generator.mint_or_wait().unwrap(), Attempt::Wait(ms(20)));
+    clock.set(T0 - window - 51);
+    assert!(matches!(
+        generator.mint_or_wait(),
+        Err(Error::ClockBehind {
+            behind_ms: 51,
+            max_wait_ms: 50,
+            ..
+        })
+    ));
+    // The same tick full: minting resumes when the next tick is within the window.
+    clock.set(T0);
+    fill(&generator, per_tick - 2);
+    clock.set(T0 - window - 1);
+    waits_then_mints(&generator, &clock, ms(tick_ms + 1));
+}
+
+/// A [`GeneratorBuilder`] of `layout` for machine `machine`, with a policy and a borrow bound.
+fn builder(layout: Layout, machine: u64, policy: ClockBehind, borrow: u64) -> GeneratorBuilder {
+    Generator::builder(layout)
+        .node("machine", machine)
+        .on_clock_behind(policy)
+        .borrow_ahead(borrow)
+}
+
+#[test]
+fn a_shared_generators_waits_end_where_minting_resumes() {
+    waits_end_where_minting_resumes(
+        |policy, borrow| on_manual_clock(builder(SMALL, 1, policy, borrow), T0),
+        1,
+        16,
+        true,
+    );
+    waits_end_where_minting_resumes(
+        |policy, borrow| on_manual_clock(builder(Layout::SONYFLAKE, 1, policy, borrow), T0),
+        10,
+        256,
+        true,
+    );
+}
+
+#[test]
+fn a_local_generators_waits_end_where_minting_resumes() {
+    waits_end_where_minting_resumes(
+        |policy, borrow| local_on_manual_clock(builder(SMALL, 2, policy, borrow), T0),
+        1,
+        16,
+        true,
+    );
+}
+
+#[test]
+fn a_sharded_generators_waits_end_where_minting_resumes() {
+    waits_end_where_minting_resumes(
+        |policy, borrow| {
+            sharded_on_manual_clock(
+                builder(SMALL, 3, policy, borrow),
+                Shards::SplitSequence(2),
+                T0,
+            )
+        },
+        1,
+        8,
+        true,
+    );
+}
+
+#[test]
+fn a_marked_generators_waits_end_where_minting_resumes() {
+    let dir = TempDir::new("attempt-resumes");
+    let builds = std::cell::Cell::new(0);
+    waits_end_where_minting_resumes(
+        |policy, borrow| {
+            builds.set(builds.get() + 1);
+            let path = dir.join(&format!("mark-{}", builds.get()));
+            let file = MarkFile::open(&path, Duration::from_millis(50)).unwrap();
+            let (generator, clock) = built_on_manual_clock(T0, |clock| {
+                file.resume(SMALL)
+                    .node("machine", 4)
+                    .clock(clock)
+                    .on_clock_behind(policy)
+                    .borrow_ahead(borrow)
+                    .build()
+                    .unwrap()
+            });
+            (
+                MarkedGenerator::<_, MarkFileStore>::new(generator, file).unwrap(),
+                clock,
+            )
+        },
+        1,
+        16,
+        true,
+    );
+}
+
+#[test]
+fn a_sno_generators_waits_end_where_minting_resumes() {
+    // sno does not borrow.
+    waits_end_where_minting_resumes(
+        |policy, _| {
+            sno_on_manual_clock(
+                SnoGenerator::builder()
+                    .partition(5)
+                    .sequence_range(0..=15)
+                    .on_clock_behind(policy),
+                T0,
+            )
+        },
+        4,
+        16,
+        false,
+    );
+}
+
+#[test]
+fn uuid7_and_ulid_generators_waits_end_where_minting_resumes() {
+    // 1 ms ticks of 2^22 IDs (one thread's share of them when sharded).
+    const PER_MS: usize = 1 << 22;
+    waits_end_where_minting_resumes(
+        |policy, borrow| {
+            built_on_manual_clock(T0, |clock| {
+                Uuid7Generator::builder()
+                    .clock(clock)
+                    .on_clock_behind(policy)
+                    .borrow_ahead(borrow)
+                    .build()
+                    .unwrap()
+            })
+        },
+        1,
+        PER_MS,
+        true,
+    );
+    waits_end_where_minting_resumes(
+        |policy, borrow| {
+            built_on_manual_clock(T0, |clock| {
+                UlidGenerator::builder()
+                    .clock(clock)
+                    .on_clock_behind(policy)
+                    .borrow_ahead(borrow)
+                    .build_local()
+                    .unwrap()
+            })
+        },
+        1,
+        PER_MS,
+        true,
+    );
+    waits_end_where_minting_resumes(
+        |policy, borrow| {
+            built_on_manual_clock(T0, |clock| {
+                Uuid7Generator::builder()
+                    .clock(clock)
+                    .on_clock_behind(policy)
+                    .borrow_ahead(borrow)
+                    .build_sharded(2)
+                    .unwrap()
+            })
+        },
+        1,
+        PER_MS / 2,
+        true,
+    );
 }

@@ -467,17 +467,44 @@ fn a_regression_beyond_the_borrow_window_applies_the_error_policy() {
 }
 
 #[test]
-fn a_regression_beyond_the_borrow_window_reports_how_far_behind_the_last_minted_time() {
+fn a_regression_beyond_the_borrow_window_reports_how_far_behind_the_window() {
     let (generator, clock) = manual(ClockBehind::Error, 2);
     fill(&generator, 2 * TICK + 1);
     clock.set(T0 - 1);
     let err = generator.mint().unwrap_err();
-    // The last minted time is T0 + 2, and the clock reads T0 - 1: 3 ms behind it.
+    // The last minted time is T0 + 2, two ticks borrowed: minting resumes at T0, 1 ms after
+    // the clock's T0 - 1.
     assert_eq!(
         err.to_string(),
-        "clock reads 3 ms behind the last minted time of layout twitter; \
-         the generator waits at most 0 ms for it to catch up"
+        "clock reads 1 ms behind the earliest time the generator of layout twitter can mint \
+         at; it waits at most 0 ms for the clock to catch up"
     );
+    assert_eq!(err.retry_after(), Some(Duration::from_millis(1)));
+    // A full tick: minting resumes at the tick after it, less the window.
+    clock.set(T0);
+    fill(&generator, TICK - 1);
+    clock.set(T0 - 1);
+    let err = generator.mint().unwrap_err();
+    assert_eq!(err.retry_after(), Some(Duration::from_millis(2)));
+    clock.advance(2);
+    assert_eq!(time_and_sequence(generator.mint().unwrap()), (T0 + 3, 0));
+}
+
+#[test]
+fn a_regression_just_past_a_wide_borrow_window_is_waited_for_under_a_shorter_bound() {
+    // 1,001 ms behind the last minted tick, but 1 ms from the borrow window: within the
+    // bound, which counts to the window.
+    let (generator, clock) = manual(ClockBehind::Wait { max_ms: 1_000 }, 1_000);
+    let before = generator.mint().unwrap();
+    clock.set(T0 - 1_001);
+    let id = blocked_until(
+        Duration::from_millis(20),
+        || generator.mint(),
+        || clock.advance(1),
+    )
+    .unwrap();
+    assert!(id > before);
+    assert_eq!(time_and_sequence(id), (T0, 1));
 }
 
 #[test]

@@ -567,8 +567,8 @@ fn a_lagging_reading_behind_a_state_moved_on_by_precise_reads_is_not_a_regressio
 
 /// A real step back of the source is reported. A starved cache has not seen the step, so while
 /// the state's tick has room the generator mints on it from the cached reading; the full tick
-/// reads the source, which is behind: `Error::ClockBehind`, measured from the source, and a
-/// regression counted, at every attempt until the source is back. With a cache that is stale
+/// reads the source, which is behind: `Error::ClockBehind`, measured from the source to the
+/// next tick, and a regression counted, at every attempt until the source is back. With a cache that is stale
 /// as well (behind the state, behind the source), the first mint reads the source and reports
 /// it.
 #[test]
@@ -595,7 +595,7 @@ fn a_step_back_of_the_source_is_a_regression() {
             matches!(
                 result,
                 Err(Error::ClockBehind {
-                    behind_ms: 4,
+                    behind_ms: 5,
                     max_wait_ms: 0,
                     ..
                 })

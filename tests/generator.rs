@@ -179,8 +179,8 @@ fn clock_behind_with_the_error_policy_fails_and_says_how_far() {
     );
     assert_eq!(
         err.to_string(),
-        "clock reads 250 ms behind the last minted time of layout twitter; \
-         the generator waits at most 0 ms for it to catch up"
+        "clock reads 250 ms behind the earliest time the generator of layout twitter can \
+         mint at; it waits at most 0 ms for the clock to catch up"
     );
     clock.set(T0);
     assert!(

@@ -26,9 +26,10 @@
 //!   not move during a call);
 //! - the only errors: `SequenceExhausted` from a `try_` call, for the state's tick when the
 //!   source reads it too, with a `retry_after` of one tick; `ClockBehind` (with `max_wait_ms`
-//!   0) only when the source reads behind the state's tick, by `behind_ms` from its start,
-//!   and under `TickTock` only when the other timeline has already minted at or after the
-//!   source's tick (otherwise the generator must toggle);
+//!   0) only when the source reads behind the state's tick, by `behind_ms` to the start of
+//!   that tick (of the next, when the state's is full), and under `TickTock` only when the
+//!   other timeline has already minted at or after the source's tick (otherwise the generator
+//!   must toggle);
 //! - a `LocalGenerator` built the same way on a second driven cached clock over a second
 //!   source, moved and refreshed in lockstep, answers every call alike (the IDs, the whole
 //!   batch buffer, errors), leaves its clock's word and wake-up count where the generator
@@ -364,9 +365,12 @@ impl Run {
                 max_wait_ms: 0,
                 ..
             } => {
-                let state_ms = self.layout.epoch_ms() + state * tick_ms;
+                // Measured to the state's tick, or the next one when it is full (no borrowing).
+                let full = context.before.sequence >= *context.before.sequence_range.end()
+                    && state < self.layout.max_ticks();
+                let resume_ms = self.layout.epoch_ms() + (state + u64::from(full)) * tick_ms;
                 assert!(
-                    source < state && behind_ms == state_ms - context.source_ms,
+                    source < state && behind_ms == resume_ms - context.source_ms,
                     "{err:?} with the source at tick {source}: {context:?}"
                 );
                 if self.policy == Policy::TickTock {

@@ -21,8 +21,8 @@
 //! - a batch is consecutive sequence values of one tick, fills the front of the buffer, leaves
 //!   the rest untouched and writes nothing on error; `mint_many(n)` returns exactly `n` IDs;
 //! - every error is the right kind for the situation seen in the snapshot taken just before
-//!   the call, with the right fields (`retry_after` accounts for borrowing; `behind_ms` is
-//!   measured from the last minted tick, borrowing or not);
+//!   the call, with the right fields (`retry_after` and `behind_ms` account for borrowing;
+//!   `behind_ms` is measured to the last minted tick, or the next when it is full);
 //! - each outcome (the IDs themselves, counts, errors), build error, snapshot (the range
 //!   included) and counter (borrows and `max_ahead_ticks` included) equals a one-thread model
 //!   of the rules in `generator.rs`; counters never decrease, toggles <= regressions,
@@ -617,12 +617,17 @@ impl Run {
                 let blocked = self.model.policy != Policy::TickTock
                     || mint_tick(&layout, unix_ms)
                         .is_some_and(|now| now <= before.other_timeline_tick);
-                // Measured from the last minted time, also when borrowing.
+                // Measured to the earliest time a mint can succeed: the last minted tick, or the
+                // next one when it is full, less the borrow bound.
+                let full = before.sequence >= *before.sequence_range.end()
+                    && before.last_tick < layout.max_ticks();
+                let resume = (last + i128::from(full) - borrow).max(0);
+                let resume_ms = i128::from(epoch_ms) + resume * i128::from(tick_ms);
                 assert!(
                     behind
                         && blocked
                         && max_wait_ms == 0
-                        && behind_ms == before.last_unix_ms() - unix_ms,
+                        && i128::from(behind_ms) == resume_ms - i128::from(unix_ms),
                     "{err:?} under {:?}, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms",
                     self.model.policy
                 );

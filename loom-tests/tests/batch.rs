@@ -561,9 +561,10 @@ fn borrow_two_ticks_while_the_clock_advances() {
 /// and 1 and borrows tick 12 for a third, leaving the state at tick 12 with room for one more.
 ///
 /// First the main thread sets the clock back to 10, two ticks behind the state (more than
-/// borrowed), and two threads `try_mint` once each: both fail with `Error::ClockBehind`, 2 ms
-/// behind the last minted tick (12), and each counts a regression. Tick 12 has room, but no ID may be minted there on a clock at
-/// 10.
+/// borrowed), and two threads `try_mint` once each: both fail with `Error::ClockBehind`, 1 ms
+/// behind the earliest time they can mint at (tick 11, the last minted tick less the one
+/// borrowed), and each counts a regression. Tick 12 has room, but no ID may be minted there on
+/// a clock at 10.
 ///
 /// Then the clock goes to 11, one tick behind the state, and two threads `try_mint` once each
 /// again: exactly one gets tick 12's sequence 1 (minting on borrowed time), the other finds
@@ -597,7 +598,7 @@ fn borrowed_time_is_not_a_regression() {
                 matches!(
                     result,
                     Err(Error::ClockBehind {
-                        behind_ms: 2,
+                        behind_ms: 1,
                         max_wait_ms: 0,
                         ..
                     })

@@ -474,7 +474,8 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// A full tick (which borrowing, when on, does not cover) is [`Attempt::Wait`] until the
     /// next tick. A clock behind the last minted tick is handled by the [`ClockBehind`] policy
     /// as in [`mint`](Self::mint), except that where the policy waits, this answers
-    /// [`Attempt::Wait`] with how far behind the clock reads. The policy's `max_ms` bounds the
+    /// [`Attempt::Wait`] with how long until the clock reaches the earliest time the generator
+    /// can mint at (measured as [`ClockBehind`] says). The policy's `max_ms` bounds the
     /// whole wait here too: counted from the first attempt that found the clock behind the
     /// generator's current state, what is left of it caps each `Wait`, and once none is left
     /// the attempt fails as `mint` does.
@@ -1145,14 +1146,15 @@ impl<C: Clock, S: State> Generator<C, S> {
     }
 
     /// The clock reads behind the tick of the state `current`, the last minted tick, by more
-    /// than borrowing explains: wait until it reads at least that tick less the ticks
-    /// borrowing allows and return that reading, or fail, as the [`ClockBehind`] policy's wait
-    /// bound says. How far behind is measured from the start of that tick.
+    /// than borrowing explains: wait until it no longer does and return that reading, or fail,
+    /// as the [`ClockBehind`] policy's wait bound says. How far behind is measured to the
+    /// earliest time a mint can succeed ([`resume_ms`](Self::resume_ms)): the bound, the
+    /// error's `behind_ms` and the wait answered are that distance.
     ///
     /// Unless `wait` (under [`OnFull::Answer`]), the caller does the waiting: where this would
-    /// wait it answers [`Next::Wait`] with how far behind the clock reads, capped by what is left
-    /// of the policy's `max_ms`, counted from the first such answer for `current` (kept in
-    /// the cold block's `behind_since`).
+    /// wait it answers [`Next::Wait`] with that distance, capped by what is left of the
+    /// policy's `max_ms`, counted from the first such answer for `current` (kept in the cold
+    /// block's `behind_since`).
     #[cold]
     #[inline(never)]
     fn clock_behind(&self, current: u64, wait: bool) -> Result<Next> {
@@ -1162,9 +1164,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             ClockBehind::Error => 0,
         };
         let max_wait = Duration::from_millis(max_wait_ms);
-        // The start of tick `last`; no overflow, since `last` is at most the layout's last tick.
-        let last_ms = self.plan.epoch_ms + last * self.plan.tick_ms.get();
-        let earliest = last.saturating_sub(self.plan.borrow_ticks);
+        let resume_ms = self.resume_ms(current);
         let started = if wait {
             Instant::now()
         } else {
@@ -1175,11 +1175,12 @@ impl<C: Clock, S: State> Generator<C, S> {
         loop {
             let unix_ms = self.clock.unix_ms_precise();
             let now = self.ticks(unix_ms)?;
-            if now >= earliest {
+            if !self.is_behind(last, now) {
                 return Ok(Next::Tick(now));
             }
-            // `now < earliest <= last`, so the reading is before tick `last` began.
-            let behind_ms = last_ms - unix_ms;
+            // `now + borrow < last`: the reading is before tick `last - borrow` began, so
+            // before `resume_ms`.
+            let behind_ms = resume_ms - unix_ms;
             let left = max_wait.saturating_sub(started.elapsed());
             if behind_ms > max_wait_ms || left.is_zero() {
                 return Err(Error::ClockBehind {
@@ -1197,6 +1198,23 @@ impl<C: Clock, S: State> Generator<C, S> {
             }
             backoff.snooze();
         }
+    }
+
+    /// The earliest time (Unix ms) a mint after the state `current` can succeed with the
+    /// clock no longer behind it: the start of the state's tick, or of the next tick when the
+    /// state's is full (and not the layout's last), less the ticks borrowing lets the state
+    /// run ahead of the clock.
+    fn resume_ms(&self, current: u64) -> u64 {
+        let plan = &self.plan;
+        let last = current >> plan.time_shift;
+        let full = current & plan.seq_mask >= plan.seq_last;
+        let tick = if full && last < plan.max_ticks {
+            last + 1
+        } else {
+            last
+        };
+        // At most the layout's last tick: no overflow.
+        plan.epoch_ms + tick.saturating_sub(plan.borrow_ticks) * plan.tick_ms.get()
     }
 
     /// When a non-waiting mint first found the clock behind the state `current`: now, if none

@@ -10,6 +10,15 @@
 /// [`ManualClock`](crate::clock::ManualClock) in a test. Whatever the policy, no ID is ever
 /// repeated.
 ///
+/// How far behind is measured to the earliest time the generator can mint at: the start of the
+/// last minted tick, or of the tick after it when that one is full, less the ticks
+/// [`borrow_ahead`](crate::GeneratorBuilder::borrow_ahead) lets the state run ahead of the
+/// clock. That distance is what `max_ms` bounds, what
+/// [`Error::ClockBehind`](crate::Error::ClockBehind)'s `behind_ms` says and what
+/// [`mint_or_wait`](crate::Mint::mint_or_wait) answers as its wait, so that attempting again
+/// after the wait mints. (Under `TickTock` a toggle may become possible sooner, once the clock
+/// passes the other timeline's last minted tick; the distance does not count it.)
+///
 /// The counter's drift is never a regression: the default clock's source slews it (see the
 /// [clock module's table](crate::clock#choosing-a-clock)); only a real step of the wall clock
 /// back, above the source's step threshold, is.

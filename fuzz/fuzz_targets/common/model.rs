@@ -199,8 +199,8 @@ impl Model {
     }
 
     /// A regression to tick `now`: a toggle under tick-tock when the other timeline has not
-    /// minted at or after `now`, else `ClockBehind`, how far behind measured from the last
-    /// minted tick (borrowing or not) to the reading `reading_ms` gives, read only then.
+    /// minted at or after `now`, else `ClockBehind`, how far behind measured from the reading
+    /// `reading_ms` gives, read only then, to [`resume_ms`](Self::resume_ms).
     pub(crate) fn regression(
         &mut self,
         now: u64,
@@ -219,9 +219,19 @@ impl Model {
         let layout = self.layout;
         Outcome::Fail(Error::ClockBehind {
             layout: layout.name(),
-            behind_ms: layout.epoch_ms() + self.tick * layout.tick_ms() - reading_ms(),
+            behind_ms: self.resume_ms() - reading_ms(),
             max_wait_ms: 0,
         })
+    }
+
+    /// The earliest time (Unix ms) a mint can succeed with the clock no longer behind the
+    /// state: the start of the state's tick, or of the next one when the state's is full (and
+    /// not the layout's last), less the borrow bound.
+    pub(crate) fn resume_ms(&self) -> u64 {
+        let layout = self.layout;
+        let full = self.sequence >= self.last && self.tick < layout.max_ticks();
+        let tick = (self.tick + u64::from(full)).saturating_sub(self.borrow);
+        layout.epoch_ms() + tick * layout.tick_ms()
     }
 
     /// Where to mint after the state's full tick (the next tick, from the range's first value),
