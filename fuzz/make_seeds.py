@@ -1355,8 +1355,10 @@ def block(first, count):
 
 # enum Op { Step { ticks, ms }, Within(u8), NearLast { ticks, ms }, Far(Far), Mint, TryMint,
 #           Burst(u8), Fill, MintBatch(u8), TryMintBatch(u8), MintMany(u8), LocalTryMint,
-#           LocalMint, ShardTryMint(u8), ShardsTryMint(u8), ShardMint(u8) }
-SR_OPS = 16
+#           LocalMint, ShardTryMint(u8), ShardsTryMint(u8), ShardMint(u8), RunReading,
+#           Kept { by_index: bool, call: KeptCall }, Elsewhere { wait: bool },
+#           AtExit { mints: u8, others: u8 } }
+SR_OPS = 20
 
 
 def sr_step(ticks, ms=0):
@@ -1420,6 +1422,46 @@ def sr_shards_try_mint(i):
 
 def sr_shard_mint(i):
     return variant(15, SR_OPS, u8(i))
+
+
+SR_RUN_READING = variant(16, SR_OPS)
+"""The clock back to the reading the thread's run was reserved at."""
+
+# enum KeptCall { Mint, TryMint, MintBatch(u8), TryMintBatch(u8), MintMany(u8) }
+KEPT_MINT = variant(0, 5)
+KEPT_TRY_MINT = variant(1, 5)
+
+
+def kept_mint_batch(n):
+    assert n < 24
+    return variant(2, 5, u8(n))
+
+
+def kept_try_mint_batch(n):
+    assert n < 24
+    return variant(3, 5, u8(n))
+
+
+def kept_mint_many(n):
+    assert n < 24
+    return variant(4, 5, u8(n))
+
+
+def sr_kept(call, by_index=False):
+    """`call` on the kept `local()` handle, or on the kept `shard(own)` one."""
+    return variant(17, SR_OPS, boolean(by_index), call)
+
+
+def sr_elsewhere(wait=False):
+    """`shard(own)`'s `mint` (`wait`) or `try_mint` on a thread spawned for the call."""
+    return variant(18, SR_OPS, boolean(wait))
+
+
+def sr_at_exit(mints, others=0):
+    """A thread minting `mints + 1` IDs (mints < 8), then from `4 + others % 2` other sharded
+    generators, then once more in a thread-local destructor."""
+    assert mints < 8
+    return variant(19, SR_OPS, u8(mints), u8(others))
 
 
 SR_LAYOUTS = ["twitter", "tiny", "small", "tt", "tiny-tt"]
@@ -1574,6 +1616,126 @@ SR_SEEDS = {
             SR_TRY_MINT,
             sr_far(jump(2000)),
             sr_burst(3),
+        ],
+    ),
+    # Handles taken once and kept on twitter (2 shards): runs grow between kept-handle mints,
+    # batches and mint_many; then a run left on tick T, the shard minting through the kept
+    # handle on T + 1, and the clock back to exactly the run's reading (the policy answers).
+    "twitter_kept_handles": sr_seed(
+        layout="twitter",
+        node=9,
+        pol="Error",
+        shards=split(1),
+        start=30,
+        ops=[sr_burst(63)] * 3
+        + [
+            sr_kept(KEPT_MINT),
+            sr_burst(40),
+            sr_kept(kept_try_mint_batch(5), by_index=True),
+            sr_burst(40),
+            sr_kept(kept_mint_many(4)),
+            sr_burst(30),
+            sr_kept(KEPT_TRY_MINT, by_index=True),
+            sr_kept(kept_mint_batch(3)),
+            sr_burst(62),
+            sr_step(4),
+            sr_kept(KEPT_MINT),
+            SR_RUN_READING,
+            SR_TRY_MINT,
+            SR_MINT,
+            sr_step(4),
+            SR_TRY_MINT,
+            sr_burst(20),
+        ],
+    ),
+    # The thread's own shard minted from on other threads (4 shards of 32 IDs on the small
+    # layout, 2 ms ticks): each ends the run; then on a later tick and back to the run's
+    # reading under `Wait`.
+    "small_elsewhere": sr_seed(
+        layout="small",
+        node=2,
+        pol="Wait",
+        shards=split(3),
+        start=60,
+        ops=[
+            sr_burst(10),
+            sr_elsewhere(),
+            SR_TRY_MINT,
+            sr_burst(5),
+            sr_elsewhere(wait=True),
+            sr_burst(5),
+            sr_within(1),
+            sr_elsewhere(),
+            SR_RUN_READING,
+            SR_TRY_MINT,
+            sr_burst(3),
+            sr_step(4),
+            sr_elsewhere(),
+            SR_RUN_READING,
+            SR_TRY_MINT,
+            SR_MINT,
+        ],
+    ),
+    # Threads minting at exit from a generator they no longer know: 3 shards of twitter, then
+    # a single shard the exiting threads share with this one, each followed by this thread's
+    # run.
+    "twitter_exit_mints": sr_seed(
+        layout="twitter",
+        node=3,
+        pol="Error",
+        shards=split(2),
+        start=12,
+        ops=[
+            sr_burst(6),
+            sr_at_exit(3),
+            SR_TRY_MINT,
+            sr_at_exit(7, 1),
+            sr_burst(6),
+            sr_shard_try_mint(2),
+            sr_at_exit(0),
+            SR_MINT,
+            sr_step(4),
+            sr_at_exit(5),
+            sr_burst(3),
+        ],
+    ),
+    "tiny_exit_shared_shard": sr_seed(
+        layout="tiny",
+        node=1,
+        pol="Wait",
+        shards=split(0),
+        start=50,
+        ops=[
+            SR_TRY_MINT,
+            sr_at_exit(1),
+            SR_TRY_MINT,
+            SR_TRY_MINT,
+            sr_step(4),
+            sr_at_exit(2, 1),
+            SR_FILL,
+            sr_step(4),
+            sr_at_exit(6),
+            SR_TRY_MINT,
+        ],
+    ),
+    # Tick-tock on a node block of 2: an exiting thread toggles its shard after a step back,
+    # and its destructor mints from the shard whose last ID is the highest.
+    "tt_exit_after_step_back": sr_seed(
+        layout="tt",
+        tick_4ms=True,
+        pol="TickTock",
+        shards=block(255, 1),
+        start=17733,
+        ticks=0,
+        ops=[
+            SR_TRY_MINT,
+            sr_at_exit(7),
+            sr_step(2),
+            sr_at_exit(7),
+            sr_near_last(3),
+            sr_kept(KEPT_TRY_MINT),
+            SR_RUN_READING,
+            SR_TRY_MINT,
         ],
     ),
 }

@@ -1,9 +1,16 @@
-//! One `ShardedGenerator` on a `ManualClock`, single-threaded, through an arbitrary sequence of
-//! clock moves (small steps around the current tick, other readings inside it, steps around
-//! the thread's shard's last minted tick, big jumps, values before the epoch, in the epoch's
-//! tick and past the layout's end) and mints: the handle's `mint` and `try_mint` (which hand
-//! out the thread's run), its `mint_batch`, `try_mint_batch` and `mint_many` (small), and
-//! `mint`/`try_mint` straight from a shard through `local()`, `shard(i)` and `shards()[i]`.
+//! One `ShardedGenerator` on a `ManualClock`, minted from by one thread, through an arbitrary
+//! sequence of clock moves (small steps around the current tick, other readings inside it,
+//! steps around the thread's shard's last minted tick, back to exactly the reading the thread's
+//! run was reserved at, big jumps, values before the epoch, in the epoch's tick and past the
+//! layout's end) and mints: the handle's `mint` and `try_mint` (which hand out the thread's
+//! run), its `mint_batch`, `try_mint_batch` and `mint_many` (small); `mint`/`try_mint` straight
+//! from a shard through `local()`, `shard(i)` and `shards()[i]`; every mint and batch method
+//! through a `local()` handle and a `shard(own index)` handle taken once and kept across the
+//! handle's mints; `mint`/`try_mint` from the thread's own shard through `shard(i)` on another
+//! thread, spawned for that one call; and a thread that mints a few IDs through the handle,
+//! then from four or five other sharded generators, and once more through the handle in a
+//! thread-local destructor registered before its first mint, after the destructor that gives
+//! its shard back (so the generator is in neither its claims nor its four-entry cache).
 //! Layouts: twitter, a 16-bit one with 4 IDs per tick (2 or 4 ms ticks), a 32-bit one with 128
 //! IDs per tick (2 or 4 ms ticks, so that runs grow past one ID on a small layout), a 41-bit
 //! and a 16-bit tick-tock layout (1 or 4 ms); `Shards::SplitSequence(1..=4)` or
@@ -11,42 +18,48 @@
 //! `TickTock { max_ms: 0 }`; a borrow bound (`borrow_ahead`) of 0 half of the time.
 //!
 //! Checked over the whole run:
-//! - no ID is repeated, across the handle and the shards, nor is any ID a failed `mint_many`
-//!   reserved and dropped;
-//! - the IDs of the calls this thread makes on its own shard (handle mints, batch methods,
-//!   `local()`, and `shard(i)`/`shards()[i]` for its own index) strictly increase on each
-//!   timeline, and under `Error` and `Wait` strictly increase outright; IDs straight from
-//!   another shard are outside that order;
+//! - no ID is repeated, across the handle, the shards and the other threads, nor is any ID a
+//!   failed `mint_many` reserved and dropped;
+//! - the IDs minted from the thread's own shard (its handle mints, batch methods, `local()`,
+//!   `shard(i)`/`shards()[i]` for its own index and the kept handles, on this thread or
+//!   another, and the other threads' IDs that came from that shard) strictly increase on each
+//!   timeline in the order the calls happen, and under `Error` and `Wait` strictly increase
+//!   outright; IDs from another shard are outside that order;
 //! - every ID decodes with the node values and a sequence inside the range of exactly one
 //!   shard, the one the call minted from (the thread's own shard for the handle and the batch
 //!   methods), and carries a tick from the clock's current tick to at most the borrow bound
 //!   past it (exactly the clock's tick without borrowing);
 //! - no shard mints more IDs on one tick and timeline than its range holds;
 //! - the thread's run follows the rules of `shard/runs.rs` exactly: a handle call hands out the
-//!   run's next ID while the clock reads what it read when the run was reserved and IDs are
-//!   left, with the shard's state unchanged; otherwise it reserves a new run from the thread's
-//!   shard, of twice the last run's size (capped at an eighth of the smallest shard's tick, at
-//!   most 1,024) if the thread used that one up and of one ID otherwise, on the fast path (a
-//!   reading the generator mints in, not behind the state, with room on the tick) and of one
-//!   ID with no reading otherwise (the slow path). The shard's state after each call (from its
-//!   snapshot, read through a slice taken once so that reading it does not drop the run) is
-//!   the end of what was reserved. In particular the next handle ID after the reading changes
-//!   is never an ID left over in the old run;
-//! - every outcome, the handle's and each direct mint's (the IDs, errors with their fields),
-//!   equals a one-thread model of a shard's rules (as in `generator_clock`), started from the
-//!   shard's snapshot before the call.
+//!   run's next ID while the clock reads what it read when the run was reserved, IDs are left,
+//!   and the run's shard still holds the state the run's reservation installed (nothing was
+//!   minted from it since, through any handle, batch or thread); otherwise it reserves a new
+//!   run from the thread's shard, of twice the last run's size (capped at an eighth of the
+//!   smallest shard's tick, at most 1,024) if the thread used that one up and of one ID
+//!   otherwise, on the fast path (a reading the generator mints in, not behind the state, with
+//!   room on the tick) and of one ID with no reading otherwise (the slow path); a reservation
+//!   that fails leaves the run as it was. The shard's state after each call (from its
+//!   snapshot) is the end of what was reserved. In particular the next handle ID after the
+//!   reading changes, or after the shard minted, is never an ID left over in the old run;
+//! - every outcome of this thread's calls and of the one-call threads, the handle's and each
+//!   direct mint's (the IDs, errors with their fields), equals a one-thread model of a shard's
+//!   rules (as in `generator_clock`), started from the shard's snapshot before the call;
+//! - the destructor's ID, when it mints one, is above every ID its thread got and every ID the
+//!   generator returned before it, under `Error` and `Wait`.
 //!
 //! Nothing blocks: with `max_ms: 0` a clock behind fails at once, and a waiting call (`mint`,
 //! `mint_batch`, `mint_many`) is only made when the model says it does not wait for a tick
 //! (a full tick the borrow bound does not let it leave, with a clock nobody advances);
 //! otherwise `mint` and `mint_batch` become `try_mint` and `try_mint_batch`, and `mint_many`
-//! is skipped.
+//! is skipped. The destructor's thread calls `try_mint` only.
 
 #![no_main]
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
+use std::thread;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -81,6 +94,25 @@ enum Access {
     Local,
     Shard(usize),
     Shards(usize),
+    /// The `local()` handle taken once at the start.
+    KeptLocal,
+    /// The `shard(own index)` handle taken once at the start.
+    KeptShard,
+    /// `shard(own index)` on a thread spawned for the call.
+    Elsewhere,
+}
+
+/// A call on a kept handle.
+#[derive(Debug, Clone, Copy, Arbitrary)]
+enum KeptCall {
+    Mint,
+    TryMint,
+    /// Into `n % 24` IDs.
+    MintBatch(u8),
+    /// Into `n % 24` IDs.
+    TryMintBatch(u8),
+    /// `mint_many(n % 24)`.
+    MintMany(u8),
 }
 
 #[derive(Debug, Arbitrary)]
@@ -123,6 +155,25 @@ enum Op {
     ShardsTryMint(u8),
     /// `shard(i % len).mint()`.
     ShardMint(u8),
+    /// The clock to the reading the thread's run was reserved at (none before the first run).
+    RunReading,
+    /// `call` on the `local()` handle (`by_index`: the `shard(own index)` handle) taken once at
+    /// the start.
+    Kept {
+        by_index: bool,
+        call: KeptCall,
+    },
+    /// `shard(own index).mint()` (`wait`) or `try_mint()` on a thread spawned for the call.
+    Elsewhere {
+        wait: bool,
+    },
+    /// A thread that mints `1 + mints % 8` IDs through the handle (`try_mint`), then one from
+    /// each of `4 + others % 2` other sharded generators, and once more through the handle in
+    /// a thread-local destructor.
+    AtExit {
+        mints: u8,
+        others: u8,
+    },
 }
 
 #[derive(Debug, Arbitrary)]
@@ -193,12 +244,14 @@ impl Model {
 /// The thread's run, as `shard/runs.rs` keeps it.
 #[derive(Debug, Clone, Copy, Default)]
 struct ThreadRun {
-    /// Whether the run belongs to this generator (not dropped).
-    active: bool,
+    /// Whether the thread reserved a run from this generator yet.
+    started: bool,
     reading: u64,
     next: u64,
     left: u64,
     size: u64,
+    /// The state the run's reservation installed in the shard's word, as a snapshot shows it.
+    last: (u64, u64, u64),
 }
 
 /// A shard's node fields and sequence range.
@@ -210,12 +263,14 @@ struct Run<'g> {
     borrow: u64,
     clock: ManualClock,
     unix_ms: u64,
-    generator: &'g ShardedGenerator<ManualClock>,
-    /// The shards, through one `shards()` call at the start: reading their snapshots through
-    /// it does not drop the thread's run.
+    generator: &'g Arc<ShardedGenerator<ManualClock>>,
+    /// The shards, through one `shards()` call at the start.
     views: &'g [Generator<Arc<ManualClock>>],
     /// The thread's own shard (`local()`'s).
     own: usize,
+    /// `local()` and `shard(own)`, taken once at the start.
+    kept_local: &'g Generator<Arc<ManualClock>>,
+    kept_shard: &'g Generator<Arc<ManualClock>>,
     /// The most IDs a run holds.
     cap: u64,
     info: Vec<ShardInfo>,
@@ -265,9 +320,11 @@ fn run(input: Input) {
         }
         builder = builder.node(name, u64::from(input.node) & max);
     }
-    let generator = builder
-        .build_sharded(shards.clone())
-        .unwrap_or_else(|err| panic!("{shards:?} on {}: {err}", layout.name()));
+    let generator = Arc::new(
+        builder
+            .build_sharded(shards.clone())
+            .unwrap_or_else(|err| panic!("{shards:?} on {}: {err}", layout.name())),
+    );
     let views = generator.shards();
     let count = match shards {
         Shards::SplitSequence(k) => k,
@@ -303,6 +360,8 @@ fn run(input: Input) {
         generator: &generator,
         views,
         own,
+        kept_local: local,
+        kept_shard: generator.shard(own).expect("own is an index below len()"),
         cap,
         info,
         run: ThreadRun::default(),
@@ -317,7 +376,7 @@ fn run(input: Input) {
     }
 }
 
-impl Run<'_> {
+impl<'g> Run<'g> {
     fn set_clock(&mut self, unix_ms: u64) {
         self.unix_ms = unix_ms;
         self.clock.set(unix_ms);
@@ -377,6 +436,33 @@ impl Run<'_> {
             Op::ShardTryMint(i) => self.direct(Access::Shard(usize::from(i) % len), false),
             Op::ShardsTryMint(i) => self.direct(Access::Shards(usize::from(i) % len), false),
             Op::ShardMint(i) => self.direct(Access::Shard(usize::from(i) % len), true),
+            Op::RunReading => {
+                if self.run.started {
+                    self.set_clock(self.run.reading);
+                }
+            }
+            Op::Kept { by_index, call } => {
+                let access = if by_index {
+                    Access::KeptShard
+                } else {
+                    Access::KeptLocal
+                };
+                match call {
+                    KeptCall::Mint => self.direct(access, true),
+                    KeptCall::TryMint => self.direct(access, false),
+                    KeptCall::MintBatch(n) => {
+                        self.direct_call(access, Call::MintBatch(usize::from(n % 24)))
+                    }
+                    KeptCall::TryMintBatch(n) => {
+                        self.direct_call(access, Call::TryMintBatch(usize::from(n % 24)))
+                    }
+                    KeptCall::MintMany(n) => self.direct_many(access, usize::from(n % 24)),
+                }
+            }
+            Op::Elsewhere { wait } => self.direct(Access::Elsewhere, wait),
+            Op::AtExit { mints, others } => {
+                self.at_exit(1 + usize::from(mints % 8), 4 + usize::from(others % 2))
+            }
         }
     }
 
@@ -481,9 +567,10 @@ impl Run<'_> {
         let r = self.unix_ms;
         let own = self.own;
         let old = self.run;
-        if old.active && old.reading == r && old.left > 0 {
+        let model = self.model(own);
+        let holds = model.state() == old.last;
+        if old.started && old.reading == r && old.left > 0 && holds {
             // The run's next ID, with no reservation: the shard's state stays.
-            let model = self.model(own);
             let id = if wait {
                 self.generator.mint()
             } else {
@@ -501,12 +588,12 @@ impl Run<'_> {
             self.check_id(id, own, true);
             return true;
         }
-        let size = if old.active && old.left == 0 {
+        let size = if old.started && old.left == 0 {
             (old.size * 2).min(self.cap)
         } else {
             1
         };
-        let mut model = self.model(own);
+        let mut model = model;
         let before = model.clone();
         let fast = model.fast(r);
         let want = if fast { size } else { 1 };
@@ -522,11 +609,9 @@ impl Run<'_> {
             self.generator.try_mint()
         };
         let context = format!(
-            "a new run of {want} (fast path: {fast}, last run {old:?}, wait {wait}) from \
-             {before:?}"
+            "a new run of {want} (fast path: {fast}, last run {old:?}, shard holds its last \
+             state: {holds}, wait {wait}) from {before:?}"
         );
-        // The reservation drops the thread's run whatever it returns.
-        self.run.active = false;
         match result {
             Ok(id) => {
                 let Outcome::Ids(ref reserved) = expected else {
@@ -537,7 +622,7 @@ impl Run<'_> {
                     reserved[0],
                     "{context} at {r} ms returned {id:?}, expected {expected:?}"
                 );
-                if old.active && old.left > 0 {
+                if old.started && old.left > 0 {
                     assert!(
                         !(old.next..old.next + old.left).contains(&id.to_u64()),
                         "{id:?} at {r} ms is from the run {old:?} reserved at another reading"
@@ -545,16 +630,19 @@ impl Run<'_> {
                 }
                 let count = reserved.len() as u64;
                 self.run = ThreadRun {
-                    active: true,
-                    reading: r,
+                    started: true,
+                    // The slow path leaves the run's reading as it was, with no IDs left.
+                    reading: if fast { r } else { old.reading },
                     next: id.to_u64() + 1,
                     left: if fast { count - 1 } else { 0 },
                     size: count,
+                    last: model.state(),
                 };
                 self.check_state(own, &model, &context);
                 self.check_id(id, own, true);
                 true
             }
+            // A failed reservation leaves the run as it was.
             Err(err) => {
                 assert_eq!(
                     Outcome::Fail(err.clone()),
@@ -570,30 +658,55 @@ impl Run<'_> {
 
     /// `mint` (`wait`) or `try_mint` straight from a shard.
     fn direct(&mut self, access: Access, wait: bool) {
-        if self.seen.len() >= MAX_MINTS {
-            return;
-        }
+        self.direct_call(access, if wait { Call::Mint } else { Call::TryMint });
+    }
+
+    /// The shard `access` reaches, and its index; checks that it is the one asked for.
+    fn reach(&self, access: Access) -> (&'g Generator<Arc<ManualClock>>, usize) {
         let generator = self.generator;
         let shard = match access {
             Access::Local => generator.local(),
             Access::Shard(i) => generator.shard(i).expect("an index below len()"),
             Access::Shards(i) => &generator.shards()[i],
+            Access::KeptLocal => self.kept_local,
+            Access::KeptShard => self.kept_shard,
+            Access::Elsewhere => generator.shard(self.own).expect("an index below len()"),
         };
-        self.run.active = false;
         let index = self
             .views
             .iter()
             .position(|view| std::ptr::eq(view, shard))
             .expect("one of the shards");
         match access {
-            Access::Local => assert_eq!(index, self.own, "local() changed"),
+            Access::Local | Access::KeptLocal | Access::KeptShard | Access::Elsewhere => {
+                assert_eq!(index, self.own, "{access:?} is not the thread's shard")
+            }
             Access::Shard(i) | Access::Shards(i) => assert_eq!(index, i),
         }
+        (shard, index)
+    }
+
+    /// `call` straight from a shard, on this thread or (`Access::Elsewhere`) on a thread
+    /// spawned for it.
+    fn direct_call(&mut self, access: Access, call: Call) {
+        if self.seen.len() >= MAX_MINTS {
+            return;
+        }
+        let (shard, index) = self.reach(access);
         let before = self.model(index);
         let r = self.unix_ms;
-        let call = if wait { Call::Mint } else { Call::TryMint };
         let (call, model, expected) = predict(&before, call, |model, call| model.call(r, call));
-        let (result, _) = perform(shard, call);
+        let (result, _) = if access == Access::Elsewhere {
+            // The other thread takes the handle itself.
+            let (generator, own) = (self.generator, self.own);
+            thread::scope(|s| {
+                s.spawn(|| perform(generator.shard(own).expect("an index below len()"), call))
+                    .join()
+                    .expect("the other thread's call")
+            })
+        } else {
+            perform(shard, call)
+        };
         let context = format!("{call:?} through {access:?} from {before:?}");
         self.check_state(index, &model, &context);
         match result {
@@ -608,6 +721,15 @@ impl Run<'_> {
                 assert_eq!(Outcome::Fail(err), expected, "{context} at {r} ms");
             }
         }
+    }
+
+    /// `mint_many(n)` straight from a shard, unless it would wait for a tick.
+    fn direct_many(&mut self, access: Access, n: usize) {
+        if self.seen.len() >= MAX_MINTS {
+            return;
+        }
+        let (shard, index) = self.reach(access);
+        self.many_from(index, n, || shard.mint_many(n));
     }
 
     /// The handle's `mint_batch` (`wait`) or `try_mint_batch` into `len` IDs.
@@ -631,7 +753,6 @@ impl Run<'_> {
         } else {
             self.generator.try_mint_batch(&mut buffer)
         };
-        self.run.active = false;
         let context = format!("a batch of {len} (wait {wait}) from {before:?}");
         self.check_state(own, &model, &context);
         let written = *result.as_ref().unwrap_or(&0);
@@ -656,33 +777,138 @@ impl Run<'_> {
         if self.seen.len() >= MAX_MINTS {
             return;
         }
+        let generator = self.generator;
+        self.many_from(self.own, n, || generator.mint_many(n));
+    }
+
+    /// `mint_many(n)` from shard `index` by `call`, unless the model says it would wait.
+    fn many_from(
+        &mut self,
+        index: usize,
+        n: usize,
+        call: impl FnOnce() -> snowmint::Result<Vec<Id>>,
+    ) {
         let r = self.unix_ms;
-        let own = self.own;
-        let mut model = self.model(own);
+        let mut model = self.model(index);
         let before = model.clone();
         let (expected, lost) = model.many(r, n);
         if expected == Outcome::Blocks {
             return;
         }
-        let result = self.generator.mint_many(n);
-        self.run.active = false;
-        let context = format!("mint_many({n}) from {before:?}");
-        self.check_state(own, &model, &context);
+        let result = call();
+        let context = format!("mint_many({n}) from shard {index}, {before:?}");
+        self.check_state(index, &model, &context);
         match result {
             Ok(ids) => {
                 assert_eq!(ids.len(), n, "{context}");
                 let got = Outcome::Ids(ids.iter().map(|&id| self.minted(id)).collect());
                 assert_eq!(got, expected, "{context} at {r} ms");
                 for id in ids {
-                    self.check_id(id, own, true);
+                    self.check_id(id, index, index == self.own);
                 }
             }
             Err(err) => {
                 assert_eq!(Outcome::Fail(err), expected, "{context} at {r} ms");
                 for m in lost {
-                    self.dropped.insert((own, m.tick, m.timeline, m.sequence));
+                    self.dropped.insert((index, m.tick, m.timeline, m.sequence));
                 }
             }
         }
     }
+
+    /// The shard whose node values and sequence range `id` carries.
+    fn owner(&self, id: Id) -> usize {
+        let parts = self.layout.decode(id).expect("minted ids decode");
+        self.info
+            .iter()
+            .position(|(nodes, range)| {
+                range.contains(&parts.sequence())
+                    && nodes
+                        .iter()
+                        .all(|&(name, value)| parts.node(name) == Some(value))
+            })
+            .unwrap_or_else(|| panic!("{id:?} ({parts:?}) is no shard's"))
+    }
+
+    /// A thread that mints `mints` IDs through the handle, then from `others` other sharded
+    /// generators, so that neither its claims nor its cache know this generator when its
+    /// thread-local destructor mints once more through the handle.
+    fn at_exit(&mut self, mints: usize, others: usize) {
+        if self.seen.len() + mints + 1 > MAX_MINTS {
+            return;
+        }
+        let (sender, at_exit) = mpsc::channel();
+        let generator = Arc::clone(self.generator);
+        let got: Vec<snowmint::Result<Id>> = thread::spawn(move || {
+            // Registered before the thread's first mint, so it runs after the destructor that
+            // gives the thread's shard back (thread-local destructors run last registered,
+            // first run).
+            MINT_AT_EXIT.with(|slot| {
+                *slot.borrow_mut() = Some(MintAtExit {
+                    generator: Arc::clone(&generator),
+                    minted: sender,
+                })
+            });
+            let got = (0..mints).map(|_| generator.try_mint()).collect();
+            for _ in 0..others {
+                let other = Generator::builder(Layout::TWITTER)
+                    .node("machine", 1)
+                    .clock(ManualClock::new(RECENT_MS))
+                    .build_sharded(Shards::SplitSequence(2))
+                    .expect("a valid sharded generator");
+                other.mint().expect("a fresh generator mints");
+            }
+            got
+        })
+        .join()
+        .expect("the exiting thread's mints");
+        let at_exit = at_exit.recv().expect("the destructor mints once");
+        let mut thread_ids = Vec::new();
+        for id in got.into_iter().filter_map(Result::ok) {
+            let owner = self.owner(id);
+            self.check_id(id, owner, owner == self.own);
+            thread_ids.push(id);
+        }
+        let ordered = self.policy != Policy::TickTock;
+        assert!(
+            !ordered || thread_ids.windows(2).all(|w| w[0] < w[1]),
+            "the exiting thread's IDs {thread_ids:?} do not increase under {:?}",
+            self.policy
+        );
+        let Ok(id) = at_exit else {
+            return;
+        };
+        // Every ID returned so far, the thread's included: the destructor mints from the shard
+        // whose last ID is the highest. Under `TickTock` that shard may toggle to a timeline
+        // another shard minted higher on, so there the ID is only checked to be new.
+        if let Some(&greatest) = self.seen.iter().max().filter(|_| ordered) {
+            assert!(
+                greatest < id.to_u64(),
+                "{id:?} minted at exit under {:?} is not above {:?} (the exiting thread's: {}; \
+                 its IDs {thread_ids:?})",
+                self.policy,
+                Id::from_u64(greatest),
+                thread_ids.contains(&Id::from_u64(greatest))
+            );
+        }
+        let owner = self.owner(id);
+        self.check_id(id, owner, owner == self.own);
+    }
+}
+
+/// Mints through the handle it holds when the thread-local it is kept in is destroyed, and
+/// sends what it got.
+struct MintAtExit {
+    generator: Arc<ShardedGenerator<ManualClock>>,
+    minted: mpsc::Sender<snowmint::Result<Id>>,
+}
+
+impl Drop for MintAtExit {
+    fn drop(&mut self) {
+        let _ = self.minted.send(self.generator.try_mint());
+    }
+}
+
+thread_local! {
+    static MINT_AT_EXIT: RefCell<Option<MintAtExit>> = const { RefCell::new(None) };
 }
