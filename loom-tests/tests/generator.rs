@@ -40,11 +40,13 @@ fn tick_ms(layout: &Layout, tick: u64) -> u64 {
     layout.epoch_ms() + tick * layout.tick_ms()
 }
 
-/// 2 IDs per tick: a 1-bit sequence, a 1 ms tick, the Unix epoch.
+/// 2 IDs per tick: a 1-bit sequence, a 1 ms tick, from [`common::EPOCH_MS`] (so the clock's
+/// readings take the fast path).
 fn tiny() -> Layout {
     Layout::builder("tiny", 64)
         .time(63)
         .sequence(1)
+        .epoch_ms(common::EPOCH_MS)
         .build()
         .expect("valid layout")
 }

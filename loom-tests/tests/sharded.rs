@@ -34,7 +34,7 @@ mod common;
 
 use common::{MACHINE, model, tiny};
 
-/// The clock's reading: 2023, on the tiny layouts' Unix epoch. The fast path, the only one
+/// The clock's reading: late 2023, past the tiny layouts' epoch. The fast path, the only one
 /// that reserves runs of more than one ID, takes readings from 2^40 ms (2004) on; earlier
 /// ones go to the slow path.
 const NOW_MS: u64 = 1_700_000_000_000;

@@ -30,13 +30,19 @@ pub const AFTER_TICK: u64 = 30;
 /// The machine every generator of the race models carries.
 pub const MACHINE: u64 = 1;
 
-/// `2^sequence_bits` IDs per tick: time, a 2-bit machine field, the sequence; the Unix epoch
-/// and 1 ms ticks, so a tick is a Unix millisecond.
+/// An epoch in 2023: a clock reading a few ticks past it is past snowmint's `FIRST_READING`
+/// (2^40 ms, 2004), the least reading a generator's fast path takes, so the models run the
+/// fast path's compare-and-swap and not only the slow path's.
+pub const EPOCH_MS: u64 = 1_672_531_200_000;
+
+/// `2^sequence_bits` IDs per tick: time, a 2-bit machine field, the sequence; 1 ms ticks from
+/// [`EPOCH_MS`].
 pub fn tiny(sequence_bits: u8) -> Layout {
     Layout::builder("tiny", 64)
         .time(62 - sequence_bits)
         .node("machine", 2)
         .sequence(sequence_bits)
+        .epoch_ms(EPOCH_MS)
         .build()
         .expect("valid layout")
 }
