@@ -589,11 +589,8 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline(always)]
     fn take_from_run(&self) -> Option<u64> {
         let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
-        runs::take(self.id, reading, |shard, last| {
-            self.shards
-                .get(shard)
-                .is_some_and(|shard| shard.state_now() == last)
-        })
+        // `self` is the generator numbered `self.id`, borrowed for the call.
+        runs::take(self.id, reading)
     }
 
     /// Reserves the calling thread's next run from its shard and hands out its first ID.
@@ -615,10 +612,14 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline(always)]
     fn run_from_shard(&self, on_full: OnFull) -> Result<Attempt<Id>> {
         let size = runs::next_size(self.id, self.run_cap);
-        let index = self.index_of_this_thread();
-        let shard = &self.shards[index];
+        let shard = self.local();
         Ok(shard.reserve_ids(size, on_full)?.map(|reserved| {
-            runs::start(self.id, index, shard.sequence_step(), &reserved);
+            runs::start(
+                self.id,
+                shard.state_word(),
+                shard.sequence_step(),
+                &reserved,
+            );
             Id::from_u64(reserved.first)
         }))
     }

@@ -1238,6 +1238,13 @@ impl<C: Clock, S: State> Generator<C, S> {
     }
 }
 
+impl<C> Generator<C, SharedState> {
+    /// The state word: for a sharded generator's per-thread run (see `shard::runs`).
+    pub(crate) fn state_word(&self) -> &AtomicU64 {
+        self.state.word()
+    }
+}
+
 impl<C, S: State> Generator<C, S> {
     fn assemble(
         layout: Layout,

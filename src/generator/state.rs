@@ -98,6 +98,14 @@ pub struct SharedState(AtomicU64);
 
 impl State for SharedState {}
 
+impl SharedState {
+    /// The word itself: for a sharded generator's per-thread run, which keeps its address to
+    /// compare the word with the state its reservation installed (see `shard::runs`).
+    pub(crate) fn word(&self) -> &AtomicU64 {
+        &self.0
+    }
+}
+
 impl sealed::Word for SharedState {
     const GENERATOR: &'static str = "Generator";
     const OWNED: bool = false;

@@ -48,6 +48,7 @@
 use std::cell::Cell;
 
 use crate::generator::ReservedIds;
+use crate::sync::{AtomicU64, Ordering};
 
 /// The most IDs a thread reserves in one run.
 pub(super) const MAX_RUN: u64 = 1024;
@@ -61,10 +62,13 @@ struct Run {
     generator: Cell<u64>,
     reading: Cell<u64>,
     next: Cell<u64>,
-    left: Cell<u64>,
+    /// The ID after the run's last one: the run has IDs left while `next` is not `end`.
+    end: Cell<u64>,
     step: Cell<u64>,
-    /// The index of the shard the run came from, and the state its reservation installed.
-    shard: Cell<usize>,
+    /// The state word of the shard the run came from, and the state its reservation
+    /// installed there. The word is read only while `generator` is the number of the sharded
+    /// generator the caller borrows: see [`take`].
+    word: Cell<*const AtomicU64>,
     last: Cell<u64>,
     /// How many IDs the run held when it was reserved.
     size: Cell<u64>,
@@ -78,9 +82,9 @@ thread_local! {
             generator: Cell::new(0),
             reading: Cell::new(0),
             next: Cell::new(0),
-            left: Cell::new(0),
+            end: Cell::new(0),
             step: Cell::new(0),
-            shard: Cell::new(0),
+            word: Cell::new(std::ptr::null()),
             last: Cell::new(0),
             size: Cell::new(0),
         }
@@ -88,24 +92,21 @@ thread_local! {
 }
 
 /// The next ID of this thread's run in the generator numbered `generator`, if the clock reads
-/// `reading`, the reading the run was reserved at, the run has one left, and `holds(shard,
-/// last)` says that the run's shard still holds the state its reservation installed.
+/// `reading`, the reading the run was reserved at, the run has one left, and the run's shard
+/// still holds the state its reservation installed.
+///
+/// The caller borrows the sharded generator numbered `generator` for the whole call.
 #[inline(always)]
-pub(super) fn take(
-    generator: u64,
-    reading: u64,
-    holds: impl FnOnce(usize, u64) -> bool,
-) -> Option<u64> {
+pub(super) fn take(generator: u64, reading: u64) -> Option<u64> {
     RUN.with(|run| {
-        let left = run.left.get();
+        let id = run.next.get();
         if run.generator.get() == generator
             && run.reading.get() == reading
-            && left != 0
-            && holds(run.shard.get(), run.last.get())
+            && id != run.end.get()
+            && holds(run)
         {
-            let id = run.next.get();
-            run.left.set(left - 1);
-            // Past the last ID this may wrap; with no IDs left it is never handed out.
+            // Past the last ID this may wrap, to `end` (computed the same way); `next` then
+            // equals `end` and is never handed out.
             run.next.set(id.wrapping_add(run.step.get()));
             Some(id)
         } else {
@@ -114,11 +115,27 @@ pub(super) fn take(
     })
 }
 
+/// Whether the run's shard still holds the state the run's reservation installed. Only for a
+/// run of the generator the caller borrows (`take` checks the number first).
+#[inline(always)]
+fn holds(run: &Run) -> bool {
+    // SAFETY: `word` was set by `start` to the state word of a shard of the sharded generator
+    // numbered `run.generator`, and `take` calls this only when that is the generator its
+    // caller borrows: numbers are never reused in a process (`Claims::new`), so that generator
+    // is alive for the whole call, and its shards sit in a boxed slice that is never replaced,
+    // whose elements do not move when the generator does. So the pointer is to a live
+    // `AtomicU64`, which is only ever read through a shared reference.
+    #[allow(unsafe_code)]
+    let word = unsafe { &*run.word.get() };
+    // Relaxed: see the module's `# Why a run never goes below what was already returned`.
+    word.load(Ordering::Relaxed) == run.last.get()
+}
+
 /// How many IDs this thread's next run in the generator numbered `generator` should hold:
 /// twice the last run's size if the thread used it up, else one; at most `cap`.
 pub(super) fn next_size(generator: u64, cap: u64) -> u64 {
     RUN.with(|run| {
-        let used_up = run.generator.get() == generator && run.left.get() == 0;
+        let used_up = run.generator.get() == generator && run.next.get() == run.end.get();
         if used_up {
             (run.size.get() * 2).min(cap)
         } else {
@@ -128,26 +145,30 @@ pub(super) fn next_size(generator: u64, cap: u64) -> u64 {
     .max(1)
 }
 
-/// Starts this thread's run in the generator numbered `generator` from what its shard `shard`
-/// `reserved` (IDs `step` apart), of which the caller hands out the first ID itself. A
-/// reservation with no reading starts an empty run of that size.
-pub(super) fn start(generator: u64, shard: usize, step: u64, reserved: &ReservedIds) {
+/// Starts this thread's run in the generator numbered `generator` from what its shard, whose
+/// state word is `word`, `reserved` (IDs `step` apart), of which the caller hands out the first
+/// ID itself. A reservation with no reading starts an empty run of that size.
+pub(super) fn start(generator: u64, word: &AtomicU64, step: u64, reserved: &ReservedIds) {
     RUN.with(|run| {
         run.generator.set(generator);
         run.size.set(reserved.count);
         run.step.set(step);
-        run.shard.set(shard);
+        run.word.set(word);
         run.last.set(reserved.last);
         match reserved.reading {
             Some(reading) => {
                 run.reading.set(reading);
-                // `first` is the run's first ID and `count` at least 1: its last ID is in the
-                // layout, so the second is only computed when there is one.
+                // `first` is the run's first ID and `count` at least 1. Past the last ID
+                // these may wrap, alike: the run's IDs are the `count - 1` from `next` on.
                 run.next.set(reserved.first.wrapping_add(step));
-                run.left.set(reserved.count - 1);
+                run.end.set(
+                    reserved
+                        .first
+                        .wrapping_add(reserved.count.wrapping_mul(step)),
+                );
             }
             // Used up: the next run may be as large as this one allowed.
-            None => run.left.set(0),
+            None => run.end.set(run.next.get()),
         }
     });
 }
