@@ -381,6 +381,10 @@ pub struct ShardedGenerator<C = DefaultClock> {
     clock: Arc<C>,
     /// The most IDs a thread reserves in one run (see `runs`).
     run_cap: u64,
+    /// One sequence step, and every bit but the node fields', in ID coordinates: the same in
+    /// every shard, which share the layout (see `runs::take`).
+    step: u64,
+    state_bits: u64,
     shards: Box<[Generator<Arc<C>>]>,
     /// Which thread holds which shard.
     claims: Arc<Claims>,
@@ -390,6 +394,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// The sharded generator over `builders`, one shard each, sharing `clock`: the builders
     /// [`shard_builders`] makes, for [`GeneratorBuilder::build_sharded`].
     pub(crate) fn from_builders(builders: Vec<GeneratorBuilder>, clock: C) -> Result<Self> {
+        let layout = builders.first().map(|builder| *builder.layout());
         let clock = Arc::new(clock);
         let shards = builders
             .into_iter()
@@ -411,6 +416,12 @@ impl<C: Clock> ShardedGenerator<C> {
             id: claims.id(),
             clock,
             run_cap,
+            step: shards.first().map_or(1, Generator::sequence_step),
+            state_bits: !layout.map_or(0, |layout| {
+                layout
+                    .node_fields()
+                    .fold(0, |bits, field| bits | field.mask())
+            }),
             claims,
             shards: shards.into_boxed_slice(),
         })
@@ -590,7 +601,7 @@ impl<C: Clock> ShardedGenerator<C> {
     fn take_from_run(&self) -> Option<u64> {
         let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
         // `self` is the generator numbered `self.id`, borrowed for the call.
-        runs::take(self.id, reading)
+        runs::take(self.id, reading, self.step, self.state_bits)
     }
 
     /// Reserves the calling thread's next run from its shard and hands out its first ID.

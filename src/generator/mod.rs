@@ -192,13 +192,12 @@ struct Run {
     count: u64,
 }
 
-/// What [`Generator::reserve_ids`] reserved: `count` IDs from `first` (node bits included), by
-/// installing the state `last`, on the tick of the clock reading `reading` when there is one.
+/// What [`Generator::reserve_ids`] reserved: `count` IDs from `first` (node bits included), on
+/// the tick of the clock reading `reading` when there is one.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ReservedIds {
     pub(crate) first: u64,
     pub(crate) count: u64,
-    pub(crate) last: u64,
     pub(crate) reading: Option<u64>,
 }
 
@@ -662,10 +661,10 @@ impl<C: Clock, S: State> Generator<C, S> {
 
     /// Reserves up to `want` (at least 1) consecutive IDs of one tick, as
     /// [`mint_batch`](Self::mint_batch) does, for a caller that hands them out one at a time
-    /// (a sharded handle's per-thread run): the first ID, how many, the state the reservation
-    /// installed (the run's last ID without its node bits), and, when the fast path reserved
-    /// them, the clock reading whose tick they are on, under which the caller may hand them
-    /// out. From the slow path (a full tick, a lost CAS, a clock behind) the run is of one ID,
+    /// (a sharded handle's per-thread run): the first ID, how many, and, when the fast path
+    /// reserved them, the clock reading whose tick they are on, under which the caller may
+    /// hand them out; the last of them, without its node bits, is the state the reservation
+    /// installed. From the slow path (a full tick, a lost CAS, a clock behind) the run is of one ID,
     /// with no reading. Under [`OnFull::Answer`] the reservation may answer a wait instead;
     /// under the other two it never does.
     #[inline]
@@ -680,7 +679,6 @@ impl<C: Clock, S: State> Generator<C, S> {
         Ok(Attempt::Minted(ReservedIds {
             first: first | self.plan.node_bits,
             count,
-            last: first + (count - 1) * self.plan.seq_one,
             reading,
         }))
     }

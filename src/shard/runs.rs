@@ -5,11 +5,13 @@
 //! A run is a block of consecutive states of one tick, reserved by the shard's fast path at a
 //! clock reading on that tick: the compare-and-swap installed the run's last state in the
 //! shard's word. The thread hands out the next ID of its run while the clock still reads the
-//! same, the run has IDs left, and the shard's word still holds the run's last state: a
-//! compare of the reading, a check of the count left, a load of the shard's word (a line the
-//! thread wrote itself when it holds the shard alone), and two stores to the thread's own
-//! memory. Any other outcome (another reading, an empty run, another generator, a shard that
-//! minted since) goes to the shard, out of line, and the run is never handed out again.
+//! same, the run has IDs left, and the shard's word still holds the run's last state: compares
+//! of the generator's number, the reading and the next ID against the run's end, a load of the
+//! shard's word through the address the run keeps (a line the thread wrote itself when it
+//! holds the shard alone) and a compare with the run's last state (its end less a step, without
+//! node bits), and one store to the thread's own memory. Any other outcome (another reading, an
+//! empty run, another generator, a shard that minted since) goes to the shard, out of line, and
+//! the run is never handed out again.
 //!
 //! # Why a run never goes below what was already returned
 //!
@@ -53,9 +55,9 @@ use crate::sync::{AtomicU64, Ordering};
 /// The most IDs a thread reserves in one run.
 pub(super) const MAX_RUN: u64 = 1024;
 
-/// A thread's run: `left` IDs from `next` in steps of `step`, minted by shard `shard` of the
-/// generator numbered `generator`, handed out while the clock reads `reading` and the shard's
-/// word holds `last`.
+/// A thread's run: the IDs from `next` up to `end` in the generator's sequence steps, reserved
+/// from the shard whose state word is at `word` of the generator numbered `generator`, handed
+/// out while the clock reads `reading` and the word holds the state of the run's last ID.
 struct Run {
     /// The sharded generator's number ([`Claims::id`](super::claims::Claims::id)); 0 for no
     /// run.
@@ -64,12 +66,9 @@ struct Run {
     next: Cell<u64>,
     /// The ID after the run's last one: the run has IDs left while `next` is not `end`.
     end: Cell<u64>,
-    step: Cell<u64>,
-    /// The state word of the shard the run came from, and the state its reservation
-    /// installed there. The word is read only while `generator` is the number of the sharded
-    /// generator the caller borrows: see [`take`].
+    /// The state word of the shard the run came from, read only while `generator` is the
+    /// number of the sharded generator the caller borrows: see [`holds`].
     word: Cell<*const AtomicU64>,
-    last: Cell<u64>,
     /// How many IDs the run held when it was reserved.
     size: Cell<u64>,
 }
@@ -83,9 +82,7 @@ thread_local! {
             reading: Cell::new(0),
             next: Cell::new(0),
             end: Cell::new(0),
-            step: Cell::new(0),
             word: Cell::new(std::ptr::null()),
-            last: Cell::new(0),
             size: Cell::new(0),
         }
     };
@@ -93,21 +90,24 @@ thread_local! {
 
 /// The next ID of this thread's run in the generator numbered `generator`, if the clock reads
 /// `reading`, the reading the run was reserved at, the run has one left, and the run's shard
-/// still holds the state its reservation installed.
+/// still holds the state its reservation installed. `step` is one sequence step, and
+/// `state_bits` every bit but the node fields', both in ID coordinates.
 ///
 /// The caller borrows the sharded generator numbered `generator` for the whole call.
 #[inline(always)]
-pub(super) fn take(generator: u64, reading: u64) -> Option<u64> {
+pub(super) fn take(generator: u64, reading: u64, step: u64, state_bits: u64) -> Option<u64> {
     RUN.with(|run| {
-        let id = run.next.get();
+        let (id, end) = (run.next.get(), run.end.get());
         if run.generator.get() == generator
             && run.reading.get() == reading
-            && id != run.end.get()
-            && holds(run)
+            && id != end
+            // The run's last ID is `end - step`; without its node bits, the state its
+            // reservation installed.
+            && holds(run, end.wrapping_sub(step) & state_bits)
         {
             // Past the last ID this may wrap, to `end` (computed the same way); `next` then
             // equals `end` and is never handed out.
-            run.next.set(id.wrapping_add(run.step.get()));
+            run.next.set(id.wrapping_add(step));
             Some(id)
         } else {
             None
@@ -115,10 +115,10 @@ pub(super) fn take(generator: u64, reading: u64) -> Option<u64> {
     })
 }
 
-/// Whether the run's shard still holds the state the run's reservation installed. Only for a
-/// run of the generator the caller borrows (`take` checks the number first).
+/// Whether the run's shard still holds `last`, the state the run's reservation installed. Only
+/// for a run of the generator the caller borrows (`take` checks the number first).
 #[inline(always)]
-fn holds(run: &Run) -> bool {
+fn holds(run: &Run, last: u64) -> bool {
     // SAFETY: `word` was set by `start` to the state word of a shard of the sharded generator
     // numbered `run.generator`, and `take` calls this only when that is the generator its
     // caller borrows: numbers are never reused in a process (`Claims::new`), so that generator
@@ -128,7 +128,7 @@ fn holds(run: &Run) -> bool {
     #[allow(unsafe_code)]
     let word = unsafe { &*run.word.get() };
     // Relaxed: see the module's `# Why a run never goes below what was already returned`.
-    word.load(Ordering::Relaxed) == run.last.get()
+    word.load(Ordering::Relaxed) == last
 }
 
 /// How many IDs this thread's next run in the generator numbered `generator` should hold:
@@ -152,9 +152,7 @@ pub(super) fn start(generator: u64, word: &AtomicU64, step: u64, reserved: &Rese
     RUN.with(|run| {
         run.generator.set(generator);
         run.size.set(reserved.count);
-        run.step.set(step);
         run.word.set(word);
-        run.last.set(reserved.last);
         match reserved.reading {
             Some(reading) => {
                 run.reading.set(reading);
