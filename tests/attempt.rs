@@ -8,6 +8,7 @@ mod common;
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use snowmint::{
@@ -215,46 +216,12 @@ fn a_sharded_generator_never_waits() {
 #[test]
 fn a_marked_generator_never_waits() {
     let dir = TempDir::new("attempt");
-    let builds = std::cell::Cell::new(0);
-    never_waits(
-        |policy| {
-            // A file of its own for each build: one generator holds a file at a time.
-            builds.set(builds.get() + 1);
-            let path = dir.join(&format!("mark-{}", builds.get()));
-            let file = MarkFile::open(&path, Duration::from_millis(50)).unwrap();
-            let (generator, clock) = built_on_manual_clock(T0, |clock| {
-                file.resume(SMALL)
-                    .node("machine", 4)
-                    .clock(clock)
-                    .on_clock_behind(policy)
-                    .build()
-                    .unwrap()
-            });
-            (
-                MarkedGenerator::<_, MarkFileStore>::new(generator, file).unwrap(),
-                clock,
-            )
-        },
-        1,
-        16,
-    );
+    never_waits(|policy| marked(&dir, policy, 0), 1, 16);
 }
 
 #[test]
 fn a_sno_generator_never_waits() {
-    never_waits(
-        |policy| {
-            sno_on_manual_clock(
-                SnoGenerator::builder()
-                    .partition(5)
-                    .sequence_range(0..=15)
-                    .on_clock_behind(policy),
-                T0,
-            )
-        },
-        4,
-        16,
-    );
+    never_waits(sno, 4, 16);
 }
 
 /// Under `TickTock`, a clock behind moves to the other timeline and mints: no wait.
@@ -376,6 +343,43 @@ fn builder(layout: Layout, machine: u64, policy: ClockBehind, borrow: u64) -> Ge
         .borrow_ahead(borrow)
 }
 
+/// A marked generator of [`SMALL`] for machine 4 with a policy and a borrow bound, over a mark
+/// file of its own in `dir` (one generator holds a file at a time).
+fn marked(
+    dir: &TempDir,
+    policy: ClockBehind,
+    borrow: u64,
+) -> (MarkedGenerator<ManualClock, MarkFileStore>, ManualClock) {
+    static BUILDS: AtomicUsize = AtomicUsize::new(0);
+    let path = dir.join(&format!("mark-{}", BUILDS.fetch_add(1, Ordering::Relaxed)));
+    let file = MarkFile::open(&path, Duration::from_millis(50)).unwrap();
+    let (generator, clock) = built_on_manual_clock(T0, |clock| {
+        file.resume(SMALL)
+            .node("machine", 4)
+            .clock(clock)
+            .on_clock_behind(policy)
+            .borrow_ahead(borrow)
+            .build()
+            .unwrap()
+    });
+    (
+        MarkedGenerator::<_, MarkFileStore>::new(generator, file).unwrap(),
+        clock,
+    )
+}
+
+/// An sno generator of partition 5 with 16 sequence values a tick, under `policy` (sno does
+/// not borrow).
+fn sno(policy: ClockBehind) -> (SnoGenerator<ManualClock>, ManualClock) {
+    sno_on_manual_clock(
+        SnoGenerator::builder()
+            .partition(5)
+            .sequence_range(0..=15)
+            .on_clock_behind(policy),
+        T0,
+    )
+}
+
 #[test]
 fn a_shared_generators_waits_end_where_minting_resumes() {
     waits_end_where_minting_resumes(
@@ -421,49 +425,12 @@ fn a_sharded_generators_waits_end_where_minting_resumes() {
 #[test]
 fn a_marked_generators_waits_end_where_minting_resumes() {
     let dir = TempDir::new("attempt-resumes");
-    let builds = std::cell::Cell::new(0);
-    waits_end_where_minting_resumes(
-        |policy, borrow| {
-            builds.set(builds.get() + 1);
-            let path = dir.join(&format!("mark-{}", builds.get()));
-            let file = MarkFile::open(&path, Duration::from_millis(50)).unwrap();
-            let (generator, clock) = built_on_manual_clock(T0, |clock| {
-                file.resume(SMALL)
-                    .node("machine", 4)
-                    .clock(clock)
-                    .on_clock_behind(policy)
-                    .borrow_ahead(borrow)
-                    .build()
-                    .unwrap()
-            });
-            (
-                MarkedGenerator::<_, MarkFileStore>::new(generator, file).unwrap(),
-                clock,
-            )
-        },
-        1,
-        16,
-        true,
-    );
+    waits_end_where_minting_resumes(|policy, borrow| marked(&dir, policy, borrow), 1, 16, true);
 }
 
 #[test]
 fn a_sno_generators_waits_end_where_minting_resumes() {
-    // sno does not borrow.
-    waits_end_where_minting_resumes(
-        |policy, _| {
-            sno_on_manual_clock(
-                SnoGenerator::builder()
-                    .partition(5)
-                    .sequence_range(0..=15)
-                    .on_clock_behind(policy),
-                T0,
-            )
-        },
-        4,
-        16,
-        false,
-    );
+    waits_end_where_minting_resumes(|policy, _| sno(policy), 4, 16, false);
 }
 
 #[test]

@@ -34,7 +34,7 @@
 mod common;
 
 use std::collections::HashSet;
-use std::io::{PipeWriter, Read, Write};
+use std::io::{PipeWriter, Write};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -48,7 +48,7 @@ use snowmint::{Clock, Generator, Layout};
 
 use common::clocks::wall_ms;
 use common::forks::{self, Ended};
-use common::process::KillOnDrop;
+use common::process::{Finished, wait_until};
 
 /// The environment variable that makes a re-executed test binary run one scenario: the name
 /// of the test whose scenario it runs.
@@ -194,31 +194,7 @@ fn in_fresh_processes(name: &str, scenario: Scenario) {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut child = KillOnDrop(child);
-        let mut stdout = child.0.stdout.take().unwrap();
-        let mut stderr = child.0.stderr.take().unwrap();
-        let out = thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stdout.read_to_string(&mut text);
-            text
-        });
-        let err = thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text);
-            text
-        });
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.0.try_wait().unwrap() {
-                break Some(status);
-            }
-            if started.elapsed() > SCENARIO_DEADLINE {
-                break None;
-            }
-            thread::sleep(Duration::from_millis(10));
-        };
-        drop(child);
-        let (out, err) = (out.join().unwrap(), err.join().unwrap());
+        let Finished { status, out, err } = wait_until(child, SCENARIO_DEADLINE);
         // Anywhere in a line: the harness prints the test's name before the test's output.
         if let Some(result) = out
             .lines()

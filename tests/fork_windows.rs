@@ -22,7 +22,6 @@
 
 mod common;
 
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::thread;
@@ -34,7 +33,7 @@ use snowmint::{Clock, Generator, Layout};
 
 use common::clocks::OffsetClock;
 use common::forks;
-use common::process::KillOnDrop;
+use common::process::{Finished, wait_until};
 
 /// The environment variable that makes a re-executed test binary run one scenario: the name
 /// of the test whose scenario it runs.
@@ -129,31 +128,7 @@ fn run(name: &str, wrapper: &[&str], scenario: fn()) {
         }
         Err(err) => panic!("cannot run the test binary again: {err}"),
     };
-    let mut child = KillOnDrop(child);
-    let mut stdout = child.0.stdout.take().unwrap();
-    let mut stderr = child.0.stderr.take().unwrap();
-    let out = thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let err = thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > SCENARIO_DEADLINE {
-            break None;
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    drop(child);
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    let Finished { status, out, err } = wait_until(child, SCENARIO_DEADLINE);
     match status {
         Some(status) if status.success() => {}
         Some(status) if !wrapper.is_empty() && !out.contains(STARTED) => {

@@ -1,9 +1,11 @@
 //! Child processes for the tests: killed and reaped on drop, their output read line by line
 //! up to a chosen point, and libfaketime to shift a child's clock.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdout};
+use std::process::{Child, ChildStdout, ExitStatus};
+use std::thread;
+use std::time::{Duration, Instant};
 
 /// A child process, killed and reaped when dropped, so that a failed test leaves none behind.
 pub struct KillOnDrop(pub Child);
@@ -12,6 +14,45 @@ impl Drop for KillOnDrop {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+/// How a child process that [`wait_until`] waited for ended, and all it wrote.
+pub struct Finished {
+    /// Its exit status; `None` if it ran past the deadline and was killed.
+    pub status: Option<ExitStatus>,
+    pub out: String,
+    pub err: String,
+}
+
+/// Waits for `child`, spawned with piped stdout and stderr, until it exits or `deadline` has
+/// passed (then kills it), reading both pipes meanwhile so that a chatty child never blocks.
+pub fn wait_until(child: Child, deadline: Duration) -> Finished {
+    let mut child = KillOnDrop(child);
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let out = read(Box::new(child.0.stdout.take().expect("piped stdout")));
+    let err = read(Box::new(child.0.stderr.take().expect("piped stderr")));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > deadline {
+            break None;
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    drop(child);
+    Finished {
+        status,
+        out: out.join().unwrap(),
+        err: err.join().unwrap(),
     }
 }
 
