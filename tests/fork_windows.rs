@@ -130,7 +130,10 @@ fn run(name: &str, wrapper: &[&str], scenario: fn()) {
     };
     let Finished { status, out, err } = wait_until(child, SCENARIO_DEADLINE);
     match status {
-        Some(status) if status.success() => {}
+        Some(status) if status.success() && out.contains(STARTED) => {}
+        Some(status) if status.success() => {
+            panic!("the scenario's process ran no scenario\n--- stdout\n{out}\n--- stderr\n{err}")
+        }
         Some(status) if !wrapper.is_empty() && !out.contains(STARTED) => {
             println!(
                 "skipped: {} ended {status} before the scenario started: {}",
