@@ -58,6 +58,14 @@
 //! Registration is no section (the gate is not there yet): a fork can happen while a thread
 //! registers, and needs nothing of it.
 //!
+//! One window stays open, in the C library rather than here: glibc runs at a fork only the
+//! handlers registered before that fork's `prepare` phase began, and releases its handler lock
+//! around each handler it runs. A first registration that completes while another thread's
+//! fork is inside another library's `prepare` handler is skipped by that fork, though this
+//! process counts the handlers as registered; a generator built in that gap and reached in
+//! that one child mints there without [`Error::Forked`](crate::Error::Forked). Registering
+//! before any thread exists (at load time) would close it.
+//!
 //! What else snowmint holds that a fork copies, and why none of it needs the gate:
 //!
 //! - atomics that only count or hand out distinct values (sentinel generations, cached clock
