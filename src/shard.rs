@@ -25,6 +25,7 @@ use crate::generator::{Generator, GeneratorBuilder, OnFull, Stats};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::mint::Attempt;
+use crate::sync::Ordering;
 use claims::Claims;
 // `std`'s `Arc` under loom too: the shards' shared clock is read-only to them, outside the
 // atomics that make IDs unique.
@@ -768,7 +769,11 @@ impl<C> ShardedGenerator<C> {
     #[cold]
     fn highest_shard(&self) -> usize {
         (0..self.shards.len())
-            .max_by_key(|&i| self.shards[i].state_now() | self.shards[i].node_bits())
+            .max_by_key(|&i| {
+                let shard = &self.shards[i];
+                // Relaxed: the word only grows, and the caller's own mints came before this.
+                shard.state_word().load(Ordering::Relaxed) | shard.node_bits()
+            })
             .unwrap_or(0)
     }
 

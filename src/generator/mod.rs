@@ -1237,7 +1237,9 @@ impl<C: Clock, S: State> Generator<C, S> {
 }
 
 impl<C> Generator<C, SharedState> {
-    /// The state word: for a sharded generator's per-thread run (see `shard::runs`).
+    /// The state word: for a sharded generator, whose threads' runs compare it with the state
+    /// their reservation installed (see `shard::runs`) and which orders its shards by how far
+    /// they minted.
     pub(crate) fn state_word(&self) -> &AtomicU64 {
         self.state.word()
     }
@@ -1291,14 +1293,6 @@ impl<C, S: State> Generator<C, S> {
             return Ok(());
         }
         Err(self.forked())
-    }
-
-    /// The state word as it stands, with `Relaxed`: for a caller that only compares it with
-    /// a state it saw installed (a sharded handle's run, see `shard::runs`), or orders shards
-    /// by how far they minted; nothing is published through it.
-    #[inline(always)]
-    pub(crate) fn state_now(&self) -> u64 {
-        self.state.peek()
     }
 
     /// The error of a mint in a forked child of the process that built the generator: the

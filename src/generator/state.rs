@@ -48,9 +48,6 @@ pub(crate) mod sealed {
         /// The current state. `Acquire` on an atomic (see the generator's `# Orderings`).
         fn load(&self) -> u64;
 
-        /// The current state, `Relaxed` on an atomic: for a compare that publishes nothing.
-        fn peek(&self) -> u64;
-
         /// Replaces `current` with `next` if the word still holds `current` (and may fail
         /// spuriously, as `compare_exchange_weak` may); `Err` carries the value found.
         fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64>;
@@ -117,11 +114,6 @@ impl sealed::Word for SharedState {
     #[inline(always)]
     fn load(&self) -> u64 {
         self.0.load(Ordering::Acquire)
-    }
-
-    #[inline(always)]
-    fn peek(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
     }
 
     #[inline(always)]
@@ -194,11 +186,6 @@ impl sealed::Word for LocalState {
 
     #[inline(always)]
     fn load(&self) -> u64 {
-        self.word.get()
-    }
-
-    #[inline(always)]
-    fn peek(&self) -> u64 {
         self.word.get()
     }
 
