@@ -1,4 +1,5 @@
-//! What snowmint owns across `fork()`: one set of handlers, a gate and a fork count.
+//! What snowmint owns across `fork()`: one set of handlers, a gate, a fork count and the steps
+//! its modules register for the child.
 //!
 //! A child of `fork()` has one thread, the one that forked, and a copy of every lock,
 //! once-cell and word of its parent as they stood at that instant. Whatever another thread
@@ -41,9 +42,13 @@
 //!   the count when it is built and compares it on every mint: one load of a word that is
 //!   written only at a fork. A generator built in the parent and used in the child fails with
 //!   [`Error::Forked`](crate::Error::Forked), since the child would repeat the parent's IDs.
-//! - **The cached clocks.** The `child` handler marks every cached clock's reading stale: the
-//!   child has none of its parent's refresher threads, so its first reading is precise and
-//!   starts a refresher of its own.
+//! - **The child steps.** A module whose per-process state a child must reset registers a
+//!   [`ChildStep`] before that state can exist, and the `child` handler runs each one; this
+//!   module names none of them. The cached clocks' step marks every cached clock's reading
+//!   stale (the child has none of its parent's refresher threads, so its first reading is
+//!   precise and starts a refresher of its own); the sharded generators' drops the forking
+//!   thread's run; the mark files' closes the child's copies of their holds. The list is
+//!   changed only inside a section, so no fork catches it locked.
 //!
 //! The handlers are registered before anything they act on exists: by the first section, the
 //! first generator, and each cached clock (the process-wide one on its first read, a private
@@ -99,6 +104,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError, TryLockError};
 
 use crossbeam_utils::CachePadded;
 
@@ -219,6 +225,53 @@ impl Drop for Section {
     }
 }
 
+/// A step the child handler runs for a module that keeps per-process state a child must
+/// reset, registered by that module (see [`ChildStep::register`]) before any of that state
+/// exists: this module names none of them.
+pub(crate) struct ChildStep {
+    step: fn(),
+    registered: AtomicBool,
+}
+
+/// The registered [`ChildStep`]s. Fork: locked only inside a section, so no fork catches it
+/// taken; the child handler takes it with `try_lock`, which then never fails but on a poisoned
+/// lock, whose list is whole all the same.
+static CHILD_STEPS: Mutex<Vec<&'static ChildStep>> = Mutex::new(Vec::new());
+
+impl ChildStep {
+    /// A step that runs `step` in the child: in a child with one thread, before it opens the
+    /// gate; so `step` may only do what a child handler may (atomics, `close`, a `try_lock`
+    /// of a lock no fork catches taken), allocate nothing and never unwind.
+    pub(crate) const fn new(step: fn()) -> ChildStep {
+        ChildStep {
+            step,
+            registered: AtomicBool::new(false),
+        }
+    }
+
+    /// Registers this step, once, and the fork handlers: every child forked after this
+    /// returns runs it.
+    #[inline]
+    pub(crate) fn register(&'static self) {
+        // Acquire: pairs with the Release below, after the step is in the list.
+        if !self.registered.load(Ordering::Acquire) {
+            self.register_slow();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn register_slow(&'static self) {
+        // A section: no fork copies the list locked, or the step half registered.
+        let _section = enter();
+        let mut steps = CHILD_STEPS.lock().unwrap_or_else(PoisonError::into_inner);
+        if !self.registered.load(Ordering::Relaxed) {
+            steps.push(self);
+            self.registered.store(true, Ordering::Release);
+        }
+    }
+}
+
 /// Registers the fork handlers, once per process (or a few times, see the module's
 /// documentation): before anything exists that a fork must act on.
 #[inline]
@@ -280,17 +333,23 @@ extern "C" fn parent() {
     GATE.fetch_sub(FORK, Ordering::Release);
 }
 
-/// Runs in the child, which has one thread: counts the fork, opens the gate (no other fork is
-/// being prepared in a process of one thread, and no section is in flight), marks the cached
-/// clocks stale and the handlers registered (they are: this runs), drops the forking
-/// thread's run of sharded IDs and closes the child's copies of the mark files' holds.
+/// Runs in the child, which has one thread: counts the fork, marks the handlers registered
+/// (they are: this runs), runs the registered [`ChildStep`]s (the cached clocks marked stale,
+/// the forking thread's run of sharded IDs dropped, the child's copies of the mark files'
+/// holds closed) and opens the gate (no other fork is being prepared in a process of one
+/// thread, and no section is in flight).
 extern "C" fn child() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
     REGISTERED.store(true, Ordering::Relaxed);
-    #[cfg(not(snowmint_loom))]
-    crate::clock::cached::after_fork_in_child();
-    crate::shard::after_fork_in_child();
-    crate::mark::after_fork_in_child();
+    let steps = match CHILD_STEPS.try_lock() {
+        Ok(steps) => Some(steps),
+        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        // Not at a fork: the list is locked only inside sections.
+        Err(TryLockError::WouldBlock) => None,
+    };
+    for step in steps.iter().flat_map(|steps| steps.iter()) {
+        (step.step)();
+    }
     GATE.store(0, Ordering::Release);
 }
 

@@ -14,8 +14,6 @@
 mod claims;
 mod runs;
 
-pub(crate) use runs::after_fork_in_child;
-
 use std::fmt;
 use std::ops::RangeInclusive;
 
@@ -395,6 +393,8 @@ impl<C: Clock> ShardedGenerator<C> {
     /// The sharded generator over `builders`, one shard each, sharing `clock`: the builders
     /// [`shard_builders`] makes, for [`GeneratorBuilder::build_sharded`].
     pub(crate) fn from_builders(builders: Vec<GeneratorBuilder>, clock: C) -> Result<Self> {
+        // Before any thread can hold a run of this generator's IDs.
+        runs::IN_CHILD.register();
         let layout = builders.first().map(|builder| *builder.layout());
         let clock = Arc::new(clock);
         let shards = builders

@@ -92,9 +92,6 @@ mod global;
 pub(super) mod hooks;
 mod words;
 
-#[cfg(not(snowmint_loom))]
-pub(crate) use words::after_fork_in_child;
-
 /// A sentinel's kind (its two low bits): the refresher probed for readers. A reader publishes
 /// a precise reading.
 pub(crate) const STALE: u64 = 0;
@@ -115,6 +112,17 @@ pub(crate) const FIRST_READING: u64 = 1 << 40;
 /// need to differ, nothing is published through it. Fork: the child counts on from the copy;
 /// its words are its own.
 static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Registers with the fork handlers the step that marks every cached clock's word stale in a
+/// child: before any word can hold a reading (a private clock's construction, the process-wide
+/// clock's first initialisation or source). Under loom, whose models never fork, only the
+/// handlers.
+fn stale_in_children() {
+    #[cfg(not(snowmint_loom))]
+    words::IN_CHILD.register();
+    #[cfg(snowmint_loom)]
+    crate::fork::register();
+}
 
 /// A sentinel of `kind` never written before (until the generations wrap, after 2^38 of them).
 fn sentinel(kind: u64) -> u64 {
@@ -294,7 +302,7 @@ impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
 
     fn with_driver(source: C, driven: bool) -> Self {
         // Before the word can hold a reading: a fork any time after must mark it stale.
-        crate::fork::register();
+        stale_in_children();
         let (slot, word) = words::take();
         let shared = Arc::new(Shared {
             source,

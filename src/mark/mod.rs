@@ -389,8 +389,11 @@ impl Owner {
     /// Takes the hold on `path`, refusing if another holds it. Failing to make the lock file
     /// (its directory does not exist yet) leaves the hold to the first write.
     fn take(path: &Path) -> Result<Owner> {
-        // First: registers the fork handlers, which close a child's copy of the hold.
+        // First: registers the fork handlers and the step that closes a child's copy of the
+        // hold.
         let forks = crate::fork::watch();
+        #[cfg(unix)]
+        HOLDS_IN_CHILD.register();
         #[cfg(unix)]
         let fd = match hold(path) {
             Ok(fd) => Some(fd),
@@ -529,20 +532,22 @@ fn let_go(fd: RawFd) {
     }
 }
 
+/// [`after_fork_in_child`], registered with the fork handlers before a hold is taken.
+#[cfg(unix)]
+static HOLDS_IN_CHILD: crate::fork::ChildStep = crate::fork::ChildStep::new(after_fork_in_child);
+
 /// In a forked child, from the fork's child handler: closes the child's copies of the holds'
 /// descriptors (see [`HELD`]). Takes no lock that can be taken: no section is in flight in a
 /// child, and `close` is async-signal-safe.
-pub(crate) fn after_fork_in_child() {
-    #[cfg(unix)]
-    {
-        let mut held = match HELD.try_lock() {
-            Ok(held) => held,
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            // Not at a fork: the lock is taken only inside fork sections.
-            Err(TryLockError::WouldBlock) => return,
-        };
-        held.clear();
-    }
+#[cfg(unix)]
+fn after_fork_in_child() {
+    let mut held = match HELD.try_lock() {
+        Ok(held) => held,
+        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+        // Not at a fork: the lock is taken only inside fork sections.
+        Err(TryLockError::WouldBlock) => return,
+    };
+    held.clear();
 }
 
 /// The hold is not part of the file's value: clones and reopenings compare by path, interval

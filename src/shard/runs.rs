@@ -49,6 +49,7 @@
 
 use std::cell::Cell;
 
+use crate::fork::ChildStep;
 use crate::generator::ReservedIds;
 use crate::sync::{AtomicU64, Ordering};
 
@@ -171,10 +172,14 @@ pub(super) fn start(generator: u64, word: &AtomicU64, step: u64, reserved: &Rese
     });
 }
 
+/// [`after_fork_in_child`], registered with the fork handlers by every sharded generator
+/// before it is used.
+pub(super) static IN_CHILD: ChildStep = ChildStep::new(after_fork_in_child);
+
 /// Drops the forking thread's run in a child of `fork()`; see the module's fork story. Runs in
 /// the child handler, in a child with one thread: stores to a thread-local, no lock, no
 /// allocation.
-pub(crate) fn after_fork_in_child() {
+fn after_fork_in_child() {
     // `try_with`: a fork from inside a thread-local's destructor finds no run to drop.
     let _ = RUN.try_with(|run| run.generator.set(0));
 }

@@ -24,6 +24,8 @@ static GLOBAL: OnceLock<Shared<MonotonicClock>> = OnceLock::new();
 #[inline(never)]
 fn init_global() -> &'static Shared<MonotonicClock> {
     let _section = crate::fork::enter();
+    // Before the process-wide word can hold a reading.
+    stale_in_children();
     GLOBAL.get_or_init(|| {
         crate::pause::point(crate::pause::Point::GlobalInit);
         Shared::new(MonotonicClock::new())
@@ -91,6 +93,8 @@ impl CachedClock {
     pub fn set_global_source(source: MonotonicClock) -> Result<(), Box<MonotonicClock>> {
         // The gate before the once-cell: no fork copies it half written.
         let _section = crate::fork::enter();
+        // Before the process-wide word can hold a reading.
+        stale_in_children();
         GLOBAL
             .set(Shared::new(source))
             .map_err(|refused| Box::new(refused.source.clone()))

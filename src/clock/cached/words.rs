@@ -8,7 +8,7 @@
 use {super::PARKED, crate::sync::AtomicU64};
 
 #[cfg(not(snowmint_loom))]
-pub(crate) use table::after_fork_in_child;
+pub(super) use table::IN_CHILD;
 #[cfg(not(snowmint_loom))]
 pub(super) use table::{WORDS, give_back, take};
 
@@ -17,6 +17,7 @@ mod table {
     use crossbeam_utils::CachePadded;
 
     use super::super::{PARKED, UNCACHED, sentinel};
+    use crate::fork::ChildStep;
     use crate::sync::{AtomicU64, Ordering};
 
     /// The words of the process-wide clock (slot 0) and of the private ones (the rest), in one
@@ -73,11 +74,15 @@ mod table {
         }
     }
 
+    /// [`after_fork_in_child`], registered with the fork handlers before any word can hold a
+    /// reading (see `CachedClock::stale_in_children`).
+    pub(in crate::clock::cached) static IN_CHILD: ChildStep = ChildStep::new(after_fork_in_child);
+
     /// Marks every cached clock's reading [`PARKED`]: the child of a `fork()` has no refresher
     /// thread, so its first read must take a precise reading and start one. Called by the child
     /// fork handler ([`crate::fork`]), in a child with one thread: atomic stores on `static`s, no
     /// lock, no allocation, nothing that can panic.
-    pub(crate) fn after_fork_in_child() {
+    fn after_fork_in_child() {
         for word in &WORDS {
             if word.load(Ordering::Relaxed) != UNCACHED {
                 word.store(sentinel(PARKED), Ordering::Release);
