@@ -228,6 +228,10 @@ impl Drop for Section {
 /// A step the child handler runs for a module that keeps per-process state a child must
 /// reset, registered by that module (see [`ChildStep::register`]) before any of that state
 /// exists: this module names none of them.
+///
+/// Fork: `registered` is set inside a section, after the step is in [`CHILD_STEPS`], so a
+/// child copies the flag and the list together: a step its parent registered runs in the
+/// child, whose own children it then runs in too.
 pub(crate) struct ChildStep {
     step: fn(),
     registered: AtomicBool,
