@@ -429,16 +429,12 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 
     /// The sharded generator, named `kind` in [`Error::Forked`]: for the types that wrap one.
-    pub(crate) fn named(self, kind: &'static str) -> Self {
-        ShardedGenerator {
-            shards: self
-                .shards
-                .into_vec()
-                .into_iter()
-                .map(|shard| shard.named(kind))
-                .collect(),
-            ..self
+    /// The shards are renamed where they are: their box is never replaced (see `runs::holds`).
+    pub(crate) fn named(mut self, kind: &'static str) -> Self {
+        for shard in self.shards.iter_mut() {
+            shard.rename(kind);
         }
+        self
     }
 }
 

@@ -1282,8 +1282,14 @@ impl<C, S: State> Generator<C, S> {
 
     /// The generator, named `kind` in [`Error::Forked`]: for the types that wrap one.
     pub(crate) fn named(mut self, kind: &'static str) -> Self {
-        self.cold.kind = kind;
+        self.rename(kind);
         self
+    }
+
+    /// [`named`](Self::named), in place: for a generator that must not move (a sharded
+    /// generator's shard, whose state word a thread's run keeps the address of).
+    pub(crate) fn rename(&mut self, kind: &'static str) {
+        self.cold.kind = kind;
     }
 
     /// `Ok` in the process that built the generator, [`Error::Forked`] in a forked child of
