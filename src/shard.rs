@@ -395,7 +395,6 @@ impl<C: Clock> ShardedGenerator<C> {
     pub(crate) fn from_builders(builders: Vec<GeneratorBuilder>, clock: C) -> Result<Self> {
         // Before any thread can hold a run of this generator's IDs.
         runs::IN_CHILD.register();
-        let layout = builders.first().map(|builder| *builder.layout());
         let clock = Arc::new(clock);
         let shards = builders
             .into_iter()
@@ -418,8 +417,9 @@ impl<C: Clock> ShardedGenerator<C> {
             clock,
             run_cap,
             step: shards.first().map_or(1, Generator::sequence_step),
-            state_bits: !layout.map_or(0, |layout| {
-                layout
+            state_bits: !shards.first().map_or(0, |shard| {
+                shard
+                    .layout()
                     .node_fields()
                     .fold(0, |bits, field| bits | field.mask())
             }),
