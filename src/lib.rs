@@ -86,11 +86,11 @@
 //! [`SnoGenerator`]: crate::sno::SnoGenerator
 //! [`SnoId`]: crate::sno::SnoId
 
-// One exception, in `fork.rs`: registering the fork handlers (see its `// SAFETY:`).
-#![deny(unsafe_code)]
+// Lints: the workspace's (`[workspace.lints]` in Cargo.toml); `unsafe_code` is denied there,
+// with two exceptions: registering the fork handlers in `fork.rs` and one load in
+// `shard/runs.rs` (see each `// SAFETY:`).
 // docs.rs (`--cfg docsrs`, nightly) marks each feature-gated item with its feature.
 #![cfg_attr(docsrs, feature(doc_cfg))]
-#![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 
 // `snowmint::tokio` and `snowmint::smol`: async minting on each runtime's timer.
 #[cfg(any(feature = "tokio", feature = "smol"))]

@@ -219,6 +219,7 @@ fn grandchild_with_the_registering_id() {
 /// In the child: forks a grandchild into a new pid namespace, where its ID is `pid`, and
 /// waits for it (killing it after half the child's deadline). No thread: a process whose
 /// children go to another pid namespace cannot start one.
+#[allow(unsafe_code)] // unshare, fork, _exit, waitpid, kill: libc calls
 fn grandchild_in_a_new_pid_namespace(pid: u32) -> Result<(), String> {
     // SAFETY: a plain system call; this process has one thread (a forked child).
     if unsafe { libc::unshare(libc::CLONE_NEWPID) } != 0 {

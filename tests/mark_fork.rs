@@ -82,6 +82,7 @@ fn a_child_forked_during_a_mark_write_never_waits_for_the_writers_locks() {
             // SAFETY: the child's own copy of the generator, moved out of its memory: the child
             // never touches `generator` again (it `_exit`s, running no destructor), so this is
             // the only owner there, and dropping it is the child's drop.
+            #[allow(unsafe_code)]
             child(unsafe { std::ptr::read(&generator) }, parent)
         });
         armed.release();

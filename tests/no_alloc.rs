@@ -38,6 +38,7 @@ fn note_allocation() {
 
 // SAFETY: every method forwards to `System` with the caller's arguments unchanged; the
 // counting touches only const-initialized thread-locals, which never allocate.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
         note_allocation();

@@ -7,6 +7,8 @@
 //! to the parent as text.
 
 #![cfg(unix)]
+// `fork`, `_exit` and `waitpid` are libc calls: the one module of the tests with unsafe code.
+#![allow(unsafe_code)]
 
 use std::io::{PipeWriter, Read, Write};
 use std::thread::{self, JoinHandle};

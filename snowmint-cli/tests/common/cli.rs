@@ -1,8 +1,5 @@
 //! The `snowmint` binary run as a process: with arguments, with stdin, and its JSON output.
 
-// The binary is built only with the `cli` feature, and `CARGO_BIN_EXE_snowmint` set with it.
-#![cfg(feature = "cli")]
-
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::thread;

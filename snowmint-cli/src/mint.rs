@@ -257,7 +257,7 @@ pub(crate) fn mint_leased(
 ) -> Result<(), Failure> {
     leased_field(&layout, nodes)?;
     Err(Failure::Usage(
-        "--etcd needs snowmint built with the etcd feature (cargo build --features cli,etcd)"
+        "--etcd needs snowmint-cli built with its etcd feature (cargo install snowmint-cli --features etcd)"
             .to_owned(),
     ))
 }
