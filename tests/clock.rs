@@ -1,7 +1,7 @@
 //! The default clock against the real wall clock, through the public API.
 //!
 //! Steps, drift and slewing need a wall clock a test can move: those tests sit next to the
-//! clock, in `src/clock/monotonic.rs`, on injected sources.
+//! clock, in `src/clock/monotonic/tests.rs`, on injected sources.
 
 mod common;
 
