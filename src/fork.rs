@@ -1,102 +1,13 @@
 //! What snowmint owns across `fork()`: one set of handlers, a gate, a fork count and the steps
 //! its modules register for the child.
 //!
-//! A child of `fork()` has one thread, the one that forked, and a copy of every lock,
-//! once-cell and word of its parent as they stood at that instant. Whatever another thread
-//! was in the middle of stays half done in the child forever: a once-cell stays "running", a
-//! lock stays taken. snowmint's protocol has three parts, registered once per process before
-//! anything they guard can exist.
-//!
-//! - **The gate.** Every section that would leave something half done runs inside
-//!   [`enter`]'s [`Section`]:
-//!   - the process-wide clock's initialisation (`CachedClock::global`'s once-cell, and
-//!     `set_global_source`), which builds its source;
-//!   - building a [`MonotonicClock`](crate::clock::MonotonicClock), which calibrates quanta's
-//!     counter inside quanta's own once-cell the first time in a process;
-//!   - a monotonic clock's re-anchor, from before it takes the writer lock until after it
-//!     releases it;
-//!   - holding a cached clock's runner lock (starting or waking its refresher);
-//!   - interning a layout's name (the `serde` feature's name table, a mutex);
-//!   - taking or letting go of a mark file's hold (the list of held descriptors, a mutex).
-//!
-//!   The `prepare` handler closes the gate and waits until no section is in flight; `parent`
-//!   and `child` open it again. So at the instant of the fork no thread is inside a section,
-//!   and the child finds every once-cell either done or never started and every lock free.
-//!
-//!   *Why `prepare` waits briefly and never deadlocks.* The sections are short (the longest
-//!   is quanta's calibration, under a millisecond; a refresher's start spawns a thread). No
-//!   section runs code of the user's (a private clock's source is read outside its section),
-//!   and none waits for the gate inside it: a thread already inside a section enters again at
-//!   once (the process-wide clock's initialisation builds its source), so a section in flight
-//!   always ends. A section may wait for another section's once-cell (two threads reading the
-//!   process-wide clock first), never for a thread that waits at the gate: every thread enters
-//!   the gate *before* it takes any lock or once-cell the sections guard, the gate being the
-//!   outermost of them. A section that can be skipped ([`try_enter`]: a re-anchor, which the
-//!   next reading retries; a refresher's wake-up, which the next reader retries) is skipped
-//!   while a fork is under way, so a reader of a clock already made never waits for a fork;
-//!   the process-wide clock's first reading and a clock's construction wait at the gate until
-//!   the fork returns. Forks from two threads at once may run their `prepare` handlers at the
-//!   same time (the C library releases its handler lock around each handler): the gate
-//!   counts the forks being prepared and opens only when the last of them is done.
-//! - **The fork count.** The `child` handler adds one to [`generation`]. A generator records
-//!   the count when it is built and compares it on every mint: one load of a word that is
-//!   written only at a fork. A generator built in the parent and used in the child fails with
-//!   [`Error::Forked`](crate::Error::Forked), since the child would repeat the parent's IDs.
-//! - **The child steps.** A module whose per-process state a child must reset registers a
-//!   [`ChildStep`] before that state can exist, and the `child` handler runs each one; this
-//!   module names none of them. The cached clocks' step marks every cached clock's reading
-//!   stale (the child has none of its parent's refresher threads, so its first reading is
-//!   precise and starts a refresher of its own); the sharded generators' drops the forking
-//!   thread's run; the mark files' closes the child's copies of their holds. The list is
-//!   changed only inside a section, so no fork catches it locked.
-//!
-//! The handlers are registered before anything they act on exists: by the first section, the
-//! first generator, and each cached clock (the process-wide one on its first read, a private
-//! one when it is made, before its word can hold a reading). Registration waits for no thread:
-//! a thread that finds the handlers unregistered installs them, even while another thread
-//! does. That other thread may not be in this process at all: a thread of an ancestor that was
-//! registering when the ancestor forked, which no process ID identifies (a descendant may get
-//! the ancestor's ID once it is free, or have it as the first process of a pid namespace).
-//! Handlers installed twice run twice at each fork, which they allow: each `prepare` closes
-//! the gate once more and its `parent` opens it once more, each `child` counts one more fork
-//! (the count is only ever compared for equality) and marks the clocks stale again.
-//! Registration is no section (the gate is not there yet): a fork can happen while a thread
-//! registers, and needs nothing of it.
-//!
-//! One window stays open, in the C library rather than here: glibc runs at a fork only the
-//! handlers registered before that fork's `prepare` phase began, and releases its handler lock
-//! around each handler it runs. A first registration that completes while another thread's
-//! fork is inside another library's `prepare` handler is skipped by that fork, though this
-//! process counts the handlers as registered; a generator built in that gap and reached in
-//! that one child mints there without [`Error::Forked`](crate::Error::Forked). Registering
-//! before any thread exists (at load time) would close it.
-//!
-//! What else snowmint holds that a fork copies, and why none of it needs the gate:
-//!
-//! - atomics that only count or hand out distinct values (sentinel generations, cached clock
-//!   slots, sharded generators' ids, the mark file's temporary names, which carry the
-//!   process ID): a child goes on counting from its copy;
-//! - sharded generators' shard claims, atomics with no lock: the child's copy keeps the
-//!   claims of threads it does not have, and a sharded generator built in the parent fails in
-//!   the child with `Error::Forked` anyway;
-//! - the forking thread's run of a sharded generator's IDs (a thread-local): the child
-//!   handler drops it, since the child's copy would hand out IDs its parent hands out too;
-//! - thread-locals (the depth of sections here, a thread's shards of sharded generators, the
-//!   async mints' "no waiting" flag, the backoff's jitter generator, which the child goes on
-//!   drawing from and which decides only how long a lost CAS waits): the child's one thread
-//!   keeps its own, and the threads whose values are gone are gone with them;
-//! - the refresher threads of cached clocks (the child starts its own, see above) and the
-//!   etcd lease's thread (a leased generator is a generator: used in the child it fails with
-//!   `Error::Forked`);
-//! - locks held only by a generator's cold paths (a mark file's write lock, the etcd fence's
-//!   reason to stop): reached only through a generator built in the parent, which the child
-//!   cannot mint from, or a mark file opened there, which the child cannot write;
-//! - the mark file's `flock`, which belongs to the open file: a child forked during a
-//!   write holds a copy of the descriptor that nothing in the child closes, so the writer
-//!   unlocks explicitly, which releases the lock for both processes;
-//! - a mark file's hold, the `flock` of `PATH.owner` kept while the file is open: the child
-//!   handler closes the child's copies of the held descriptors (the parent's copies keep the
-//!   locks), so a child does not keep its parent's files held.
+//! A child of `fork()` has one thread and a copy of every lock, once-cell and word of its
+//! parent as they stood at that instant. Every section that a fork would leave half done runs
+//! inside [`enter`]'s [`Section`], a gate the `prepare` handler closes; the `child` handler
+//! adds one to the fork count ([`generation`]), which a generator compares on every mint, and
+//! runs each [`ChildStep`] registered with it. The whole protocol, why `prepare` never
+//! deadlocks, when the handlers are registered, and what else a fork copies: [the internals
+//! page](crate::docs::internals#the-fork-protocol).
 //!
 //! Pause points (the `pause-points` feature, for `tests/fork_points.rs`, `tests/fork_mint.rs`,
 //! `tests/fork_windows.rs` and `tests/mark_fork.rs`) stop a thread inside each section, in the
@@ -151,8 +62,8 @@ pub(crate) fn watch() -> u64 {
     generation()
 }
 
-/// A section of code that no fork may split: see the module's documentation. Ends when
-/// dropped.
+/// A section of code that no fork may split (see [the
+/// gate](crate::docs::internals#the-gate)). Ends when dropped.
 #[must_use = "the section ends when the value is dropped"]
 pub(crate) struct Section {
     _not_send: std::marker::PhantomData<*const ()>,
@@ -276,8 +187,9 @@ impl ChildStep {
     }
 }
 
-/// Registers the fork handlers, once per process (or a few times, see the module's
-/// documentation): before anything exists that a fork must act on.
+/// Registers the fork handlers, once per process (or a few times, see
+/// [registration](crate::docs::internals#registration)): before anything exists that a fork
+/// must act on.
 #[inline]
 pub(crate) fn register() {
     // Acquire: pairs with the Release of the registration's end.

@@ -15,16 +15,20 @@
 //!   etcd.
 //! - [`text_and_paging`]: IDs as text, in JSON, in database columns, and paging by ID.
 //! - [`sno`]: sno's 80-bit IDs.
+//! - [`internals`]: how the fork protocol, the monotonic clock and the cached clock work
+//!   inside, for a reader of the code; not part of the stability guarantees.
 //!
 //! [`ClockBehind`]: crate::ClockBehind
 //! [`clocks`]: crate::docs::clocks
 //! [`fleets`]: crate::docs::fleets
+//! [`internals`]: crate::docs::internals
 //! [`sno`]: crate::docs::sno
 //! [`text_and_paging`]: crate::docs::text_and_paging
 //! [`throughput`]: crate::docs::throughput
 
 pub mod clocks;
 pub mod fleets;
+pub mod internals;
 pub mod sno;
 pub mod text_and_paging;
 pub mod throughput;

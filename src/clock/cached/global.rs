@@ -171,7 +171,8 @@ impl Clock for CachedClock {
     /// The cached reading: one load from a `static`.
     #[inline]
     fn unix_ms(&self) -> u64 {
-        // Acquire: pairs with the Release of a publication (see `# Orderings`).
+        // Acquire: pairs with the Release of a publication (see the internals page's
+        // orderings).
         let reading = WORDS[0].load(Ordering::Acquire);
         if reading < FIRST_READING {
             return self.read_source();

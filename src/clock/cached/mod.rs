@@ -1,80 +1,11 @@
 //! The cached clock: one word a background thread keeps fresh, read with one load.
 //!
-//! # Design
-//!
-//! A cached clock's reading is one cache-padded `AtomicU64`. Values from [`FIRST_READING`]
-//! (2004) up are Unix milliseconds; the values below it are sentinels, which say why there is
-//! no reading to serve. A sentinel's two low bits are its kind, and the bits above them a
-//! generation that no other sentinel write repeats (see `# Publishing`):
-//!
-//! - [`STALE`]: the refresher is awake and has just asked whether anyone still reads the
-//!   clock (a *probe*). A reader reads the source and publishes what it read, which answers
-//!   "yes".
-//! - [`PARKED`]: no refresher is awake: it parked after a probe went unanswered, it has not
-//!   been started yet, or this process is the child of a `fork()` (the child handler writes
-//!   `PARKED` into every word). A reader reads the source, publishes, and wakes (or starts)
-//!   the refresher.
-//! - [`UNCACHED`]: the refresher could not be started. Every reading reads the source.
-//!
-//! So [`Clock::unix_ms`] is one `Acquire` load and a compare that is false whenever the
-//! refresher is awake, and everything else is out of line.
-//!
-//! The refresher wakes once a millisecond (for the process-wide clock, just after its
-//! source's millisecond changes), reads the source and publishes the reading. Every
-//! [`PROBE_EVERY`]th wake-up it publishes [`STALE`] instead. If the word is still `STALE` at
-//! its next wake-up, nobody read the clock for that millisecond: it writes [`PARKED`] (a
-//! compare-and-swap, so a reader's answer is never lost) and parks. A reader that replaces
-//! `PARKED` unparks it. A parked refresher also wakes every [`IDLE_PARK`] on its own, to
-//! notice that the last handle of a private clock is gone: an idle process's clock wakes at
-//! most ten times a second.
-//!
-//! # Publishing
-//!
-//! Every write of a reading is a compare-and-swap from the value loaded *before* the source
-//! was read. So the word's values follow the order of the source readings they came from: a
-//! reading taken before another was published never replaces it. That needs the loaded value
-//! not to come back: a sentinel is written with a new generation each time (a refresher that
-//! parks, probes and parks again writes three different values), so a reader that loaded a
-//! sentinel, read the source and was descheduled across a step back and a park fails its
-//! compare-and-swap and reads the source again. A reading can come back only when the source
-//! returns to that very millisecond, and then what the late reader publishes is within its own
-//! delay of that time. That is what lets the
-//! cache follow its source back: a precise reading published after a step back is never
-//! overwritten by the refresher's reading from before the step, so a thread that sees a state
-//! minted from the new time never reads the old time from the cache. A refresher that loses
-//! the compare-and-swap drops its reading (the winner's is as fresh); a precise reader that
-//! loses tries again from the value that won, so what it returns is the value it published.
-//!
-//! # Orderings
-//!
-//! Readings are published with `Release` and loaded with `Acquire`: a thread that loads a
-//! reading sees the source reading it came from, so for a source whose readings are memory
-//! (a [`ManualClock`](crate::clock::ManualClock)) its own next read of the source is at least that
-//! value, and a cached reading never runs ahead of a precise one unless the source went back.
-//! A generator that publishes a state minted from a precise reading (its `AcqRel`
-//! compare-and-swap) has published that reading first, so a thread that acquires the state
-//! and then loads the word sees that reading or one read from the source after it.
-//!
-//! The park protocol needs no more: the refresher parks only through a compare-and-swap from
-//! `STALE` to `PARKED`, and a reader wakes it only after its own compare-and-swap replaced
-//! `PARKED`. The modification order of the one word decides which came first, so either the
-//! refresher's swap fails (a reader answered: it keeps refreshing) or the reader sees
-//! `PARKED` (and wakes it). The wake-up itself is an unpark, whose token is kept if it comes
-//! before the park.
-//!
-//! # After `fork()`
-//!
-//! A child process has no refresher thread, whatever its parent had. The child fork handler
-//! ([`crate::fork`]) writes `PARKED` into every cached clock's word and advances the fork
-//! count: the child's first read takes a precise reading and, finding the refresher's
-//! generation behind the fork count, starts a refresher of its own, through handles inherited
-//! from the parent and new ones alike. The handler is registered before a word can hold a
-//! reading (when a private clock is made, in the process-wide clock's initialisation), so
-//! every fork finds it, also one between a clock's first reading and its refresher's start.
-//! Two things a fork could split are fork sections, so a fork waits for them and the child
-//! finds them done or never begun: the process-wide clock's initialisation (its once-cell, and
-//! inside it the source's construction, which calibrates quanta's counter in quanta's
-//! once-cell), and every hold of a clock's runner lock (a refresher's start or wake-up).
+//! Values of the word from [`FIRST_READING`] up are readings; the values below it are
+//! sentinels ([`STALE`], [`PARKED`], [`UNCACHED`]) that say why there is no reading to serve,
+//! each written with a generation no other sentinel write repeats. Every write of a reading is
+//! a compare-and-swap from the value loaded before the source was read. The word's states, why
+//! this publishing lets the cache follow its source back, the orderings, and what a child of
+//! `fork()` does: [the internals page](crate::docs::internals#the-cached-clock).
 
 use std::fmt;
 // `std`'s `Arc` under loom too: the handles' count decides only when the clock's slot is
@@ -104,8 +35,9 @@ pub(crate) const UNCACHED: u64 = 2;
 /// The least value of a cached clock's word that is a reading (2004-11-03 in Unix
 /// milliseconds). Below it the word holds a sentinel: its kind in the two low bits and a
 /// generation above them, so a sentinel written again later is a different value, and a
-/// compare-and-swap from the old one fails (see the module's `# Publishing`). A source reading
-/// below it is returned but never cached.
+/// compare-and-swap from the old one fails (see
+/// [publishing](crate::docs::internals#publishing-a-reading)). A source reading below it is
+/// returned but never cached.
 pub(crate) const FIRST_READING: u64 = 1 << 40;
 
 /// The next sentinel generation. `std`'s atomic under loom too (a `static`): its values only
@@ -369,7 +301,8 @@ impl<C: Clock + Send + Sync + 'static> Clock for CachedClock<Private<C>> {
     /// The cached reading: one load.
     #[inline]
     fn unix_ms(&self) -> u64 {
-        // Acquire: pairs with the Release of a publication (see `# Orderings`).
+        // Acquire: pairs with the Release of a publication (see the internals page's
+        // orderings).
         let reading = self.home.word.load(Ordering::Acquire);
         if reading < FIRST_READING {
             return self.read_source();
@@ -414,9 +347,10 @@ impl<C> Drop for Shared<C> {
 
 impl<C: Clock> Shared<C> {
     /// A precise reading: reads the source and publishes the reading in `word` by a
-    /// compare-and-swap from the value loaded before the read (see `# Publishing`), trying
-    /// again from the value that won if another thread published first. If the value it
-    /// replaced was [`PARKED`], wakes the refresher, or starts one with `spawn`.
+    /// compare-and-swap from the value loaded before the read (see
+    /// [publishing](crate::docs::internals#publishing-a-reading)), trying again from the value
+    /// that won if another thread published first. If the value it replaced was [`PARKED`],
+    /// wakes the refresher, or starts one with `spawn`.
     fn read_source(
         &self,
         word: &AtomicU64,
@@ -557,8 +491,8 @@ impl<C: Clock> Shared<C> {
         } else {
             let now = self.source.unix_ms();
             if now != seen && now >= FIRST_READING {
-                // Release: see `# Orderings`. A failure means a precise reader published a
-                // reading at least as fresh as this one: drop this one.
+                // Release: see the internals page's orderings. A failure means a precise
+                // reader published a reading at least as fresh as this one: drop this one.
                 let _ = word.compare_exchange(seen, now, Ordering::Release, Ordering::Relaxed);
             }
         }

@@ -1,113 +1,11 @@
 //! The default clock: quanta's monotonic counter, re-anchored to the wall clock.
 //!
-//! # Design
-//!
-//! Counter time is quanta's counter in nanoseconds since the clock was created. A reading
-//! follows a *segment*: the line through the reading `base` at counter time `start`, which at
-//! `d = counter - start` reads `base + d + skew·min(d, I)`, `I` the recheck interval. So a
-//! segment gains `skew·I` over its first interval and runs at the counter's rate after it; a
-//! counter reading from before `start` (a reader that read the counter, then stalled) reads
-//! `base`. The skew is a fraction in `[-1/2, 1/2]` with 63 fractional bits, applied with one
-//! 128-bit multiply and a shift; a segment without one reads `base + d`.
-//!
-//! A segment is three words. They live in two slots of atomics beside a `generation` word
-//! whose low bit names the slot in use: a re-anchor writes the other slot, then publishes
-//! `generation + 1`; a reader loads the generation, that slot's words and the generation
-//! again, and reads again if it moved. No reader takes a lock or waits for a writer, and the
-//! slot a reader reads is only rewritten by the re-anchor after the one that replaces it.
-//!
-//! A reading `I` or more past its segment's start is *overdue*, and re-anchors if it can take
-//! the writer lock: one more atomic, holding a version while free and, while taken, the
-//! counter time it was taken at. The holder reads `SystemTime::now` between two counter
-//! readings, and compares the wall clock with the reading at the counter time the next
-//! segment starts. An error `e = wall - reading` of at most the [step
-//! threshold](MonotonicClockBuilder::step_threshold) is slewed: the next segment starts at the
-//! current reading with skew `e / I`, so it meets the wall clock one interval later and
-//! readings never jump. A larger error is a step: the next segment starts on the wall clock
-//! (forward, or back in [`WallClockBack::Report`]). Every other reader, meanwhile and after,
-//! reads its segment: a system call once per interval per clock, never one per reading.
-//! Anchored once, `I` is infinite and no reading is ever overdue.
-//!
-//! While the lock is taken, an overdue reading of the segment being replaced follows it only
-//! up to the counter time the lock was taken at, and at half the counter's rate after that.
-//! The next segment starts after that time, from the reading there, and runs at least at half
-//! speed (the threshold is at most `I / 2`), so it never reads below what those readers
-//! returned, however long the holder takes to publish.
-//!
-//! [`WallClockBack::Slew`] adds two atomics: `base`, the intercept of a half-speed line
-//! `base + counter / 2` that readings follow while they are ahead of the wall clock after a
-//! step back, and `last`, the greatest reading handed out, which every reading raises with
-//! `fetch_max`. A reading is `max(last, segment, base + counter / 2)`.
-//!
-//! # Orderings
-//!
-//! *Whole segments.* The holder of the writer lock writes the slot the current generation does
-//! not name, with a `Release` fence before its `Relaxed` stores and a `Release` store of
-//! `generation + 1` after them. A reader loads the generation with `Acquire`, which makes the
-//! slot written before that publish visible; loads the three words `Relaxed`; issues an
-//! `Acquire` fence, and reloads the generation. The only later writer of that slot is the
-//! holder after next, which took the lock after the next generation was published: if any of
-//! the reader's loads saw one of its stores, the two fences synchronise and the reload sees
-//! that next generation, so the reader reads again. A reload equal to the first load means
-//! the three words are one segment. A reader reads again only when a re-anchor published
-//! during its read.
-//!
-//! *One writer.* The lock is taken with a compare-and-swap from a free value (`AcqRel`) and
-//! released with a `Release` store of the next free value, which no earlier free value
-//! equals, so a compare-and-swap from a stale one fails (a reader that reads on while a fork
-//! is being prepared moves the free value on too, with a compare-and-swap). The holder thus
-//! sees the previous holder's publish and slot, and an overdue reader that loads a held value
-//! (`Acquire`) sees every generation published before it was taken, so it can tell whether
-//! that holder is replacing the segment it read.
-//!
-//! *Never back.* Apart from the steps back `Report` hands on, readings never decrease, in one
-//! thread or across threads. The argument rests on the counter: a counter reading taken before
-//! a load that misses a store is earlier than one taken after a load that sees it (up to the
-//! nanoseconds an unfenced counter read may run ahead; see the generator's `# Orderings`).
-//! Let `L` be the line that follows each published segment `k` from its start `s_k` up to the
-//! counter time `v_k` at which the writer of segment `k + 1` took the lock (`v_k` is at least
-//! `k`'s due time), at half speed from there to `s_{k+1}`, and segment `k + 1` from there. A
-//! slew starts from `L`'s value and runs at least at half speed, and a step forward starts
-//! above it, so `L` never decreases. A reading of segment `k` whose counter reading is `c` is:
-//!
-//! - before `s_k` (a reader that stalled after reading the counter): `L` at `s_k`;
-//! - before `k` is due, hence before `v_k`: `L` at `c`;
-//! - overdue, the lock taken at `v_k`: `k` up to `v_k` and half speed after it, which is `L`
-//!   at `c` up to `s_{k+1}`, and below `L` after it, where segment `k + 1` runs at least at
-//!   half speed;
-//! - overdue, the lock taken before `k` was due: `k` at `c`, which is `L` at `c`, since that
-//!   holder publishes nothing and the next one takes the lock after `c`;
-//! - overdue, the lock free but a fork being prepared (see `# After fork()`): `k` at `c`, which
-//!   is `L` at `c`. The reader first replaces the free value it loaded with the next one (a
-//!   compare-and-swap; it reads again if the lock changed). A holder that replaced `k` before
-//!   that load published a generation the reader sees (its release is the value loaded, and
-//!   the reader checks the generation after it). A holder that takes the lock later does so
-//!   with a compare-and-swap from a free value loaded after the reader's, and reads its
-//!   `elected` after that load, so after `c`; one that read its `elected` before the reader's
-//!   compare-and-swap expects the replaced value, fails and elects again.
-//!
-//! So a reading of `k` is at most `L` at the later of `c` and `s_k`, and readings of one
-//! segment are values of one nondecreasing function of `c`. A reading of `k` that finds `k + 1`
-//! published reads again, so `c` came before that publish, and before every lock taken after
-//! it. A reading of a later segment `m` at counter reading `c' >= c` is at least `L` at the
-//! later of `s_m` and `min(c', v_m)`, and `c < v_m`: it is at least every reading of `k` before
-//! it.
-//!
-//! *Slew.* Monotonic readings rest on the modification order of `last` alone: each
-//! `fetch_max` returns at least every value before it, whatever segment and base the reader
-//! loaded, so a stale pair of the two costs a pause, never a step back. Both are `Relaxed`.
-//!
-//! # After `fork()`
-//!
-//! The child inherits the counter, the segments and the writer lock as they were. The lock
-//! would be the one thing left half done: taken by a thread the child does not have, it would
-//! hold every overdue reading of the child at half speed, for good. So a re-anchor is a fork
-//! section ([`crate::fork`]), entered before the lock is taken and left after it is released:
-//! a fork waits for a re-anchor under way (a wall-clock read, microseconds), and the child
-//! finds the lock free. A reader that finds a fork being prepared does not wait for it: it
-//! reads its overdue segment on (the last case above), and the first reading after the gate
-//! opens, in the parent or the child, re-anchors. Building a clock is a section too: the
-//! first one in a process calibrates quanta's counter inside quanta's once-cell.
+//! A reading follows a *segment*: a line from a reading at a counter time, published in one
+//! of two slots beside a generation word (`segment.rs`). Once a recheck interval, the first
+//! reading past it takes the writer lock and re-anchors: it measures the wall clock against
+//! the counter (`source.rs`) and publishes the next segment, slewing or stepping to it.
+//! Segments, why readings never go back (the orderings), and a fork during a re-anchor: [the
+//! internals page](crate::docs::internals#the-monotonic-clock).
 
 use super::Clock;
 use crate::sync::{AtomicU64, Ordering};
@@ -308,7 +206,8 @@ impl MonotonicClock {
         // sees every generation published before the lock was taken.
         let mut holder = lock.load(Ordering::Acquire);
         if holder & FREE != 0 {
-            // The gate before the lock (see `# After fork()`): no fork copies the lock taken.
+            // The gate before the lock (see the internals page's "after `fork()`"): no fork
+            // copies the lock taken.
             // While a fork is being prepared the re-anchor is left to a later reading, and
             // this one reads on the segment at full speed, as under a holder that replaces
             // nothing: no reader waits for a fork.
@@ -334,11 +233,11 @@ impl MonotonicClock {
     }
 
     /// The reading at `now` of the overdue `segment` (read at `generation`) while a fork is
-    /// being prepared and the writer lock was found `free`: the segment at `now`, once the
-    /// free value has moved on. A holder that read its `elected` before this reading expects
-    /// `free`, so its compare-and-swap fails and it elects again, later than `now` (see
-    /// `# Orderings`). `None` when the lock changed meanwhile or a re-anchor published: read
-    /// again.
+    /// being prepared and the writer lock was found `free`: the segment at `now`, once the free
+    /// value has moved on. A holder that read its `elected` before this reading expects `free`,
+    /// so its compare-and-swap fails and it elects again, later than `now` (see
+    /// [orderings](crate::docs::internals#the-monotonic-clocks-orderings)). `None` when the
+    /// lock changed meanwhile or a re-anchor published: read again.
     #[cold]
     fn read_on(&self, now: u64, generation: u64, segment: Segment, free: u64) -> Option<u64> {
         let lock = &self.segments.writer;

@@ -10,7 +10,8 @@ pub(super) const FREE: u64 = 1 << 63;
 /// The fractional bits of a segment's skew.
 const SKEW_SHIFT: u32 = 63;
 
-/// A line readings follow from one re-anchor to the next (see the module's `# Design`).
+/// A line readings follow from one re-anchor to the next (see
+/// [segments](crate::docs::internals#segments)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Segment {
     /// The counter time the segment starts at.

@@ -103,10 +103,11 @@ impl Wall {
 /// counter's time plus its own, an offset: it moves on with the counter, and steps when the
 /// model sets the offset.
 ///
-/// Every access but [`get`](Self::get) is an `AcqRel` read-modify-write, so the counter's
-/// reads happen in one order, and each synchronises with the ones before it. That is what
-/// the module's `# Orderings` assume of the real counter: a thread that reads it after another
-/// has seen what the other saw before its reading.
+/// Every access but [`get`](Self::get) is an `AcqRel` read-modify-write, so the counter's reads
+/// happen in one order, and each synchronises with the ones before it. That is what [the
+/// orderings](crate::docs::internals#the-monotonic-clocks-orderings) assume of the real
+/// counter: a thread that reads it after another has seen what the other saw before its
+/// reading.
 #[cfg(snowmint_loom)]
 #[doc(hidden)]
 #[derive(Debug, Clone)]
