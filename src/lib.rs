@@ -96,7 +96,8 @@
 #[cfg(any(feature = "tokio", feature = "smol"))]
 mod asynch;
 pub mod clock;
-/// Guides, doctested: clocks and clock faults, throughput, fleets, text forms and paging, sno.
+/// Guides, doctested: clocks and clock faults, throughput, fleets, text forms and paging, sno;
+/// and the internals (not part of the stability guarantees).
 pub mod docs;
 pub mod encoding;
 pub mod error;
