@@ -4,7 +4,8 @@
 //! ahead of minting. A [`MarkedGenerator`] returns an ID only once its [`MarkStore`] holds a
 //! mark above the ID's time, and a generator restarted from the mark starts above it. The
 //! stores: a [`MarkFile`] on local disk (as a [`MarkFileStore`]; its guarantee and cost are
-//! documented on [`MarkFile`]) and, with the `etcd` feature, an etcd lease.
+//! documented on [`MarkFile`]) and stores of other crates' own (`snowmint-etcd` keeps one in
+//! etcd), built on [`MarkStore`] with [`ForkCheck`] and [`minted_end`].
 //!
 //! The file's write, [`replace_durably`], is public: a file of the caller's own (a state
 //! written ahead of minting, as the `snowmint` tool's `--snapshot` file is) is replaced the
@@ -28,9 +29,8 @@ use crate::sync::{AtomicU64, Ordering};
 
 mod marked;
 
-#[cfg(any(feature = "etcd", feature = "docs"))]
-pub(crate) use marked::minted_end;
-pub use marked::{MarkStore, MarkedGenerator};
+pub use crate::fork::ForkCheck;
+pub use marked::{MarkStore, MarkedGenerator, minted_end};
 
 /// A file holding a generator's mark: a Unix-millisecond time above every ID it returned.
 ///
@@ -258,7 +258,7 @@ impl MarkFile {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn resume(&self, layout: Layout) -> GeneratorBuilder {
-        resume_above_mark(layout, &[], self.mark)
+        Generator::resume(&Snapshot::at_mark(layout, &[], self.mark))
     }
 
     /// Writes at least `mark` durably and returns the mark now on disk: under an exclusive
@@ -564,16 +564,6 @@ impl std::fmt::Debug for Owner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Owner")
     }
-}
-
-/// A generator for `layout` and `nodes` that mints above `mark` (a fresh one without a mark):
-/// resumed from [`Snapshot::at_mark`]. Shared with the etcd lease's mark.
-pub(crate) fn resume_above_mark(
-    layout: Layout,
-    nodes: &[(&'static str, u64)],
-    mark: Option<u64>,
-) -> GeneratorBuilder {
-    Generator::resume(&Snapshot::at_mark(layout, nodes, mark))
 }
 
 fn parse_mark(text: &str) -> Result<u64, String> {
