@@ -104,93 +104,6 @@ pub enum Error {
         reason: String,
     },
 
-    #[cfg(any(feature = "etcd", feature = "docs"))]
-    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-    /// An etcd lease configuration (`EtcdConfig`, feature `etcd`) is inconsistent.
-    #[error("invalid etcd lease configuration: {reason}")]
-    InvalidLeaseConfig {
-        /// What is wrong, and what was expected.
-        reason: String,
-    },
-
-    #[cfg(any(feature = "etcd", feature = "docs"))]
-    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-    /// An etcd request failed, timed out, or got an answer other than expected.
-    #[error("etcd {operation} at {endpoints} failed: {reason}")]
-    Etcd {
-        /// What was asked: `connect`, `lease grant`, `claim`, `renewal`, `release`, ...
-        operation: &'static str,
-        /// The endpoints, comma separated.
-        endpoints: String,
-        /// What went wrong.
-        reason: String,
-    },
-
-    #[cfg(any(feature = "etcd", feature = "docs"))]
-    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-    /// Every node ID of a lease's range is held by a live lease.
-    #[error(
-        "every node id in {range:?} under etcd prefix {prefix:?} is held by a live lease; \
-         expected a free one (wait for a holder to stop or its lease to expire, or widen the range)"
-    )]
-    NodeRangeFull {
-        /// The key prefix.
-        prefix: String,
-        /// The node IDs tried.
-        range: RangeInclusive<u64>,
-    },
-
-    #[cfg(any(feature = "etcd", feature = "docs"))]
-    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-    /// Fencing: no renewal of the etcd lease was confirmed in time, so the lease may have
-    /// expired and another generator may hold the node ID. Minting resumes after a renewal.
-    #[error(
-        "etcd lease on {key} is not known to be live: no renewal was confirmed within its ttl of \
-         {ttl_ms} ms less the {margin_ms} ms margin (the deadline passed {overdue_ms} ms ago); \
-         minting resumes once a renewal succeeds"
-    )]
-    LeaseExpired {
-        /// The node ID's key.
-        key: String,
-        /// The lease's time to live, in milliseconds.
-        ttl_ms: u64,
-        /// The safety margin taken off it, in milliseconds.
-        margin_ms: u64,
-        /// How long ago the deadline passed, in milliseconds.
-        overdue_ms: u64,
-    },
-
-    #[cfg(any(feature = "etcd", feature = "docs"))]
-    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-    /// The etcd key of a leased node ID is gone or held by another lease: the generator stops
-    /// for good.
-    #[error(
-        "etcd key {key} is no longer held by this generator's lease: {reason}; it mints no more"
-    )]
-    LeaseLost {
-        /// The node ID's key.
-        key: String,
-        /// What was found instead.
-        reason: String,
-    },
-
-    #[cfg(any(feature = "etcd", feature = "docs"))]
-    #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-    /// An ID's time reached the mark recorded in etcd: no ID at or above it may be
-    /// returned until a renewal raises the mark.
-    #[error(
-        "id time {time_ms} ms reached the mark {mark_ms} ms recorded at etcd key \
-         {key}; minting resumes once a renewal raises the mark"
-    )]
-    MarkReached {
-        /// The mark's key.
-        key: String,
-        /// The ID's time, in Unix milliseconds.
-        time_ms: u64,
-        /// The mark, in Unix milliseconds.
-        mark_ms: u64,
-    },
-
     /// A node field (machine, worker, process, shard, ...) was given a value it cannot hold.
     #[error("{field} id {value} is out of range for layout {layout} (0..={max})")]
     NodeOutOfRange {
@@ -420,8 +333,9 @@ pub enum Error {
     Forked {
         /// The type the caller holds: `Generator`, `LocalGenerator`, `ShardedGenerator`,
         /// `MarkedGenerator` (over a file or a lease, `LeasedGenerator`), `SnoGenerator`, and
-        /// `Uuid7Generator` or `UlidGenerator` on every engine; `MarkFile` or `EtcdLease` for
-        /// a mark file or lease of the parent's used directly.
+        /// `Uuid7Generator` or `UlidGenerator` on every engine; `MarkFile` for a mark file of
+        /// the parent's used directly; the name a store gives its
+        /// [`ForkCheck`](crate::mark::ForkCheck) (`EtcdLease` for `snowmint-etcd`'s lease).
         generator: &'static str,
         /// The process ID the generator was built in.
         built_in: u32,
@@ -723,9 +637,10 @@ impl Error {
 
     /// Whether the same call can succeed later without any change by the caller: a full tick
     /// ([`SequenceExhausted`](Error::SequenceExhausted)), a clock behind the last minted time
-    /// ([`ClockBehind`](Error::ClockBehind)), and, with the `etcd` feature, a lease not yet
-    /// renewed, a mark not yet raised, a busy node range or an etcd request that failed.
-    /// Configuration errors, bad input and an exhausted layout are not retryable.
+    /// ([`ClockBehind`](Error::ClockBehind)). Configuration errors, bad input and an
+    /// exhausted layout are not retryable; whether a store's own failure
+    /// ([`MarkStore`](Error::MarkStore)) is, its source says (`snowmint-etcd`'s errors have an
+    /// `is_retryable` of their own).
     ///
     /// # Examples
     ///
@@ -745,15 +660,10 @@ impl Error {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn is_retryable(&self) -> bool {
-        match self {
-            Error::SequenceExhausted { .. } | Error::ClockBehind { .. } => true,
-            #[cfg(any(feature = "etcd", feature = "docs"))]
-            Error::LeaseExpired { .. }
-            | Error::MarkReached { .. }
-            | Error::NodeRangeFull { .. }
-            | Error::Etcd { .. } => true,
-            _ => false,
-        }
+        matches!(
+            self,
+            Error::SequenceExhausted { .. } | Error::ClockBehind { .. }
+        )
     }
 
     /// How long to wait before retrying, when the error says: until the next tick for

@@ -269,6 +269,95 @@ extern "C" fn child() {
     GATE.store(0, Ordering::Release);
 }
 
+/// Tells the process a value was made in from its forked children, by the fork count
+/// snowmint's generators check: for a value that belongs to its process (a
+/// [`MarkStore`](crate::mark::MarkStore)'s thread or connection, a lease, a node ID), which a
+/// child must refuse to use rather than act for its parent.
+///
+/// [`new`](Self::new) registers snowmint's fork handlers (once per process) and records the
+/// count; [`check`](Self::check) compares it: one relaxed load.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Error, mark::ForkCheck};
+///
+/// let made_here = ForkCheck::new();
+/// assert_eq!(made_here.check("MyStore"), Ok(()));
+/// assert_eq!(made_here.process_id(), std::process::id());
+/// // In a forked child: Err(Error::Forked { generator: "MyStore", built_in, used_in }).
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForkCheck {
+    forks: u64,
+    process_id: u32,
+}
+
+impl ForkCheck {
+    /// Records this process.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::mark::ForkCheck;
+    ///
+    /// assert!(ForkCheck::new().check("MyStore").is_ok());
+    /// ```
+    pub fn new() -> Self {
+        ForkCheck {
+            forks: watch(),
+            process_id: std::process::id(),
+        }
+    }
+
+    /// `Ok` in the process that made `self`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Forked`](crate::Error::Forked) in a forked child of it, naming `kind`: the
+    /// type the caller holds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::mark::ForkCheck;
+    ///
+    /// let check = ForkCheck::new();
+    /// assert_eq!(check.check("MyStore"), Ok(()));
+    /// ```
+    #[inline]
+    pub fn check(&self, kind: &'static str) -> crate::Result<()> {
+        if generation() == self.forks {
+            return Ok(());
+        }
+        Err(crate::Error::Forked {
+            generator: kind,
+            built_in: self.process_id,
+            used_in: std::process::id(),
+        })
+    }
+
+    /// The ID of the process that made `self`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::mark::ForkCheck;
+    ///
+    /// assert_eq!(ForkCheck::new().process_id(), std::process::id());
+    /// ```
+    pub fn process_id(&self) -> u32 {
+        self.process_id
+    }
+}
+
+impl Default for ForkCheck {
+    /// [`ForkCheck::new`].
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 #[cfg(all(test, unix, not(snowmint_loom)))]
 mod tests {
     use super::*;

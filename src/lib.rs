@@ -30,9 +30,9 @@
 //!   each core's thread); [`GeneratorBuilder::borrow_ahead`] lets a
 //!   burst run a bounded number of ticks ahead of the clock instead of waiting.
 //! - For a fleet: [`NodeIdSource`] takes a node ID from a value, an environment variable or a
-//!   Kubernetes StatefulSet ordinal; with the `etcd` feature, `EtcdLease` leases the lowest
-//!   free node ID of a range and `LeasedGenerator` mints only while the lease is known live
-//!   (a local deadline on the boot clock) and below a mark kept in etcd.
+//!   Kubernetes StatefulSet ordinal; the crate `snowmint-etcd` leases the lowest free node ID
+//!   of a range from etcd and mints only while the lease is known live (a local deadline on
+//!   the boot clock) and below a mark kept in etcd.
 //! - Across `fork()`: the child holds a copy of every generator's state and node ID, so a
 //!   generator built before the fork fails in the child with [`Error::Forked`] (naming both
 //!   process IDs) instead of minting its parent's IDs; the parent's generators mint on. Build
@@ -52,8 +52,7 @@
 //! layouts and their fields), [`encoding`] (text forms), [`shard`] (sequence ranges, sharded
 //! and per-core generators), [`mark`] (the mark kept ahead of minting, in a file or another
 //! store, and durable file replacement), [`node_id`] (where node IDs come from), [`sno`],
-//! [`generator`] (counters, events, state words), [`error`], and `etcd` with its feature;
-//! [`id128`] has 128-bit IDs (UUIDv7 and ULID) and their generators.
+//! [`generator`] (counters, events, state words) and [`error`]; [`id128`] has 128-bit IDs (UUIDv7 and ULID) and their generators.
 //!
 //! # Feature flags
 //!
@@ -101,9 +100,6 @@ pub mod clock;
 pub mod docs;
 pub mod encoding;
 pub mod error;
-#[cfg(any(feature = "etcd", feature = "docs"))]
-#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-pub mod etcd;
 mod external;
 mod fork;
 pub mod generator;

@@ -13,7 +13,7 @@ use crate::sno::{SnoGenerator, SnoId};
 
 /// Minting, the same way on every generator: shared ([`Generator`]), per thread
 /// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), kept below a
-/// mark ([`MarkedGenerator`]: over a file, and with the etcd feature over a lease) and
+/// mark ([`MarkedGenerator`]: over a file, or any other store) and
 /// sno's ([`SnoGenerator`], whose IDs are [`SnoId`]s).
 ///
 /// Each generator also has these methods as its own, so they work without the trait in scope;

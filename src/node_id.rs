@@ -1,8 +1,8 @@
 //! Where a generator's node ID comes from.
 //!
 //! [`NodeIdSource`] covers the sources that need no coordination service: a value given, an
-//! environment variable, and a Kubernetes StatefulSet pod's ordinal. With the `etcd` feature,
-//! `EtcdLease` hands out node IDs that no two live generators share.
+//! environment variable, and a Kubernetes StatefulSet pod's ordinal. The crate `snowmint-etcd`
+//! leases node IDs from etcd that no two live generators share.
 
 use std::env;
 use std::fs;
@@ -22,7 +22,7 @@ use crate::layout::Layout;
 /// | `HostOrdinal(host)` | the trailing `-N` of the host name (`web-3` → 3) | a Kubernetes StatefulSet: pods keep their ordinal across restarts, and no two live pods share one |
 ///
 /// A StatefulSet's ordinals are unique only within it: two StatefulSets minting with one
-/// layout need distinct values of another node field, or leases (the `etcd` feature).
+/// layout need distinct values of another node field, or leases (`snowmint-etcd`).
 ///
 /// # Kubernetes
 ///

@@ -1,5 +1,5 @@
 //! `tracing` events from the cold paths (feature `tracing`): one per overflow, clock
-//! regression, toggle, borrow and lease change. Without the feature the macro expands to `()`,
+//! regression, toggle and borrow. Without the feature the macro expands to `()`,
 //! and its arguments are never evaluated. The hot path never calls it.
 
 /// Emits a `tracing` event at `$level` (`debug`, `info`, `warn`, `error`) with target

@@ -415,3 +415,16 @@ fn a_forked_child_keeps_no_hold_on_its_parents_mark_file() {
     ended.success().unwrap();
     assert_eq!(reopened.mark(), Some(mark));
 }
+
+/// A store's own fork check ([`ForkCheck`](snowmint::mark::ForkCheck)): `Ok` in the process
+/// that made it, [`Error::Forked`](snowmint::Error::Forked) naming the store in a child.
+#[test]
+fn a_fork_check_fails_in_a_forked_child_naming_the_store() {
+    let check = snowmint::mark::ForkCheck::new();
+    let parent = std::process::id();
+    let status = forks::in_child(Duration::from_secs(30), || {
+        is_forked("check", check.check("MyStore"), "MyStore", parent)
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    assert_eq!(check.check("MyStore"), Ok(()));
+}

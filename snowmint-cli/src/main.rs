@@ -179,14 +179,6 @@ impl Failure {
             Failure::Io(_) | Failure::Snapshot { .. } | Failure::Data(_) => RUNTIME,
             Failure::Reported(status) => *status,
             // What the clock, a lease or a file did, found while minting.
-            #[cfg(feature = "etcd")]
-            Failure::Snowmint(
-                Error::Etcd { .. }
-                | Error::NodeRangeFull { .. }
-                | Error::LeaseExpired { .. }
-                | Error::LeaseLost { .. }
-                | Error::MarkReached { .. },
-            ) => RUNTIME,
             Failure::Snowmint(
                 Error::MarkFile { .. }
                 | Error::MarkStore { .. }

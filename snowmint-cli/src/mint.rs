@@ -226,16 +226,17 @@ pub(crate) fn mint_leased(
     endpoints: &str,
     policy: ClockBehind,
 ) -> Result<(), Failure> {
-    use snowmint::etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
+    use snowmint_etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
     use std::time::Duration;
 
     let field = leased_field(&layout, nodes)?;
     let prefix = args.prefix.as_deref().unwrap_or_default();
     let config = EtcdConfig::new(endpoints.split(','), prefix, 0..=field.max())
         .ttl(Duration::from_secs(args.ttl));
-    let lease = EtcdLease::claim(&config)?;
+    let lease = EtcdLease::claim(&config).map_err(lease_failure)?;
     let builder = with_nodes(lease.resume(layout, field.name()), nodes);
-    let generator = LeasedGenerator::new(builder.on_clock_behind(policy).build()?, lease)?;
+    let generator = LeasedGenerator::new(builder.on_clock_behind(policy).build()?, lease)
+        .map_err(|error| lease_failure(error.into()))?;
     let format = args.format.unwrap_or_default();
     let minted = mint_ids(
         |out| generator.mint_batch(out),
@@ -243,7 +244,23 @@ pub(crate) fn mint_leased(
         |id| format.encode(id),
     );
     let released = generator.shutdown().map_err(Failure::from);
-    minted.and(released)
+    minted.and(released).map_err(|failure| match failure {
+        Failure::Snowmint(error) => lease_failure(error.into()),
+        failure => failure,
+    })
+}
+
+/// A lease's error as the command line reports it, in the lease's own words: an inconsistent
+/// configuration (`--ttl`) is a usage error, the rest a failure at run time.
+#[cfg(feature = "etcd")]
+fn lease_failure(error: snowmint_etcd::Error) -> Failure {
+    match error {
+        snowmint_etcd::Error::Snowmint(error) => Failure::Snowmint(error),
+        error @ snowmint_etcd::Error::InvalidLeaseConfig { .. } => {
+            Failure::Usage(error.to_string())
+        }
+        error => Failure::Data(error.to_string()),
+    }
 }
 
 /// Without the etcd feature, `--etcd` is an error that says how to get it.

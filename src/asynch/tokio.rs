@@ -16,7 +16,8 @@
 //! generator as if they had never been polled. They are `Send` when the generator is `Sync`,
 //! so any worker of a multi-thread runtime may run them; a
 //! [`LocalGenerator`](crate::LocalGenerator) mints in a local task
-//! ([`tokio::task::LocalSet`](::tokio::task::LocalSet), or a current-thread runtime).
+//! ([`tokio::task::LocalSet`](https://docs.rs/tokio/1/tokio/task/struct.LocalSet.html), or a
+//! current-thread runtime).
 //!
 //! # Which generator keeps a task's IDs in order
 //!

@@ -1,7 +1,7 @@
 //! The integrations, each behind its feature, apart from the core: serde's forms of IDs,
 //! layouts and snapshots, their JSON schemas (schemars), IDs in database columns (postgres,
 //! sqlx, rusqlite), and the 128-bit IDs' serde forms, schemas and `uuid`/`ulid` conversions.
-//! Node IDs leased from etcd are the module `snowmint::etcd`.
+//! Node IDs leased from etcd are the crate `snowmint-etcd`.
 
 #[cfg(any(
     feature = "serde",

@@ -9,9 +9,8 @@ use std::time::Duration;
 use super::durable::replace_durably;
 use super::hold::Owner;
 use super::read::{io_error, read_mark};
-use super::store::resume_above_mark;
 use crate::error::Result;
-use crate::generator::GeneratorBuilder;
+use crate::generator::{Generator, GeneratorBuilder, Snapshot};
 use crate::layout::Layout;
 
 /// A file holding a generator's mark: a Unix-millisecond time above every ID it returned.
@@ -251,7 +250,7 @@ impl MarkFile {
     /// [`Generator::resume`]: crate::Generator::resume
     /// [`MarkedGenerator::new`]: crate::mark::MarkedGenerator::new
     pub fn resume(&self, layout: Layout) -> GeneratorBuilder {
-        resume_above_mark(layout, &[], self.mark)
+        Generator::resume(&Snapshot::at_mark(layout, &[], self.mark))
     }
 
     /// Writes at least `mark` durably and returns the mark now on disk: under an exclusive

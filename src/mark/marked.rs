@@ -1,6 +1,6 @@
 //! [`MarkedGenerator`]: a generator that returns an ID only once a mark kept by a
 //! [`MarkStore`] is above its time. The mark file ([`MarkFileStore`](super::MarkFileStore))
-//! and, with the `etcd` feature, the etcd lease are two stores of the one idea.
+//! and `snowmint-etcd`'s lease are two stores of the one idea.
 
 use std::fmt;
 use std::sync::Arc;
@@ -14,8 +14,8 @@ use crate::mint::Attempt;
 
 /// A [`Generator`] that returns an ID only once its [`MarkStore`] holds a mark above the ID's
 /// time: over a [`MarkFile`](super::MarkFile) (its store a
-/// [`MarkFileStore`](super::MarkFileStore)), and with the `etcd` feature over an etcd lease
-/// (`LeasedGenerator`). The minting methods are written
+/// [`MarkFileStore`](super::MarkFileStore)), over a lease from etcd (`snowmint-etcd`'s
+/// `LeasedGenerator`), or over a store of the caller's own. The minting methods are written
 /// once, here; each store decides how its mark is kept.
 ///
 /// Minting costs the generator's own mint and the store's [`admit`](MarkStore::admit): for a
@@ -53,8 +53,9 @@ impl<C: Clock + Send + Sync + 'static, S: MarkStore> MarkedGenerator<C, S> {
     /// The errors of the store's [`start`](MarkStore::start): for a mark file,
     /// [`Error::MarkFile`](crate::Error::MarkFile) when the generator could still mint at or below
     /// the file's mark, and [`Error::Forked`](crate::Error::Forked) in a forked child of the
-    /// process that opened the file; for an etcd lease, `Error::InvalidLeaseConfig` or the errors of its
-    /// first renewal. The store is dropped on error (a lease is released).
+    /// process that opened the file; for another store, its own
+    /// [`Error::MarkStore`](crate::Error::MarkStore). The store is dropped on error (a lease
+    /// is released).
     ///
     /// # Examples
     ///
@@ -447,8 +448,24 @@ impl<C, S: MarkStore> MarkedGenerator<C, S> {
 }
 
 /// The end of the latest tick `generator` minted in, on either timeline, in Unix
-/// milliseconds: every ID it minted has a time below it.
-pub(crate) fn minted_end<C>(generator: &Generator<C>) -> u64 {
+/// milliseconds: every ID it minted has a time below it. A [`MarkedGenerator`] stops its store
+/// with it ([`MarkStore::stop`]); a store that raises its mark off the minting path reads it
+/// to know how far the generator went.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Generator, Layout, clock::ManualClock, mark::minted_end};
+///
+/// let clock = ManualClock::new(1_700_000_000_000);
+/// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).clock(&clock).build()?;
+/// let id = generator.mint()?;
+/// let end = minted_end(&generator);
+/// assert!(generator.decode(id)?.unix_ms() < end);
+/// assert_eq!(end, 1_700_000_000_001); // the end of the 1 ms tick it minted in
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+pub fn minted_end<C>(generator: &Generator<C>) -> u64 {
     let snapshot = generator.snapshot();
     let layout = generator.layout();
     let last_tick = snapshot.last_tick.max(snapshot.other_timeline_tick);

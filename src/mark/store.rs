@@ -4,19 +4,23 @@ use std::sync::Arc;
 
 use crate::clock::Clock;
 use crate::error::Result;
-use crate::generator::{Generator, GeneratorBuilder, Snapshot};
-use crate::layout::Layout;
+use crate::generator::Generator;
 
 /// Where a [`MarkedGenerator`] keeps its mark: a time that no ID it returns reaches, and
 /// above which it (or its successor after a restart) starts.
 ///
 /// A store never lowers its mark while a generator mints: concurrent writers keep the
-/// maximum. Implemented by [`MarkFileStore`](super::MarkFileStore) and, with the `etcd`
-/// feature, by the etcd lease.
+/// maximum. Implemented by [`MarkFileStore`](super::MarkFileStore), and outside this crate by
+/// `snowmint-etcd`'s lease.
 ///
 /// A store of the caller's own reports its failures as [`Error::MarkStore`](crate::Error::MarkStore),
 /// made by [`Error::mark_store`](crate::Error::mark_store) with the store's name, what went
-/// wrong and the error behind it; the generator returns them as they are.
+/// wrong and the error behind it; the generator returns them as they are. A store with an
+/// error type of its own passes its error as the source, where its callers find it again
+/// with [`SourceError::get`](crate::error::SourceError::get) and `downcast_ref`. A store that
+/// holds per-process state (a thread, a connection) refuses to serve a forked child with a
+/// [`ForkCheck`](super::ForkCheck), and [`minted_end`](super::minted_end) tells it where the
+/// generator's IDs end.
 ///
 /// # Examples
 ///
@@ -134,14 +138,4 @@ pub trait MarkStore {
     ///
     /// [`MarkedGenerator`]: crate::mark::MarkedGenerator
     fn stop(&mut self, end_ms: u64) -> Result<()>;
-}
-
-/// A generator for `layout` and `nodes` that mints above `mark` (a fresh one without a mark):
-/// resumed from [`Snapshot::at_mark`]. Shared by the stores: the file and the etcd lease.
-pub(crate) fn resume_above_mark(
-    layout: Layout,
-    nodes: &[(&'static str, u64)],
-    mark: Option<u64>,
-) -> GeneratorBuilder {
-    Generator::resume(&Snapshot::at_mark(layout, nodes, mark))
 }

@@ -1,5 +1,5 @@
 //! Fixtures shared by the command-line tool's test binaries: the `snowmint` binary run as a
-//! process and a steerable HTTP/2 proxy (this crate's own), and the library's fixtures for
+//! process (this crate's own), and the library's fixtures for
 //! clocks, temporary files, layouts, child processes, forked children and threads (the
 //! library's `tests/common/`, included by path so the two crates' tests share one copy).
 
@@ -20,6 +20,5 @@ pub mod forks;
 pub mod layouts;
 #[path = "../../../tests/common/process.rs"]
 pub mod process;
-pub mod proxy;
 #[path = "../../../tests/common/threads.rs"]
 pub mod threads;

@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use super::lease::EtcdLease;
-use crate::clock::Clock;
-use crate::error::{Error, Result};
-use crate::generator::Generator;
-use crate::mark::{MarkStore, MarkedGenerator};
+use snowmint::mark::{MarkStore, MarkedGenerator, minted_end};
+use snowmint::{Clock, Generator};
+
+use crate::error::Error;
+use crate::lease::EtcdLease;
 
 /// A [`Generator`] whose node ID is leased from etcd, and which returns an ID only while the
 /// lease is known live and the ID's time is below the mark recorded in etcd: a
@@ -36,18 +36,27 @@ use crate::mark::{MarkStore, MarkedGenerator};
 ///   (or this process after a restart) reads the mark in its claim, and starts above it
 ///   ([`EtcdLease::resume`]): every ID of an earlier holder is below the mark, every ID of the
 ///   new one above it.
-/// - **Release.** [`shutdown`](Self::shutdown) or drop lowers the mark to the end of the last
+/// - **Release.** [`shutdown`](MarkedGenerator::shutdown) or drop lowers the mark to the end of the last
 ///   tick minted (nothing is minted after it) and revokes the lease: the next holder starts at
 ///   once. A holder that dies without releasing frees its node ID when its lease expires,
 ///   about one TTL later, and by then its mark, one TTL past its last renewal, has passed.
 /// - **Fork.** A child of `fork()` holds a copy of the generator and the lease but not the
-///   thread that renews it: the copy fails with [`Error::Forked`], and dropping it leaves the
+///   thread that renews it: the copy fails with
+///   [`snowmint::Error::Forked`], and dropping it leaves the
 ///   lease to the parent. A child claims a lease of its own.
 ///
 /// If the clock reads behind the mark at the start (a restart on a host whose clock is behind
-/// the last holder's), the generator's [`ClockBehind`](crate::ClockBehind) policy waits or
+/// the last holder's), the generator's [`ClockBehind`](snowmint::ClockBehind) policy waits or
 /// fails, exactly as for a resumed snapshot: pick `ClockBehind::Wait { max_ms }` with `max_ms`
 /// at least the TTL to wait rather than fail.
+///
+/// # Errors
+///
+/// Its methods are [`MarkedGenerator`]'s, and return [`snowmint::Error`]: the lease's own
+/// refusals come as [`snowmint::Error::MarkStore`] for the store `etcd`, carrying this crate's
+/// [`Error`] as the source. [`Error::of`] finds it, and [`Error::from`] (or `?` in a function
+/// returning this crate's [`Result`](crate::Result)) takes it out. The lease is
+/// [`store`](MarkedGenerator::store).
 ///
 /// # Cost
 ///
@@ -62,7 +71,8 @@ use crate::mark::{MarkStore, MarkedGenerator};
 /// # Examples
 ///
 /// ```no_run
-/// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease, LeasedGenerator}};
+/// use snowmint::Layout;
+/// use snowmint_etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
 /// use std::time::Duration;
 ///
 /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/orders/", 0..=31)
@@ -73,19 +83,24 @@ use crate::mark::{MarkStore, MarkedGenerator};
 /// let generator = LeasedGenerator::new(generator, lease)?;
 /// let ids = (0..1_000).map(|_| generator.mint()).collect::<Result<Vec<_>, _>>()?;
 /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
-/// # Ok::<(), snowmint::Error>(())
+/// let node = generator.generator().decode(ids[0])?.node("machine");
+/// assert_eq!(node, Some(generator.store().node_id()));
+/// # Ok::<(), snowmint_etcd::Error>(())
 /// ```
 pub type LeasedGenerator<C> = MarkedGenerator<C, EtcdLease>;
 
-#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 impl MarkStore for EtcdLease {
     /// Checks that the generator carries the leased node ID and could not mint at or below
     /// the mark found at claim time (it was built with [`EtcdLease::resume`]), then raises the
     /// mark in etcd above the generator's clock, from then on with every renewal.
     ///
     /// [`Error::InvalidLeaseConfig`] for a generator that does not fit; the errors of a
-    /// renewal ([`Error::Etcd`], [`Error::LeaseLost`]) when the first mark cannot be written.
-    fn start<C: Clock + Send + Sync + 'static>(&self, generator: &Arc<Generator<C>>) -> Result<()> {
+    /// renewal ([`Error::Etcd`], [`Error::LeaseLost`]) when the first mark cannot be written;
+    /// each as a [`snowmint::Error::MarkStore`] ([`Error::of`] takes it out).
+    fn start<C: Clock + Send + Sync + 'static>(
+        &self,
+        generator: &Arc<Generator<C>>,
+    ) -> snowmint::Result<()> {
         let snapshot = generator.snapshot();
         if !snapshot
             .nodes
@@ -99,7 +114,8 @@ impl MarkStore for EtcdLease {
                     snapshot.nodes,
                     self.node_id()
                 ),
-            });
+            }
+            .into());
         }
         if let Some(mark) = self.mark() {
             if !snapshot.starts_above_mark(mark) {
@@ -109,22 +125,25 @@ impl MarkStore for EtcdLease {
                          {}; expected a generator built with EtcdLease::resume",
                         self.fence().mark_key
                     ),
-                });
+                }
+                .into());
             }
         }
         let source = Arc::clone(generator);
         self.attach(Box::new(move || {
             // The lowest time the generator could mint next: its clock, or past its last tick.
-            crate::mark::minted_end(&source).max(source.clock().unix_ms_precise())
+            minted_end(&source).max(source.clock().unix_ms_precise())
         }))
+        .map_err(Into::into)
     }
 
     /// Admits `time_ms` while the lease is known live and the time is below the mark etcd
     /// confirmed: [`Error::LeaseExpired`] past the deadline, [`Error::LeaseLost`] once the node
-    /// ID is lost, [`Error::MarkReached`] at the mark (which also triggers a renewal).
+    /// ID is lost, [`Error::MarkReached`] at the mark (which also triggers a renewal); each
+    /// as a [`snowmint::Error::MarkStore`].
     #[inline(always)]
-    fn admit(&self, time_ms: u64) -> Result<()> {
-        self.fence().admit(time_ms)
+    fn admit(&self, time_ms: u64) -> snowmint::Result<()> {
+        self.fence().admit(time_ms).map_err(Into::into)
     }
 
     /// Lowers the mark to `end_ms`, never below the mark found at claim time, and revokes the
@@ -132,53 +151,17 @@ impl MarkStore for EtcdLease {
     ///
     /// [`Error::Etcd`] when etcd does not confirm (the lease then expires within its TTL and
     /// the mark stays where the last renewal put it); [`Error::LeaseLost`] when the key was
-    /// already lost.
-    fn stop(&mut self, end_ms: u64) -> Result<()> {
+    /// already lost; each as a [`snowmint::Error::MarkStore`].
+    fn stop(&mut self, end_ms: u64) -> snowmint::Result<()> {
         let final_mark = end_ms.max(self.mark().unwrap_or(0));
-        self.release_with(Some(final_mark))
-    }
-}
-
-#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
-impl<C> MarkedGenerator<C, EtcdLease> {
-    /// The lease.
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease, LeasedGenerator}};
-    ///
-    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
-    /// let generator = LeasedGenerator::new(lease.resume(Layout::TWITTER, "machine").build()?, lease)?;
-    /// assert!(generator.lease().check().is_ok());
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn lease(&self) -> &EtcdLease {
-        self.store()
-    }
-
-    /// The leased node ID.
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease, LeasedGenerator}};
-    ///
-    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
-    /// let generator = LeasedGenerator::new(lease.resume(Layout::TWITTER, "machine").build()?, lease)?;
-    /// let id = generator.mint()?;
-    /// assert_eq!(generator.generator().decode(id)?.node("machine"), Some(generator.node_id()));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn node_id(&self) -> u64 {
-        self.store().node_id()
+        self.release_with(Some(final_mark)).map_err(Into::into)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::MonotonicClock;
+    use snowmint::clock::MonotonicClock;
 
     #[test]
     fn leased_generators_are_shared_across_threads() {

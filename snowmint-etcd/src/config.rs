@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 
-/// Where [`EtcdLease::claim`](crate::etcd::EtcdLease::claim) leases a node ID: the endpoints, the
+/// Where [`EtcdLease::claim`](crate::EtcdLease::claim) leases a node ID: the endpoints, the
 /// key prefix, the range of node IDs, and the lease's timing.
 ///
 /// Setters record values; `claim` checks them all once.
@@ -43,7 +43,7 @@ use crate::error::{Error, Result};
 /// # Examples
 ///
 /// ```
-/// use snowmint::etcd::EtcdConfig;
+/// use snowmint_etcd::EtcdConfig;
 /// use std::time::Duration;
 ///
 /// let config = EtcdConfig::new(["http://10.0.0.5:2379", "http://10.0.0.6:2379"], "/snowmint/orders/", 0..=31)
@@ -51,7 +51,7 @@ use crate::error::{Error, Result};
 ///     .margin(Duration::from_millis(1_500));
 /// assert_eq!(config.renewal_interval(), Duration::from_millis(1_500));
 /// assert_eq!(config.prefix(), "/snowmint/orders/");
-/// # Ok::<(), snowmint::Error>(())
+/// # Ok::<(), snowmint_etcd::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
@@ -71,7 +71,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
     /// assert_eq!(config.ttl_duration(), EtcdConfig::DEFAULT_TTL);
@@ -82,7 +82,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
     /// assert_eq!(config.request_timeout_duration(), EtcdConfig::DEFAULT_REQUEST_TIMEOUT);
@@ -93,7 +93,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// assert_eq!(EtcdConfig::MAX_TTL, Duration::from_secs(9_000_000_000));
@@ -104,7 +104,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// assert_eq!(EtcdConfig::MAX_REQUEST_TIMEOUT, Duration::from_secs(3_600));
@@ -115,7 +115,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// assert_eq!(EtcdConfig::MIN_RENEWAL_INTERVAL, Duration::from_millis(10));
@@ -128,7 +128,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
     /// assert_eq!((config.prefix(), config.nodes()), ("/snowmint/", 0..=31));
@@ -155,7 +155,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31).ttl(Duration::from_secs(30));
@@ -173,7 +173,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31).margin(Duration::from_secs(1));
@@ -191,7 +191,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31).renew_every(Duration::from_secs(1));
@@ -208,7 +208,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31).request_timeout(Duration::from_secs(2));
@@ -224,7 +224,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
     /// assert_eq!(config.endpoints(), ["http://127.0.0.1:2379"]);
@@ -238,7 +238,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
     /// assert_eq!(config.prefix(), "/snowmint/");
@@ -252,7 +252,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
     /// assert_eq!(config.nodes(), 0..=31);
@@ -266,7 +266,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
@@ -281,7 +281,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
@@ -296,7 +296,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
@@ -312,7 +312,7 @@ impl EtcdConfig {
     /// # Examples
     ///
     /// ```
-    /// use snowmint::etcd::EtcdConfig;
+    /// use snowmint_etcd::EtcdConfig;
     /// use std::time::Duration;
     ///
     /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);

@@ -3,14 +3,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::claim::{Claim, NextTime};
-use super::config::EtcdConfig;
-use super::fence::Fence;
-use super::keeper::Keeper;
+use snowmint::{Generator, GeneratorBuilder, Layout, Snapshot};
+
+use crate::claim::{Claim, NextTime};
+use crate::config::EtcdConfig;
 use crate::error::Result;
-use crate::generator::GeneratorBuilder;
-use crate::layout::Layout;
-use crate::mark::resume_above_mark;
+use crate::fence::Fence;
+use crate::keeper::Keeper;
 
 /// A node ID leased from etcd: held by this process alone while the lease lives, renewed in
 /// the background, and given back on [`release`](Self::release) or drop.
@@ -28,13 +27,14 @@ use crate::mark::resume_above_mark;
 /// changes nothing: the mark in etcd only goes up.
 ///
 /// Start a generator above the mark with [`resume`](Self::resume) and mint through a
-/// [`LeasedGenerator`](crate::etcd::LeasedGenerator), which checks the lease's deadline and the
+/// [`LeasedGenerator`](crate::LeasedGenerator), which checks the lease's deadline and the
 /// mark for every ID (see there for the guarantee).
 ///
 /// # Examples
 ///
 /// ```no_run
-/// use snowmint::{ClockBehind, Layout, etcd::{EtcdConfig, EtcdLease, LeasedGenerator}};
+/// use snowmint::{ClockBehind, Layout};
+/// use snowmint_etcd::{EtcdConfig, EtcdLease, LeasedGenerator};
 ///
 /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/orders/", 0..=1023);
 /// let lease = EtcdLease::claim(&config)?;
@@ -45,9 +45,9 @@ use crate::mark::resume_above_mark;
 ///     .build()?;
 /// let generator = LeasedGenerator::new(generator, lease)?;
 /// let id = generator.mint()?;
-/// assert_eq!(generator.generator().decode(id)?.node("machine"), Some(generator.node_id()));
+/// assert_eq!(generator.generator().decode(id)?.node("machine"), Some(generator.store().node_id()));
 /// generator.shutdown()?; // lowers the mark to the last ID's tick, revokes the lease
-/// # Ok::<(), snowmint::Error>(())
+/// # Ok::<(), snowmint_etcd::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct EtcdLease {
@@ -75,12 +75,12 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// assert!((0..=31).contains(&lease.node_id()));
     /// assert!(lease.check().is_ok());
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn claim(config: &EtcdConfig) -> Result<Self> {
         let (
@@ -115,11 +115,11 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// assert_eq!(lease.key(), format!("/snowmint/node/{}", lease.node_id()));
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn node_id(&self) -> u64 {
         self.node
@@ -130,11 +130,11 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// assert!(lease.key().starts_with("/snowmint/node/"));
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn key(&self) -> &str {
         &self.fence.key
@@ -146,14 +146,15 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease}};
+    /// use snowmint::Layout;
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// let generator = lease.resume(Layout::TWITTER, "machine").build()?;
     /// if let Some(mark) = lease.mark() {
     ///     assert!(generator.decode(generator.mint()?)?.unix_ms() >= mark);
     /// }
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn mark(&self) -> Option<u64> {
         self.mark
@@ -164,11 +165,11 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// assert!(lease.confirmed_mark() >= lease.mark().unwrap_or(0));
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn confirmed_mark(&self) -> u64 {
         self.fence.mark()
@@ -181,11 +182,11 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// assert!(lease.ttl() >= EtcdConfig::DEFAULT_TTL); // etcd may grant more, never less
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn ttl(&self) -> Duration {
         self.ttl
@@ -196,12 +197,12 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     /// use std::time::Duration;
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// assert_eq!(lease.margin(), Duration::from_secs(2)); // a fifth of the default TTL
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn margin(&self) -> Duration {
         self.margin
@@ -214,18 +215,18 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// assert!(lease.live_for() <= lease.ttl() - lease.margin());
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn live_for(&self) -> Duration {
         Duration::from_nanos(self.fence.live_for_ns())
     }
 
     /// Checks that the lease is known live now, for callers that use the node ID for more
-    /// than minting: the same deadline check a [`LeasedGenerator`](crate::etcd::LeasedGenerator)
+    /// than minting: the same deadline check a [`LeasedGenerator`](crate::LeasedGenerator)
     /// makes for every ID.
     ///
     /// # Errors
@@ -237,12 +238,12 @@ impl EtcdLease {
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// lease.check()?; // the node ID is still ours: safe to use it
     /// assert!(lease.live_for() > std::time::Duration::ZERO);
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn check(&self) -> Result<()> {
         self.fence.admit(0)
@@ -250,26 +251,27 @@ impl EtcdLease {
 
     /// Starts configuring a generator for `layout` with the node field `field` set to the
     /// leased node ID, that mints above the mark found at claim time: as
-    /// [`MarkFile::resume`](crate::mark::MarkFile::resume) does. Set the clock, the
-    /// [`ClockBehind`](crate::ClockBehind) policy and any other node field, build, and wrap the
-    /// generator with [`LeasedGenerator::new`](crate::etcd::LeasedGenerator::new).
+    /// [`MarkFile::resume`](snowmint::mark::MarkFile::resume) does. Set the clock, the
+    /// [`ClockBehind`](snowmint::ClockBehind) policy and any other node field, build, and wrap the
+    /// generator with [`LeasedGenerator::new`](snowmint::mark::MarkedGenerator::new).
     ///
     /// A node ID the field cannot hold is an error at `build()`
-    /// ([`Error::NodeOutOfRange`](crate::Error::NodeOutOfRange)): keep the configured range
+    /// ([`Error::NodeOutOfRange`](snowmint::Error::NodeOutOfRange)): keep the configured range
     /// within the field's.
     ///
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::{Layout, etcd::{EtcdConfig, EtcdLease}};
+    /// use snowmint::Layout;
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// let generator = lease.resume(Layout::TWITTER, "machine").build()?;
     /// assert_eq!(generator.decode(generator.mint()?)?.node("machine"), Some(lease.node_id()));
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn resume(&self, layout: Layout, field: &'static str) -> GeneratorBuilder {
-        resume_above_mark(layout, &[(field, self.node)], self.mark)
+        Generator::resume(&Snapshot::at_mark(layout, &[(field, self.node)], self.mark))
     }
 
     /// Revokes the lease, so the node ID is free at once, without touching the mark.
@@ -277,20 +279,20 @@ impl EtcdLease {
     /// # Errors
     ///
     /// [`Error::Etcd`](crate::Error::Etcd) when etcd does not confirm the revocation; the
-    /// lease then expires on its own within its TTL. [`Error::Forked`](crate::Error::Forked)
+    /// lease then expires on its own within its TTL. [`Error::Forked`](snowmint::Error::Forked)
     /// in the child of a `fork()` of the process that claimed the lease: the lease is the
     /// parent's, and is left to it (dropping the child's copy releases nothing either).
     ///
     /// # Examples
     ///
     /// ```no_run
-    /// use snowmint::etcd::{EtcdConfig, EtcdLease};
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
     ///
     /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
     /// let node = lease.node_id();
     /// lease.release()?; // the node ID is free at once
     /// assert!(node <= 31);
-    /// # Ok::<(), snowmint::Error>(())
+    /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
     pub fn release(mut self) -> Result<()> {
         self.release_with(None)

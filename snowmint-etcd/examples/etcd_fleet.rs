@@ -9,18 +9,15 @@
 //! Run against an etcd, its client URLs comma separated in `ETCD_ENDPOINTS`:
 //!
 //! ```sh
-//! ETCD_ENDPOINTS=http://127.0.0.1:2379 cargo run --features etcd --example etcd_fleet
+//! ETCD_ENDPOINTS=http://127.0.0.1:2379 cargo run -p snowmint-etcd --example etcd_fleet
 //! ```
 
 use std::collections::HashSet;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{
-    ClockBehind, Id, Layout,
-    clock::CachedClock,
-    etcd::{EtcdConfig, EtcdLease, LeasedGenerator},
-};
+use snowmint::{ClockBehind, Id, Layout, clock::CachedClock};
+use snowmint_etcd::{EtcdConfig, EtcdLease, LeasedGenerator, Result};
 
 fn main() -> ExitCode {
     let Some(endpoints) = std::env::var("ETCD_ENDPOINTS")
@@ -42,7 +39,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(endpoints: &str) -> snowmint::Result<()> {
+fn run(endpoints: &str) -> Result<()> {
     // Node IDs 0 to 31 under a key prefix of this run's own (a real fleet names its service,
     // `/snowmint/orders/`), leased for 5 s and renewed in the background.
     let config = EtcdConfig::new(endpoints.split(',').map(str::trim), prefix(), 0..=31)
@@ -51,11 +48,11 @@ fn run(endpoints: &str) -> snowmint::Result<()> {
     // Two nodes start: each leases the lowest node ID free at the time.
     let first = start(&config)?;
     let second = start(&config)?;
-    assert_eq!((first.node_id(), second.node_id()), (0, 1));
+    assert_eq!((first.store().node_id(), second.store().node_id()), (0, 1));
     println!(
         "nodes leased node IDs {} and {} under {}",
-        first.node_id(),
-        second.node_id(),
+        first.store().node_id(),
+        second.store().node_id(),
         config.prefix()
     );
 
@@ -65,7 +62,7 @@ fn run(endpoints: &str) -> snowmint::Result<()> {
     for (node, ids) in [(&first, &first_ids), (&second, &second_ids)] {
         for &id in ids {
             let parts = node.generator().decode(id)?;
-            assert_eq!(parts.node("machine"), Some(node.node_id()));
+            assert_eq!(parts.node("machine"), Some(node.store().node_id()));
         }
     }
     let all: HashSet<Id> = first_ids.iter().chain(&second_ids).copied().collect();
@@ -79,8 +76,8 @@ fn run(endpoints: &str) -> snowmint::Result<()> {
     // A third node takes node ID 0, finds the mark in its claim and starts above it: each of
     // its IDs is above every ID the first node minted.
     let third = start(&config)?;
-    assert_eq!(third.node_id(), 0);
-    let mark = third.lease().mark().expect("the first holder left a mark");
+    assert_eq!(third.store().node_id(), 0);
+    let mark = third.store().mark().expect("the first holder left a mark");
     let last_time = Layout::TWITTER.decode(last_of_first)?.unix_ms();
     assert!(mark > last_time);
     let third_ids = mint(&third, 1_000)?;
@@ -96,7 +93,7 @@ fn run(endpoints: &str) -> snowmint::Result<()> {
 }
 
 /// One node of the fleet: claims a node ID and starts a generator above its mark.
-fn start(config: &EtcdConfig) -> snowmint::Result<LeasedGenerator<CachedClock>> {
+fn start(config: &EtcdConfig) -> Result<LeasedGenerator<CachedClock>> {
     let lease = EtcdLease::claim(config)?;
     let generator = lease
         .resume(Layout::TWITTER, "machine")
@@ -105,11 +102,11 @@ fn start(config: &EtcdConfig) -> snowmint::Result<LeasedGenerator<CachedClock>> 
             max_ms: lease.ttl().as_millis() as u64,
         })
         .build()?;
-    LeasedGenerator::new(generator, lease)
+    Ok(LeasedGenerator::new(generator, lease)?)
 }
 
 /// Mints `n` IDs, checking they strictly increase.
-fn mint(node: &LeasedGenerator<CachedClock>, n: usize) -> snowmint::Result<Vec<Id>> {
+fn mint(node: &LeasedGenerator<CachedClock>, n: usize) -> Result<Vec<Id>> {
     let ids = (0..n)
         .map(|_| node.mint())
         .collect::<snowmint::Result<Vec<_>>>()?;

@@ -10,7 +10,7 @@ use std::sync::{Mutex, PoisonError};
 use tokio::sync::Notify;
 
 use crate::error::{Error, Result};
-use crate::sync::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `valid_until_ns` once minting has stopped for good: no boot-clock reading is below it.
 const STOPPED: u64 = 0;

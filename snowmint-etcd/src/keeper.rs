@@ -2,7 +2,7 @@
 //! mark in the background, and releases both on request.
 //!
 //! The thread runs its own single-threaded tokio runtime, so callers need none, and the
-//! library's API stays blocking. Every request is bounded by a timeout: a frozen server stalls
+//! crate's API stays blocking. Every request is bounded by a timeout: a frozen server stalls
 //! a renewal, never the thread.
 //!
 //! # Renewals
@@ -38,10 +38,12 @@ use etcd_client::{Client, Compare, CompareOp, ConnectOptions, GetOptions, PutOpt
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep, sleep_until, timeout, timeout_at};
 
-use super::claim::{Claim, NextTime};
-use super::config::EtcdConfig;
-use super::fence::{Fence, boottime_ns};
+use snowmint::mark::ForkCheck;
+
+use crate::claim::{Claim, NextTime};
+use crate::config::EtcdConfig;
 use crate::error::{Error, Result};
+use crate::fence::{Fence, boottime_ns};
 
 /// What the lease's owner asks of the thread.
 enum Request {
@@ -61,10 +63,9 @@ enum Request {
 #[derive(Debug)]
 pub(crate) struct Keeper {
     requests: mpsc::UnboundedSender<Request>,
-    /// The process's fork count when the thread started, and the process's ID: a request from
-    /// a forked child, which has no copy of the thread, fails at once ([`Error::Forked`]).
-    forks: u64,
-    built_in: u32,
+    /// The process the thread runs in: a request from a forked child, which has no copy of
+    /// the thread, fails at once ([`snowmint::Error::Forked`]).
+    home: ForkCheck,
     /// How long a release may take: the thread bounds each request by this.
     request_timeout: Duration,
     endpoints: String,
@@ -90,7 +91,7 @@ impl Keeper {
         // Fork: the child of a `fork()` has no copy of this thread; the leased generator it
         // serves refuses to mint there, and every request from the child fails at once with
         // `Error::Forked` (see `send`), so dropping the child's copy releases nothing.
-        let forks = crate::fork::watch();
+        let home = ForkCheck::new();
         thread::Builder::new()
             .name("snowmint-etcd".into())
             .spawn(move || task.run(inbox, claimed))
@@ -105,8 +106,7 @@ impl Keeper {
         Ok((
             Keeper {
                 requests,
-                forks,
-                built_in: std::process::id(),
+                home,
                 request_timeout: config.request_timeout_duration(),
                 endpoints,
             },
@@ -129,14 +129,8 @@ impl Keeper {
     }
 
     fn send(&self, request: Request, operation: &'static str) -> Result<()> {
-        if crate::fork::generation() != self.forks {
-            // The lease is the parent's, and its thread is not in this process.
-            return Err(Error::Forked {
-                generator: "EtcdLease",
-                built_in: self.built_in,
-                used_in: std::process::id(),
-            });
-        }
+        // In a forked child the lease is the parent's, and its thread is not in this process.
+        self.home.check("EtcdLease").map_err(Error::Snowmint)?;
         self.requests
             .send(request)
             .map_err(|_| thread_gone(operation, &self.endpoints))

@@ -1,11 +1,10 @@
-//! What a keeper hands its lease: the claimed node ID, and where it reads the next time to
-//! cover. One definition for the keeper over etcd-client and the one the `docs` feature builds
-//! without it.
+//! What the keeper hands its lease: the claimed node ID, and where it reads the next time to
+//! cover.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::fence::Fence;
+use crate::fence::Fence;
 
 /// Where the renewal task reads the lowest time the generator could mint next, in Unix
 /// milliseconds; the mark it writes is that plus the TTL.
