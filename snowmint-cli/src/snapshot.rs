@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::Failure;
+use crate::failure::{Failure, bounded, bounded_to};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use snowmint::clock::Clock;
 use snowmint::mark::{MarkStore, replace_durably};
-use snowmint::sno::{SnoGenerator, SnoSnapshot};
+use snowmint::sno::SnoSnapshot;
 use snowmint::{Generator, Snapshot};
 
 /// The snapshot file, for `mint --help`.
@@ -137,15 +137,6 @@ impl Saved for SnoSnapshot {
     }
 }
 
-/// The state of a sno generator that has minted nothing yet.
-pub(crate) fn fresh_sno(partition: u16, meta: u8) -> SnoSnapshot {
-    SnoSnapshot {
-        partition,
-        meta,
-        core: Snapshot::at_mark(SnoGenerator::LAYOUT, &[], None),
-    }
-}
-
 /// The snapshot in `path`, or `None` if there is no such file.
 pub(crate) fn load_snapshot<T: Saved>(path: &Path) -> Result<Option<T>, Failure> {
     let file = match File::open(path) {
@@ -231,12 +222,12 @@ pub(crate) fn plain(message: &str) -> String {
         });
         let (value, after) = close.map_or((quoted, ""), |at| (&quoted[..at], &quoted[at + 1..]));
         out += quote;
-        out += &crate::layout::bounded(value);
+        out += &bounded(value);
         out += quote;
         rest = after;
     }
     out += &without_type_names(rest);
-    crate::layout::bounded_to(&out, MAX_MESSAGE_CHARS)
+    bounded_to(&out, MAX_MESSAGE_CHARS)
 }
 
 /// `text` with serde's names of Rust types (`tuple struct Name`, `struct Name`, `enum Name`)
@@ -270,6 +261,37 @@ fn without_type_names(text: &str) -> String {
 /// error says which step failed.
 pub(crate) fn save_snapshot<T: Serialize>(path: &Path, snapshot: &T) -> Result<(), String> {
     replace_durably(path, format_snapshot(snapshot).as_bytes()).map_err(|error| error.to_string())
+}
+
+/// The library's refusal of the state read from the snapshot file at `path`, said as the
+/// file's.
+pub(crate) fn invalid_content(path: &Path, error: &snowmint::Error) -> Failure {
+    Failure::snapshot(
+        path,
+        format_args!("{INVALID}: {}", plain(&error.to_string())),
+    )
+}
+
+/// How a run with a snapshot file ends: `minted`, unless the write of the exact state
+/// (`saved`) failed. If that write failed, the state written ahead stays, above every ID.
+pub(crate) fn finish(
+    path: &Path,
+    minted: Result<(), Failure>,
+    saved: Result<(), String>,
+) -> Result<(), Failure> {
+    match (minted, saved) {
+        (minted, Ok(())) => minted,
+        (Ok(()), Err(error)) => Err(Failure::snapshot(
+            path,
+            format_args!("{error}; it holds a state ahead of the IDs minted"),
+        )),
+        // The write ahead failed, and so did this one: the first says it.
+        (Err(failure @ Failure::Snapshot { .. }), Err(_)) => Err(failure),
+        (Err(failure), Err(error)) => Err(Failure::snapshot(
+            path,
+            format_args!("{error}; minting had stopped on: {failure}"),
+        )),
+    }
 }
 
 /// The snapshot file as the mark store of the library's marked generator: before an ID is

@@ -682,6 +682,37 @@ fn inspect_stops_at_the_first_bad_id_after_printing_the_good_ones() {
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
 }
 
+/// Regression: a failed write to stdout said `i/o error: No space left on device`, naming no
+/// file. It names stdout, with status 1.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_to_stdout_names_stdout() {
+    for args in [
+        &["mint", "--count", "10"][..],
+        &["inspect", "1541815603606036480"],
+        &["convert", "--to", "hex", "1541815603606036480"],
+        &["bounds", "now"],
+        &["completions", "bash"],
+    ] {
+        let full = fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = Command::new(BIN)
+            .args(args)
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with("snowmint: cannot write to stdout: ") && stderr.lines().count() == 1,
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn usage_errors_keep_clap_status_2() {
     for args in [
