@@ -134,14 +134,20 @@ fn report_usage(error: &clap::Error) -> u8 {
         let _ = error.print();
         return status;
     }
-    // The lines right under the message (possible values, a tip) join it on its line.
+    // The lines right under the message join it on its line: a list it announces with a
+    // colon (the arguments missing), or what it adds (possible values, a tip).
     let mut message = first.strip_prefix("error: ").unwrap_or(first).to_owned();
-    for detail in lines
+    let listed = message.ends_with(':');
+    let details = lines
         .by_ref()
         .map(str::trim)
-        .take_while(|line| !line.is_empty())
-    {
-        message += "; ";
+        .take_while(|line| !line.is_empty());
+    for (index, detail) in details.enumerate() {
+        message += match (listed, index) {
+            (true, 0) => " ",
+            (true, _) => ", ",
+            (false, _) => "; ",
+        };
         message += detail;
     }
     eprintln!("snowmint: {message}");

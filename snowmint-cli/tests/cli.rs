@@ -682,6 +682,27 @@ fn inspect_stops_at_the_first_bad_id_after_printing_the_good_ones() {
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
 }
 
+/// Regression: a missing argument was reported as `... were not provided:; --to <FORM>`.
+#[test]
+fn a_missing_argument_is_named_after_the_message_without_a_stray_semicolon() {
+    for (args, missing) in [
+        (&["convert"][..], "--to <FORM>"),
+        (&["bounds"], "<TIME>"),
+        (&["completions"], "<SHELL>"),
+    ] {
+        let output = run_with_stdin(args, "");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let first = stderr.lines().next().unwrap_or_default();
+        assert_eq!(
+            first,
+            format!("snowmint: the following required arguments were not provided: {missing}"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains("Usage: snowmint "), "{args:?}: {stderr}");
+    }
+}
+
 /// Regression: a failed write to stdout said `i/o error: No space left on device`, naming no
 /// file. It names stdout, with status 1.
 #[cfg(target_os = "linux")]
