@@ -62,8 +62,8 @@
 //! to a mark above it ([`snowmint::Snapshot::merged`], so no timeline goes below what an
 //! earlier run minted on it), and a run killed at any point never lets the next one repeat
 //! its IDs. At exit FILE gets the exact state. A run holds an exclusive lock on `FILE.lock`
-//! ([`snapshot::SnapshotLock`]) from before it reads FILE until it exits; a second run given
-//! FILE meanwhile fails at once naming it.
+//! ([`snapshot::SnapshotLock`]) from before it reads FILE until it exits, and removes
+//! `FILE.lock` as it lets go; a second run given FILE meanwhile fails at once naming it.
 //! [`snapshot::SNAPSHOT_FORMAT`] (which `snowmint mint --help` prints) says this for users.
 
 mod args;

@@ -1010,13 +1010,12 @@ fn path_str(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
 
-/// The files in `dir`, by name, but for the snapshot files' lock files (`FILE.lock`, a run's
-/// hold on FILE, left in place).
+/// The files in `dir`, by name. A run that ended removed its snapshot file's lock file
+/// (`FILE.lock`), so none is among them.
 fn file_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-        .filter(|name| !name.ends_with(".snap.lock"))
         .collect();
     names.sort();
     names
@@ -1465,6 +1464,47 @@ fn snapshot_in_a_missing_directory_fails_before_minting() {
         output.stdout.is_empty(),
         "printed an ID it could not record"
     );
+    // Regression: the error named the lock file that could not be opened, not the directory
+    // that is missing.
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "snowmint: snapshot {}: directory {} does not exist\n",
+            file.display(),
+            dir.join("no").display()
+        )
+    );
+    // A file where the directory should be is said to be one.
+    fs::write(dir.join("no"), "").unwrap();
+    let output = run(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.ends_with(&format!(
+            "{} is not a directory\n",
+            dir.join("no").display()
+        )),
+        "{stderr}"
+    );
+}
+
+/// Regression: every run left `FILE.lock` beside the snapshot file. A run removes it as it
+/// ends, whether minting succeeded or not; a run given the file meanwhile is still refused.
+#[test]
+fn a_run_leaves_no_lock_file_behind() {
+    let dir = scratch_dir("snapshot_lock_removed");
+    let file = dir.join("clean.snap");
+    let f = path_str(&file);
+    stdout_of(&run(&["mint", "--count", "3", "--snapshot", f]));
+    assert_eq!(file_names(&dir), ["clean.snap"]);
+    // A run that fails once it holds the lock (the snapshot's machine is 0) removes it too.
+    let refused = run(&["mint", "--machine", "1", "--snapshot", f]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(file_names(&dir), ["clean.snap"]);
+    // A lock file left by a run killed with kill -9 is taken over, and removed at the end.
+    fs::write(dir.join("clean.snap.lock"), "").unwrap();
+    stdout_of(&run(&["mint", "--snapshot", f]));
+    assert_eq!(file_names(&dir), ["clean.snap"]);
 }
 
 #[test]
