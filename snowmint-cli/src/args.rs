@@ -27,7 +27,7 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Mint IDs and print them, one per line (in decimal, or a uuidv7's or ulid's own text,
     /// unless --format says otherwise).
-    #[command(after_long_help = SNAPSHOT_FORMAT)]
+    #[command(after_long_help = mint_help())]
     Mint(MintArgs),
     /// Decode IDs given as arguments, or read from stdin one per line.
     Inspect(InspectArgs),
@@ -51,6 +51,20 @@ pub(crate) enum Shell {
     Bash,
     Zsh,
     Fish,
+}
+
+/// The node values of `mint`, for `mint --help`.
+pub(crate) const NODE_VALUES: &str = "\
+Node values: a node field that no flag gives (--machine, --worker, --process, --shard, \
+--generator, --node NAME=VALUE) is 0, so `snowmint mint` alone mints as machine 0 of the \
+twitter layout. This default is the command line's: the library's generator builder refuses \
+a missing node value unless told to default it. Processes that mint at the same time with one \
+layout and epoch need different node values, or --etcd, which leases one; with --snapshot, \
+node flags not given take the snapshot's values.";
+
+/// `mint --help`'s text after the flags: the node values' default and the snapshot file.
+fn mint_help() -> String {
+    format!("{NODE_VALUES}\n\n{SNAPSHOT_FORMAT}")
 }
 
 /// The names of the 64-bit text forms, for `--format`, `--from` and `--to`.
@@ -164,7 +178,7 @@ pub(crate) struct MintArgs {
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
 
-    /// Machine id (twitter, sonyflake, snowflake-si); 0 when not given.
+    /// Machine id (twitter, sonyflake, snowflake-si); 0 when not given (see --help).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = node_value)]
     pub(crate) machine: Option<i128>,
 
@@ -353,7 +367,8 @@ impl MintArgs {
 }
 
 /// `builder` with the node values given (`MintArgs::nodes`), and 0 for every other node field
-/// it does not set: the library has no default node value, the command line's is 0.
+/// it does not set: the library has no default node value, the command line's is 0
+/// ([`NODE_VALUES`]).
 pub(crate) fn with_nodes<C>(
     builder: GeneratorBuilder<C>,
     nodes: &[(&'static str, u64)],

@@ -41,7 +41,10 @@
 //! # Node values
 //!
 //! Node values are given with `--node NAME=VALUE` for any layout, or the presets' flags
-//! (`--machine`, ...); a node field that no flag gives is 0.
+//! (`--machine`, ...). A node field that no flag gives is 0, so `snowmint mint` alone mints;
+//! this default is the command line's convenience ([`args::NODE_VALUES`], which
+//! `snowmint mint --help` prints): the library's generator builder refuses a missing node value
+//! unless told to default it.
 //!
 //! # Leased node IDs
 //!

@@ -734,6 +734,27 @@ fn a_failed_write_to_stdout_names_stdout() {
     }
 }
 
+/// Regression: `--machine` and the other node flags default to 0 while the library refuses a
+/// missing node value, and nothing said so. `mint --help` states the rule, and `snowmint mint`
+/// alone still mints as machine 0.
+#[test]
+fn the_command_lines_default_node_value_of_0_is_stated_in_mint_help() {
+    let help = stdout_of(&run(&["mint", "--help"])).to_owned();
+    assert!(
+        help.contains("a node field that no flag gives")
+            && help.contains("is 0")
+            && help.contains("the library's generator builder refuses a missing node value"),
+        "{help}"
+    );
+    assert!(
+        help.contains("Machine id (twitter, sonyflake, snowflake-si); 0 when not given"),
+        "{help}"
+    );
+    let id = ids_of(&run(&["mint"]))[0];
+    let parts = Layout::TWITTER.decode(id).unwrap();
+    assert_eq!(parts.node("machine"), Some(0));
+}
+
 #[test]
 fn usage_errors_keep_clap_status_2() {
     for args in [
