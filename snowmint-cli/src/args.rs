@@ -1,55 +1,113 @@
-//! The command line: clap's definitions of the subcommands and their flags.
+//! The command line: clap's definitions of the subcommands and their flags, and what a
+//! subcommand's flags say once the layout is known.
 
+use std::fmt;
 use std::path::PathBuf;
 
-use crate::layout::{self, Choice};
+use crate::failure::{Failure, bounded};
+use crate::snapshot::SNAPSHOT_FORMAT;
 use crate::time::SPAN_FORMS;
-use crate::{Cli, Failure};
 
 use clap::error::ErrorKind;
-use clap::{Args, CommandFactory, ValueEnum};
-use snowmint::{ClockBehind, Layout, encoding::Encoding, layout::PRESET_NAMES};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use snowmint::{ClockBehind, GeneratorBuilder, Layout, encoding::Encoding, layout::PRESET_NAMES};
 
-/// The names of the text forms, for `--format`, `--from` and `--to`.
-pub(crate) const FORMS: &str = "decimal, base36, base32 (Crockford), base62, hex";
-
-/// The text forms of `--format` for `--layout uuidv7` and `ulid`.
-pub(crate) const WIDE_FORMS: &str =
-    "uuidv7 and ulid ids take decimal or hex (the 128-bit integer) and default to their own text";
-
-/// Parses a text form's name for clap, with the library's message on error.
-pub(crate) fn parse_encoding(name: &str) -> Result<Encoding, String> {
-    name.parse()
-        .map_err(|error: snowmint::Error| error.to_string())
+/// Mint Snowflake-style 64-bit IDs (and sno, UUIDv7 and ULID IDs), and decode them.
+#[derive(Debug, Parser)]
+#[command(name = "snowmint", version, propagate_version = true,
+          after_help = crate::failure::EXIT_STATUS)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
 }
 
-/// A text form for `convert`: the 64-bit forms, and for the 128-bit layouts `uuid` and
-/// `ulid`.
+#[derive(Debug, Subcommand)]
+// Parsed once per run: boxing the largest would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Command {
+    /// Mint IDs and print them, one per line (in decimal, or a uuidv7's or ulid's own text,
+    /// unless --format says otherwise).
+    #[command(after_long_help = mint_help())]
+    Mint(MintArgs),
+    /// Decode IDs given as arguments, or read from stdin one per line.
+    Inspect(InspectArgs),
+    /// Rewrite IDs from one text form to another: arguments, or stdin one per line.
+    Convert(ConvertArgs),
+    /// The smallest and the largest ID a layout can mint at a time or in a span (a day, an
+    /// hour, a range), for paging by ID: the IDs minted in it are those in lower..=upper.
+    Bounds(BoundsArgs),
+    /// Print a completion script for SHELL on stdout: for bash, save it as
+    /// ~/.local/share/bash-completion/completions/snowmint; for zsh, as _snowmint in a
+    /// directory on $fpath; for fish, as ~/.config/fish/completions/snowmint.fish.
+    Completions {
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: Shell,
+    },
+}
+
+/// The shells `snowmint completions` writes for.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+/// The node values of `mint`, for `mint --help`.
+pub(crate) const NODE_VALUES: &str = "\
+Node values: a node field that no flag gives (--machine, --worker, --process, --shard, \
+--generator, --node NAME=VALUE) is 0, so `snowmint mint` alone mints as machine 0 of the \
+twitter layout. This default is the command line's: the library's generator builder refuses \
+a missing node value unless told to default it. Processes that mint at the same time with one \
+layout and epoch need different node values, or --etcd, which leases one; with --snapshot, \
+node flags not given take the snapshot's values.";
+
+/// `mint --help`'s text after the flags: the node values' default and the snapshot file.
+fn mint_help() -> String {
+    format!("{NODE_VALUES}\n\n{SNAPSHOT_FORMAT}")
+}
+
+/// The names of the 64-bit text forms, for `--format`, `--from` and `--to`.
+pub(crate) const FORMS: &str = "decimal, base36, base32 (Crockford), base62, hex";
+
+/// The text forms of `--layout uuidv7` and `ulid`.
+pub(crate) const WIDE_FORMS: &str = "uuidv7 and ulid ids take uuid, ulid, decimal or hex (the \
+128-bit integer) and default to their own text";
+
+/// A text form, as `--format`, `--from` and `--to` name it: the library's 64-bit forms, and
+/// `uuid` and `ulid` for 128-bit IDs. Which ones apply is the layout's to say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ConvertForm {
+pub(crate) enum TextForm {
+    /// A 64-bit form; `decimal` and `hex` also name the 128-bit integer.
     Id(Encoding),
+    /// A hyphenated UUID.
     Uuid,
+    /// 26 characters of Crockford's base32.
     Ulid,
 }
 
-impl std::fmt::Display for ConvertForm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for TextForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConvertForm::Id(encoding) => encoding.fmt(f),
-            ConvertForm::Uuid => f.write_str("uuid"),
-            ConvertForm::Ulid => f.write_str("ulid"),
+            TextForm::Id(encoding) => encoding.fmt(f),
+            TextForm::Uuid => f.write_str("uuid"),
+            TextForm::Ulid => f.write_str("ulid"),
         }
     }
 }
 
-/// Parses `convert`'s `--from` or `--to` for clap.
-pub(crate) fn parse_convert_form(name: &str) -> Result<ConvertForm, String> {
+/// Parses a text form's name for clap, with the library's message for a name it does not
+/// know.
+pub(crate) fn parse_form(name: &str) -> Result<TextForm, String> {
     match name {
-        "uuid" => Ok(ConvertForm::Uuid),
-        "ulid" => Ok(ConvertForm::Ulid),
-        name => parse_encoding(name)
-            .map(ConvertForm::Id)
-            .map_err(|error| format!("{error}; or uuid, ulid with --layout uuidv7 or ulid")),
+        "uuid" => Ok(TextForm::Uuid),
+        "ulid" => Ok(TextForm::Ulid),
+        name => name
+            .parse()
+            .map(TextForm::Id)
+            .map_err(|error: snowmint::Error| {
+                format!("{error}; or uuid, ulid with --layout uuidv7 or ulid")
+            }),
     }
 }
 
@@ -71,14 +129,7 @@ pub(crate) struct LayoutArgs {
     pub(crate) tick_ms: Option<u64>,
 }
 
-impl LayoutArgs {
-    /// What `--layout` names.
-    pub(crate) fn choice(&self) -> Result<Choice, Failure> {
-        layout::resolve(&self.layout, self.epoch_ms, self.tick_ms)
-    }
-}
-
-pub(crate) fn layout_help() -> String {
+fn layout_help() -> String {
     let presets = PRESET_NAMES.join(", ");
     format!(
         "The ID layout: a preset ({presets}), sno, uuidv7, ulid (128-bit ids: no node \
@@ -127,7 +178,7 @@ pub(crate) struct MintArgs {
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
 
-    /// Machine id (twitter, sonyflake, snowflake-si); 0 when not given.
+    /// Machine id (twitter, sonyflake, snowflake-si); 0 when not given (see --help).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = node_value)]
     pub(crate) machine: Option<i128>,
 
@@ -169,10 +220,10 @@ pub(crate) struct MintArgs {
           value_parser = number_in(1, u64::MAX))]
     pub(crate) count: u64,
 
-    #[arg(long, value_name = "FORM", value_parser = parse_encoding,
+    #[arg(long, value_name = "FORM", value_parser = parse_form,
           help = format!("The text form of the IDs printed: {FORMS} [default: decimal]; sno \
                           ids have one text form; {WIDE_FORMS}"))]
-    pub(crate) format: Option<Encoding>,
+    pub(crate) format: Option<TextForm>,
 
     /// What to do when the clock reads behind the last minted time (after resuming a
     /// snapshot saved on a host whose clock was ahead, say).
@@ -235,16 +286,13 @@ impl MintArgs {
             ("shard", self.shard),
             ("generator", self.generator),
         ];
-        let given = flags
-            .into_iter()
-            .filter_map(|(name, value)| Some((format!("--{name}"), name.to_owned(), value?)))
-            .chain(self.node.iter().map(|(name, value)| {
-                (
-                    format!("--node {}", layout::bounded(name)),
-                    name.clone(),
-                    *value,
-                )
-            }));
+        let given =
+            flags
+                .into_iter()
+                .filter_map(|(name, value)| Some((format!("--{name}"), name.to_owned(), value?)))
+                .chain(self.node.iter().map(|(name, value)| {
+                    (format!("--node {}", bounded(name)), name.clone(), *value)
+                }));
         let mut nodes: Vec<(&'static str, u64)> = Vec::new();
         for (flag, name, value) in given {
             let Some(field) = layout.node_field(&name) else {
@@ -252,7 +300,7 @@ impl MintArgs {
                 return Err(Failure::Usage(format!(
                     "{flag} {value}: layout {} has no node field {}; its node fields are: {}",
                     layout.name(),
-                    layout::bounded(&name),
+                    bounded(&name),
                     if fields.is_empty() {
                         "none".to_owned()
                     } else {
@@ -297,8 +345,8 @@ impl MintArgs {
     }
 
     /// The clock-behind policy; `--max-wait-ms` with `error`, which never waits, is a usage
-    /// error (clap's message and status).
-    pub(crate) fn policy(&self) -> ClockBehind {
+    /// error, reported as clap reports a conflict.
+    pub(crate) fn policy(&self) -> Result<ClockBehind, Failure> {
         // A leased node ID starts above its last holder's mark, up to a TTL ahead of the clock.
         let default_ms = if self.etcd.is_some() {
             self.ttl.saturating_mul(1_000)
@@ -307,26 +355,38 @@ impl MintArgs {
         };
         let max_ms = self.max_wait_ms.unwrap_or(default_ms);
         match self.on_clock_behind {
-            Policy::Wait => ClockBehind::Wait { max_ms },
-            Policy::TickTock => ClockBehind::TickTock { max_ms },
-            Policy::Error if self.max_wait_ms.is_some() => usage_error(
-                ErrorKind::ArgumentConflict,
+            Policy::Wait => Ok(ClockBehind::Wait { max_ms }),
+            Policy::TickTock => Ok(ClockBehind::TickTock { max_ms }),
+            Policy::Error if self.max_wait_ms.is_some() => Err(conflict(
+                "mint",
                 "--max-wait-ms is for --on-clock-behind wait or tick-tock; error never waits",
-            ),
-            Policy::Error => ClockBehind::Error,
+            )),
+            Policy::Error => Ok(ClockBehind::Error),
         }
     }
 }
 
-/// Exits as for a usage error clap found, with `mint`'s usage.
-pub(crate) fn usage_error(kind: ErrorKind, message: &str) -> ! {
+/// `builder` with the node values given (`MintArgs::nodes`), and 0 for every other node field
+/// it does not set: the library has no default node value, the command line's is 0
+/// ([`NODE_VALUES`]).
+pub(crate) fn with_nodes<C>(
+    builder: GeneratorBuilder<C>,
+    nodes: &[(&'static str, u64)],
+) -> GeneratorBuilder<C> {
+    nodes
+        .iter()
+        .fold(builder, |builder, &(name, value)| builder.node(name, value))
+        .default_nodes()
+}
+
+/// A conflict between `subcommand`'s flags that clap does not check, as clap would report it.
+fn conflict(subcommand: &str, message: &str) -> Failure {
     let mut command = Cli::command();
     command.build();
-    let mint = command
-        .find_subcommand_mut("mint")
-        .expect("the mint subcommand");
-    let error = mint.error(kind, message);
-    std::process::exit(i32::from(crate::report_usage(&error)))
+    let subcommand = command
+        .find_subcommand_mut(subcommand)
+        .expect("a subcommand of the command line");
+    Failure::Clap(subcommand.error(ErrorKind::ArgumentConflict, message))
 }
 
 #[derive(Debug, Args)]
@@ -339,11 +399,12 @@ pub(crate) struct InspectArgs {
     #[arg(long)]
     pub(crate) json: bool,
 
-    #[arg(long, value_name = "FORM", value_parser = parse_encoding,
-          help = format!("The text form of the IDs read: {FORMS} [default: decimal]; hex may \
-                          have a 0x prefix and fewer than 16 digits; with --layout sno, IDs are \
-                          sno's 16-character text and --format does not apply; {WIDE_FORMS}"))]
-    pub(crate) format: Option<Encoding>,
+    #[arg(long, alias = "format", value_name = "FORM", value_parser = parse_form,
+          help = format!("The text form of the IDs read, as for convert: {FORMS} [default: \
+                          decimal]; hex may have a 0x prefix and fewer than 16 digits; with \
+                          --layout sno, IDs are sno's 16-character text and --from does not \
+                          apply; {WIDE_FORMS}. Also spelled --format"))]
+    pub(crate) from: Option<TextForm>,
 
     /// Report each bad ID on stderr and carry on, failing at the end if any was bad (status 2
     /// for an argument, 1 for a line of stdin); without it, the first bad ID ends the run.
@@ -357,17 +418,17 @@ pub(crate) struct InspectArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ConvertArgs {
-    #[arg(long, value_name = "FORM", default_value = "decimal",
-          value_parser = parse_convert_form,
-          help = format!("The text form of the IDs read: {FORMS}; hex may have a 0x prefix \
-                          and fewer than 16 digits (32 for 128-bit ids). With --layout uuidv7 \
-                          or ulid: uuid, ulid, decimal or hex (the 16 bytes, big-endian)"))]
-    pub(crate) from: ConvertForm,
+    #[arg(long, value_name = "FORM", value_parser = parse_form,
+          help = format!("The text form of the IDs read: {FORMS} [default: decimal]; hex may \
+                          have a 0x prefix and fewer than 16 digits (32 for 128-bit ids). With \
+                          --layout uuidv7 or ulid: uuid, ulid, decimal or hex (the 16 bytes, \
+                          big-endian) [default: the layout's own text, uuid or ulid]"))]
+    pub(crate) from: Option<TextForm>,
 
-    #[arg(long, value_name = "FORM", value_parser = parse_convert_form,
+    #[arg(long, value_name = "FORM", value_parser = parse_form,
           help = format!("The text form to write: {FORMS}; with --layout uuidv7 or ulid: \
                           uuid, ulid, decimal or hex"))]
-    pub(crate) to: ConvertForm,
+    pub(crate) to: TextForm,
 
     /// Check that each ID fits this layout (as `--layout` elsewhere: a preset, a JSON layout
     /// file or fields); without it, any 64-bit ID converts. uuidv7 and ulid convert 128-bit
@@ -400,10 +461,10 @@ pub(crate) struct BoundsArgs {
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
 
-    #[arg(long, value_name = "FORM", value_parser = parse_encoding,
+    #[arg(long, value_name = "FORM", value_parser = parse_form,
           help = format!("The text form of the bounds printed: {FORMS} [default: decimal]; \
                           sno ids have one text form; {WIDE_FORMS}"))]
-    pub(crate) format: Option<Encoding>,
+    pub(crate) format: Option<TextForm>,
 
     /// Print one JSON object: the layout, the time (a span's start, within the layout) and
     /// the ticks holding the span (the first's start, the last's end exclusive) in Unix

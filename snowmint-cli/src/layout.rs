@@ -1,14 +1,18 @@
 //! `--layout`: a preset name, `sno`, `uuidv7`, `ulid`, a JSON layout file, or an inline spec
-//! of fields.
+//! of fields; resolved to the kind of ID a command runs over.
 
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use crate::Failure;
-
+use snowmint::id128::{Ulid, Uuid7};
 use snowmint::layout::LayoutBuilder;
 use snowmint::{Error, Layout};
+
+use crate::args::LayoutArgs;
+use crate::failure::{Failure, bounded};
+use crate::id_kind::OverKind;
+use crate::kinds::{Id128, JSON_KEYS, Sno};
 
 /// What `--layout` names.
 #[derive(Debug, Clone, Copy)]
@@ -16,13 +20,30 @@ use snowmint::{Error, Layout};
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Choice {
     /// A 64-bit layout: a preset, a file's or an inline one.
-    Ids(Layout),
+    Snowflake(Layout),
     /// sno's 80-bit IDs.
     Sno,
     /// 128-bit UUIDv7s.
     Uuid7,
     /// 128-bit ULIDs.
     Ulid,
+}
+
+impl Choice {
+    /// What `--layout`, `--epoch-ms` and `--tick-ms` name.
+    pub(crate) fn of(args: &LayoutArgs) -> Result<Choice, Failure> {
+        resolve(&args.layout, args.epoch_ms, args.tick_ms)
+    }
+
+    /// Runs `command` over the kind of ID chosen.
+    pub(crate) fn run(self, command: impl OverKind) -> Result<(), Failure> {
+        match self {
+            Choice::Snowflake(layout) => command.run(&layout),
+            Choice::Sno => command.run(&Sno),
+            Choice::Uuid7 => command.run(&Id128::<Uuid7>::KIND),
+            Choice::Ulid => command.run(&Id128::<Ulid>::KIND),
+        }
+    }
 }
 
 /// The name inline layouts get.
@@ -81,12 +102,12 @@ pub(crate) fn resolve(
         if let Some(given) = tick_ms {
             return refuse("tick-ms", given, "a layout file holds its tick");
         }
-        return read_file(path).and_then(free_keys).map(Choice::Ids);
+        return read_file(path).and_then(free_keys).map(Choice::Snowflake);
     }
     if value.contains(':') || value.contains(',') || value == "tick-tock" {
         return inline(value, epoch_ms, tick_ms)
             .and_then(free_keys)
-            .map(Choice::Ids);
+            .map(Choice::Snowflake);
     }
     if let Some(given) = tick_ms {
         return refuse(
@@ -95,7 +116,7 @@ pub(crate) fn resolve(
             "a preset's tick is fixed; --tick-ms is for inline layouts",
         );
     }
-    Layout::preset(value, epoch_ms).map(Choice::Ids).map_err(|error| match error {
+    Layout::preset(value, epoch_ms).map(Choice::Snowflake).map_err(|error| match error {
         Error::EpochRequired { layout } => Failure::Usage(format!(
             "layout {layout} needs --epoch-ms, its epoch in Unix milliseconds"
         )),
@@ -106,11 +127,6 @@ pub(crate) fn resolve(
         error => error.into(),
     })
 }
-
-/// The keys `inspect --json` writes beside the node fields, which a node field may not be named.
-pub(crate) const JSON_KEYS: [&str; 7] = [
-    "id", "decimal", "layout", "unix_ms", "time", "timeline", "sequence",
-];
 
 /// `layout`, if none of its node fields is named as one of [`JSON_KEYS`].
 fn free_keys(layout: Layout) -> Result<Layout, Failure> {
@@ -226,26 +242,13 @@ fn inline(spec: &str, epoch_ms: Option<u64>, tick_ms: Option<u64>) -> Result<Lay
         .map_err(|error| bad(error.to_string()))
 }
 
-/// `text`, its first 64 characters and an ellipsis when longer.
-pub(crate) fn bounded(text: &str) -> String {
-    bounded_to(text, 64)
-}
-
-/// `text`, its first `max` characters and an ellipsis when longer.
-pub(crate) fn bounded_to(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn ids(choice: Result<Choice, Failure>) -> Layout {
         match choice {
-            Ok(Choice::Ids(layout)) => layout,
+            Ok(Choice::Snowflake(layout)) => layout,
             other => panic!("expected a 64-bit layout, got {other:?}"),
         }
     }

@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::Failure;
+use crate::failure::{Failure, bounded, bounded_to};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use snowmint::clock::Clock;
 use snowmint::mark::{MarkStore, replace_durably};
-use snowmint::sno::{SnoGenerator, SnoSnapshot};
+use snowmint::sno::SnoSnapshot;
 use snowmint::{Generator, Snapshot};
 
 /// The snapshot file, for `mint --help`.
@@ -33,7 +33,10 @@ over FILE.
 
 One FILE serves one process at a time: a run holds an exclusive lock on FILE.lock from before \
 it reads FILE until it exits, and a second run given FILE meanwhile exits at once with an \
-error that names FILE.";
+error that names FILE. A run removes FILE.lock as it exits, still holding it; one killed \
+before (kill -9) leaves it behind, and the next run takes it over. A run that locks a \
+FILE.lock that another run removed meanwhile opens FILE.lock afresh, so two runs never hold \
+two different FILE.lock files at once.";
 
 /// The largest snapshot file read; real ones are under a kilobyte.
 pub(crate) const SNAPSHOT_MAX_BYTES: u64 = 64 * 1024;
@@ -42,46 +45,98 @@ pub(crate) const SNAPSHOT_MAX_BYTES: u64 = 64 * 1024;
 pub(crate) const AHEAD_MS: u64 = 100;
 
 /// The exclusive hold on a snapshot file for a run: an `flock` of `FILE.lock` (FILE itself is
-/// replaced by every write), taken before FILE is read and let go when the process ends, even
-/// by `kill -9`. Two runs resumed from one FILE would print the same IDs.
+/// replaced by every write), taken before FILE is read and let go when the run ends, even by
+/// `kill -9`. Two runs resumed from one FILE would print the same IDs.
+///
+/// The run removes `FILE.lock` as it ends, while it still holds the lock. A second run may
+/// have opened that file before and lock it once the first lets go: it then holds a file no
+/// longer at `FILE.lock`, so it checks, after locking, that `FILE.lock` is the file it holds,
+/// and opens it afresh when not. Two runs that hold a lock thus hold the same file's.
 pub(crate) struct SnapshotLock {
+    path: PathBuf,
     _file: File,
 }
 
 impl SnapshotLock {
     /// Takes the hold on the snapshot file at `path`, without waiting: a run that holds it
-    /// already is an error naming the file.
+    /// already is an error naming the file, and so is a directory that is not there.
     pub(crate) fn take(path: &Path) -> Result<SnapshotLock, Failure> {
         let mut lock_path = path.as_os_str().to_owned();
         lock_path.push(".lock");
         let lock_path = PathBuf::from(lock_path);
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|error| {
-                Failure::snapshot(
+        loop {
+            let file = fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lock_path)
+                .map_err(|error| match no_directory(path) {
+                    Some(problem) => Failure::snapshot(path, problem),
+                    None => Failure::snapshot(
+                        path,
+                        format_args!("cannot open its lock file {}: {error}", lock_path.display()),
+                    ),
+                })?;
+            lock(&file).map_err(|error| match error.kind() {
+                io::ErrorKind::WouldBlock => Failure::snapshot(
                     path,
-                    format_args!("cannot open its lock file {}: {error}", lock_path.display()),
-                )
-            })?;
-        lock(&file).map_err(|error| match error.kind() {
-            io::ErrorKind::WouldBlock => Failure::snapshot(
-                path,
-                format_args!(
-                    "another snowmint process is using it ({} is locked); expected one process \
-                     per snapshot file at a time",
-                    lock_path.display()
+                    format_args!(
+                        "another snowmint process is using it ({} is locked); expected one \
+                         process per snapshot file at a time",
+                        lock_path.display()
+                    ),
                 ),
-            ),
-            _ => Failure::snapshot(
-                path,
-                format_args!("cannot lock {}: {error}", lock_path.display()),
-            ),
-        })?;
-        Ok(SnapshotLock { _file: file })
+                _ => Failure::snapshot(
+                    path,
+                    format_args!("cannot lock {}: {error}", lock_path.display()),
+                ),
+            })?;
+            // A run that ended meanwhile removed the file locked here: open the one there now.
+            if is_at(&file, &lock_path) {
+                return Ok(SnapshotLock {
+                    path: lock_path,
+                    _file: file,
+                });
+            }
+        }
     }
+}
+
+impl Drop for SnapshotLock {
+    /// Removes `FILE.lock` before the lock is let go (the file is closed after this).
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// What is wrong with the directory of `path`, if it is missing or not a directory: a
+/// snapshot cannot be made there.
+fn no_directory(path: &Path) -> Option<String> {
+    let directory = path.parent().filter(|dir| !dir.as_os_str().is_empty())?;
+    match fs::metadata(directory) {
+        Ok(found) if found.is_dir() => None,
+        Ok(_) => Some(format!("{} is not a directory", directory.display())),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            Some(format!("directory {} does not exist", directory.display()))
+        }
+        Err(_) => None,
+    }
+}
+
+/// Whether `file` is the file at `path`.
+#[cfg(unix)]
+fn is_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(held), Ok(there)) => (held.dev(), held.ino()) == (there.dev(), there.ino()),
+        _ => false,
+    }
+}
+
+/// No `flock` here (see [`lock`]): any file will do.
+#[cfg(not(unix))]
+fn is_at(_file: &File, _path: &Path) -> bool {
+    true
 }
 
 /// An exclusive `flock` of `file`, without waiting.
@@ -134,15 +189,6 @@ impl Saved for SnoSnapshot {
             core: self.core.at_least(&exact.core),
             ..exact.clone()
         }
-    }
-}
-
-/// The state of a sno generator that has minted nothing yet.
-pub(crate) fn fresh_sno(partition: u16, meta: u8) -> SnoSnapshot {
-    SnoSnapshot {
-        partition,
-        meta,
-        core: Snapshot::at_mark(SnoGenerator::LAYOUT, &[], None),
     }
 }
 
@@ -231,12 +277,12 @@ pub(crate) fn plain(message: &str) -> String {
         });
         let (value, after) = close.map_or((quoted, ""), |at| (&quoted[..at], &quoted[at + 1..]));
         out += quote;
-        out += &crate::layout::bounded(value);
+        out += &bounded(value);
         out += quote;
         rest = after;
     }
     out += &without_type_names(rest);
-    crate::layout::bounded_to(&out, MAX_MESSAGE_CHARS)
+    bounded_to(&out, MAX_MESSAGE_CHARS)
 }
 
 /// `text` with serde's names of Rust types (`tuple struct Name`, `struct Name`, `enum Name`)
@@ -270,6 +316,37 @@ fn without_type_names(text: &str) -> String {
 /// error says which step failed.
 pub(crate) fn save_snapshot<T: Serialize>(path: &Path, snapshot: &T) -> Result<(), String> {
     replace_durably(path, format_snapshot(snapshot).as_bytes()).map_err(|error| error.to_string())
+}
+
+/// The library's refusal of the state read from the snapshot file at `path`, said as the
+/// file's.
+pub(crate) fn invalid_content(path: &Path, error: &snowmint::Error) -> Failure {
+    Failure::snapshot(
+        path,
+        format_args!("{INVALID}: {}", plain(&error.to_string())),
+    )
+}
+
+/// How a run with a snapshot file ends: `minted`, unless the write of the exact state
+/// (`saved`) failed. If that write failed, the state written ahead stays, above every ID.
+pub(crate) fn finish(
+    path: &Path,
+    minted: Result<(), Failure>,
+    saved: Result<(), String>,
+) -> Result<(), Failure> {
+    match (minted, saved) {
+        (minted, Ok(())) => minted,
+        (Ok(()), Err(error)) => Err(Failure::snapshot(
+            path,
+            format_args!("{error}; it holds a state ahead of the IDs minted"),
+        )),
+        // The write ahead failed, and so did this one: the first says it.
+        (Err(failure @ Failure::Snapshot { .. }), Err(_)) => Err(failure),
+        (Err(failure), Err(error)) => Err(Failure::snapshot(
+            path,
+            format_args!("{error}; minting had stopped on: {failure}"),
+        )),
+    }
 }
 
 /// The snapshot file as the mark store of the library's marked generator: before an ID is
@@ -396,6 +473,38 @@ mod tests {
         let escaped = format!("string \"{}\"", "a\\\"".repeat(1000));
         assert!(plain(&escaped).chars().count() < 80, "{}", plain(&escaped));
         assert!(plain(&"`x` ".repeat(1000)).chars().count() <= MAX_MESSAGE_CHARS + 1);
+    }
+
+    #[test]
+    fn a_lock_is_refused_while_held_and_its_file_removed_when_let_go() {
+        let dir = std::env::temp_dir().join(format!("snowmint-lock-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let snapshot = dir.join("held.snap");
+        let lock_file = dir.join("held.snap.lock");
+        let held = SnapshotLock::take(&snapshot).unwrap_or_else(|failure| panic!("{failure}"));
+        assert!(lock_file.exists());
+        let refused = SnapshotLock::take(&snapshot).err().unwrap().to_string();
+        assert!(refused.contains("another snowmint process"), "{refused}");
+        drop(held);
+        assert!(!lock_file.exists());
+        drop(SnapshotLock::take(&snapshot).unwrap_or_else(|failure| panic!("{failure}")));
+        assert!(!lock_file.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_removed_or_replaced_is_no_longer_the_one_held() {
+        let dir = std::env::temp_dir().join(format!("snowmint-is-at-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.snap.lock");
+        let file = File::create(&path).unwrap();
+        assert!(is_at(&file, &path));
+        fs::remove_file(&path).unwrap();
+        assert!(!is_at(&file, &path));
+        File::create(&path).unwrap();
+        assert!(!is_at(&file, &path));
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -682,6 +682,79 @@ fn inspect_stops_at_the_first_bad_id_after_printing_the_good_ones() {
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
 }
 
+/// Regression: a missing argument was reported as `... were not provided:; --to <FORM>`.
+#[test]
+fn a_missing_argument_is_named_after_the_message_without_a_stray_semicolon() {
+    for (args, missing) in [
+        (&["convert"][..], "--to <FORM>"),
+        (&["bounds"], "<TIME>"),
+        (&["completions"], "<SHELL>"),
+    ] {
+        let output = run_with_stdin(args, "");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let first = stderr.lines().next().unwrap_or_default();
+        assert_eq!(
+            first,
+            format!("snowmint: the following required arguments were not provided: {missing}"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains("Usage: snowmint "), "{args:?}: {stderr}");
+    }
+}
+
+/// Regression: a failed write to stdout said `i/o error: No space left on device`, naming no
+/// file. It names stdout, with status 1.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_to_stdout_names_stdout() {
+    for args in [
+        &["mint", "--count", "10"][..],
+        &["inspect", "1541815603606036480"],
+        &["convert", "--to", "hex", "1541815603606036480"],
+        &["bounds", "now"],
+        &["completions", "bash"],
+    ] {
+        let full = fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = Command::new(BIN)
+            .args(args)
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.starts_with("snowmint: cannot write to stdout: ") && stderr.lines().count() == 1,
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// Regression: `--machine` and the other node flags default to 0 while the library refuses a
+/// missing node value, and nothing said so. `mint --help` states the rule, and `snowmint mint`
+/// alone still mints as machine 0.
+#[test]
+fn the_command_lines_default_node_value_of_0_is_stated_in_mint_help() {
+    let help = stdout_of(&run(&["mint", "--help"])).to_owned();
+    assert!(
+        help.contains("a node field that no flag gives")
+            && help.contains("is 0")
+            && help.contains("the library's generator builder refuses a missing node value"),
+        "{help}"
+    );
+    assert!(
+        help.contains("Machine id (twitter, sonyflake, snowflake-si); 0 when not given"),
+        "{help}"
+    );
+    let id = ids_of(&run(&["mint"]))[0];
+    let parts = Layout::TWITTER.decode(id).unwrap();
+    assert_eq!(parts.node("machine"), Some(0));
+}
+
 #[test]
 fn usage_errors_keep_clap_status_2() {
     for args in [
@@ -958,13 +1031,12 @@ fn path_str(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
 
-/// The files in `dir`, by name, but for the snapshot files' lock files (`FILE.lock`, a run's
-/// hold on FILE, left in place).
+/// The files in `dir`, by name. A run that ended removed its snapshot file's lock file
+/// (`FILE.lock`), so none is among them.
 fn file_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-        .filter(|name| !name.ends_with(".snap.lock"))
         .collect();
     names.sort();
     names
@@ -1413,6 +1485,47 @@ fn snapshot_in_a_missing_directory_fails_before_minting() {
         output.stdout.is_empty(),
         "printed an ID it could not record"
     );
+    // Regression: the error named the lock file that could not be opened, not the directory
+    // that is missing.
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "snowmint: snapshot {}: directory {} does not exist\n",
+            file.display(),
+            dir.join("no").display()
+        )
+    );
+    // A file where the directory should be is said to be one.
+    fs::write(dir.join("no"), "").unwrap();
+    let output = run(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.ends_with(&format!(
+            "{} is not a directory\n",
+            dir.join("no").display()
+        )),
+        "{stderr}"
+    );
+}
+
+/// Regression: every run left `FILE.lock` beside the snapshot file. A run removes it as it
+/// ends, whether minting succeeded or not; a run given the file meanwhile is still refused.
+#[test]
+fn a_run_leaves_no_lock_file_behind() {
+    let dir = scratch_dir("snapshot_lock_removed");
+    let file = dir.join("clean.snap");
+    let f = path_str(&file);
+    stdout_of(&run(&["mint", "--count", "3", "--snapshot", f]));
+    assert_eq!(file_names(&dir), ["clean.snap"]);
+    // A run that fails once it holds the lock (the snapshot's machine is 0) removes it too.
+    let refused = run(&["mint", "--machine", "1", "--snapshot", f]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(file_names(&dir), ["clean.snap"]);
+    // A lock file left by a run killed with kill -9 is taken over, and removed at the end.
+    fs::write(dir.join("clean.snap.lock"), "").unwrap();
+    stdout_of(&run(&["mint", "--snapshot", f]));
+    assert_eq!(file_names(&dir), ["clean.snap"]);
 }
 
 #[test]

@@ -231,7 +231,7 @@ const TWEET: &str = "1541815603606036480";
 const TWEET_BASE32: &str = "1ASD13XH1F800";
 
 #[test]
-fn inspect_format_base32_echoes_base32_and_decodes_as_the_decimal_does() {
+fn inspect_from_base32_echoes_base32_and_decodes_as_the_decimal_does() {
     assert_eq!(
         Encoding::Base32.encode(TWEET.parse().unwrap()).as_str(),
         TWEET_BASE32
@@ -255,13 +255,13 @@ fn inspect_format_base32_echoes_base32_and_decodes_as_the_decimal_does() {
     let aliased = TWEET_BASE32.replace('1', "L").replace('0', "O");
     for (flags, expected) in [(&[][..], &text), (&["--json"], &json)] {
         for id in [TWEET_BASE32, &lowercase, &aliased] {
-            let mut args = vec!["inspect", "--format", "base32"];
+            let mut args = vec!["inspect", "--from", "base32"];
             args.extend_from_slice(flags);
             args.push(id);
             assert_eq!(stdout_of(&run(&args)), *expected, "{args:?}");
         }
         // From stdin too.
-        let mut args = vec!["inspect", "--format", "base32"];
+        let mut args = vec!["inspect", "--from", "base32"];
         args.extend_from_slice(flags);
         let output = run_with_stdin(&args, &format!("{lowercase}\n"));
         assert_eq!(stdout_of(&output), *expected, "{args:?} <stdin>");
@@ -269,16 +269,40 @@ fn inspect_format_base32_echoes_base32_and_decodes_as_the_decimal_does() {
 }
 
 #[test]
-fn inspect_format_reads_only_its_form() {
+fn inspect_from_reads_only_its_form() {
     // The decimal ID is 19 characters: not a base32 ID, and the error says so.
-    let args = ["inspect", "--format", "base32", TWEET];
+    let args = ["inspect", "--from", "base32", TWEET];
     assert_one_line_error(
         &args,
         &run(&args),
         &[TWEET, "base32", "expected exactly 13"],
     );
-    let args = ["inspect", "--format", "base36", "!"];
+    let args = ["inspect", "--from", "base36", "!"];
     assert_one_line_error(&args, &run(&args), &["base36", "'!'"]);
+}
+
+/// Regression: `inspect` took the input form as `--format` and `convert` as `--from`. Both
+/// take `--from`; `inspect --format` is still accepted for it, and `--help` lists `--from`.
+#[test]
+fn inspect_and_convert_name_the_input_form_from() {
+    let base62 = "1ptWyK4WgZU";
+    let expected = stdout_of(&run(&["inspect", TWEET])).to_owned();
+    assert!(expected.contains("twitter"), "{expected}");
+    let via_from = stdout_of(&run(&["inspect", "--from", "base62", base62])).to_owned();
+    let via_format = stdout_of(&run(&["inspect", "--format", "base62", base62])).to_owned();
+    assert_eq!(via_from, via_format);
+    assert_eq!(via_from.replacen(base62, TWEET, 1), expected);
+    assert_eq!(
+        stdout_of(&run(&[
+            "convert", "--from", "base62", "--to", "decimal", base62
+        ])),
+        format!("{TWEET}\n")
+    );
+    for command in ["inspect", "convert"] {
+        let help = stdout_of(&run(&[command, "--help"])).to_owned();
+        assert!(help.contains("--from <FORM>"), "{command}: {help}");
+        assert!(!help.contains("--format <FORM>"), "{command}: {help}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -380,18 +404,16 @@ fn inspect_sno_reads_stdin_and_agrees_with_the_library() {
 }
 
 #[test]
-fn inspect_sno_refuses_format_and_epoch_ms_and_bad_text_with_one_line() {
+fn inspect_sno_refuses_from_and_epoch_ms_and_bad_text_with_one_line() {
     let cases: &[(&[&str], &[&str])] = &[
         (
-            &["inspect", "--layout", "sno", "--format", "hex", SNO_ZERO],
-            &["--format hex", "--layout sno"],
+            &["inspect", "--layout", "sno", "--from", "hex", SNO_ZERO],
+            &["--from hex", "--layout sno"],
         ),
         // Even the default form, given explicitly.
         (
-            &[
-                "inspect", "--layout", "sno", "--format", "decimal", SNO_ZERO,
-            ],
-            &["--format decimal", "--layout sno"],
+            &["inspect", "--layout", "sno", "--from", "decimal", SNO_ZERO],
+            &["--from decimal", "--layout sno"],
         ),
         (
             &["inspect", "--layout", "sno", "--epoch-ms", "5", SNO_ZERO],

@@ -130,7 +130,7 @@ fn inspect_json_round_trips_minted_ids() {
     // Read as an integer, the ID's own text beside it.
     let decimal = Uuid7::parse(UUID7).unwrap().to_u128().to_string();
     let args = [
-        "inspect", "--layout", "uuidv7", "--format", "decimal", "--json", &decimal,
+        "inspect", "--layout", "uuidv7", "--from", "decimal", "--json", &decimal,
     ];
     let json = json_lines(stdout_of(&run(&args)));
     assert_eq!(
@@ -187,6 +187,58 @@ fn convert_between_the_text_forms_and_the_integer() {
         convert("ulid", "ulid", "decimal", ULID),
         ulid.to_u128().to_string()
     );
+}
+
+/// Regression: `convert --layout uuidv7|ulid` read decimal unless `--from` said otherwise, and
+/// its error did not mention `--from`. It reads the layout's own text by default.
+#[test]
+fn convert_reads_the_layouts_own_text_by_default() {
+    let uuid: Uuid7 = UUID7.parse().unwrap();
+    let ulid: Ulid = ULID.parse().unwrap();
+    let cases = [
+        ("uuidv7", UUID7, "decimal", uuid.to_u128().to_string()),
+        ("ulid", ULID, "decimal", ulid.to_u128().to_string()),
+        (
+            "ulid",
+            ULID,
+            "uuid",
+            Ulid::from_u128(ulid.to_u128()).to_uuid_string(),
+        ),
+    ];
+    for (layout, id, to, expected) in cases {
+        let args = ["convert", "--layout", layout, "--to", to, id];
+        assert_eq!(stdout_of(&run(&args)), format!("{expected}\n"), "{args:?}");
+    }
+    // Minted IDs pipe straight in.
+    for layout in ["uuidv7", "ulid"] {
+        let minted = stdout_of(&run(&["mint", "--layout", layout, "--count", "3"])).to_owned();
+        let args = ["convert", "--layout", layout, "--to", "hex"];
+        let hex = stdout_of(&run_with_stdin(&args, &minted)).to_owned();
+        assert_eq!(hex.lines().count(), 3, "{layout}: {hex}");
+        let back = [
+            "convert",
+            "--layout",
+            layout,
+            "--from",
+            "hex",
+            "--to",
+            layout_text(layout),
+        ];
+        assert_eq!(stdout_of(&run_with_stdin(&back, &hex)), minted, "{layout}");
+    }
+    // Without --layout, convert reads decimal.
+    assert_eq!(
+        stdout_of(&run(&["convert", "--to", "hex", "255"])),
+        "00000000000000ff\n"
+    );
+}
+
+/// The `--from`/`--to` name of `layout`'s own text.
+fn layout_text(layout: &str) -> &'static str {
+    match layout {
+        "uuidv7" => "uuid",
+        _ => "ulid",
+    }
 }
 
 #[test]

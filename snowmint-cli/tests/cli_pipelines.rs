@@ -201,14 +201,14 @@ fn inspect_echoes_each_id_in_the_form_it_was_read() {
     );
     for form in Encoding::ALL {
         let text = form.encode(id);
-        let args = ["inspect", "--format", form.name(), text.as_str()];
+        let args = ["inspect", "--from", form.name(), text.as_str()];
         assert_eq!(
             stdout_of(&run(&args)),
             format!("{text}{after_id}\n"),
             "{args:?}"
         );
     }
-    let output = run(&["inspect", "--format", "base62", TWEET_BASE62]);
+    let output = run(&["inspect", "--from", "base62", TWEET_BASE62]);
     assert_eq!(
         stdout_of(&output),
         format!("{TWEET_BASE62} (twitter {TWEET_TIME} machine=378 sequence=0)\n")
@@ -217,7 +217,7 @@ fn inspect_echoes_each_id_in_the_form_it_was_read() {
 
 #[test]
 fn inspect_json_has_the_id_in_the_form_read_and_the_decimal_after_it() {
-    let output = run(&["inspect", "--json", "--format", "base62", TWEET_BASE62]);
+    let output = run(&["inspect", "--json", "--from", "base62", TWEET_BASE62]);
     assert_eq!(
         stdout_of(&output),
         format!(
@@ -238,7 +238,7 @@ fn inspect_json_has_the_id_in_the_form_read_and_the_decimal_after_it() {
     let id: Id = TWEET.parse().unwrap();
     for form in Encoding::ALL {
         let text = form.encode(id);
-        let args = ["inspect", "--json", "--format", form.name(), text.as_str()];
+        let args = ["inspect", "--json", "--from", form.name(), text.as_str()];
         let object = &json_lines(stdout_of(&run(&args)))[0];
         assert_eq!(object["id"], text.as_str(), "{args:?}");
         match form {
@@ -274,7 +274,7 @@ fn hex_input_takes_a_0x_prefix_and_fewer_than_16_digits() {
     let output = run_with_stdin(&["convert", "--from", "hex", "--to", "decimal"], &stdin);
     let expected: String = cases.iter().map(|(_, d)| format!("{d}\n")).collect();
     assert_eq!(stdout_of(&output), expected);
-    let output = run_with_stdin(&["inspect", "--format", "hex"], &stdin);
+    let output = run_with_stdin(&["inspect", "--from", "hex"], &stdin);
     let expected: String = cases
         .iter()
         .map(|(_, decimal)| {
@@ -503,7 +503,7 @@ fn convert_with_a_layout_checks_each_id_fits_it() {
         "convert sno",
         &run(&["convert", "--to", "hex", "--layout", "sno", "1"]),
         "",
-        "snowmint: convert does not apply to --layout sno: sno ids have one text form\n",
+        "snowmint: --to hex does not apply to --layout sno: sno ids have one text form\n",
     );
 }
 

@@ -1,5 +1,5 @@
-//! `--layout uuidv7` and `--layout ulid`: the library's 128-bit IDs in `mint`, `inspect`,
-//! `convert` and `bounds`.
+//! `--layout uuidv7` and `--layout ulid`: the library's 128-bit IDs, one [`IdKind`] over the
+//! two families ([`Family`], implemented in `uuid7.rs` and `ulid.rs`).
 //!
 //! Their layout is fixed (48 bits of Unix milliseconds, the rest random, and for a UUIDv7 its
 //! version and variant), so the options of the 64-bit layouts that give an ID's parts or keep
@@ -9,27 +9,26 @@
 //! for every layout.
 //!
 //! Text forms: the ID's own text (a hyphenated lowercase UUID; 26 characters of Crockford's
-//! base32) by default, or its 128-bit integer, `decimal` or `hex` (32 digits: the 16 bytes,
-//! big-endian). `convert` also writes either family's bits in the other's text: `uuid` and
-//! `ulid`.
+//! base32) by default, the other family's text (`uuid`, `ulid`), or its 128-bit integer,
+//! `decimal` or `hex` (32 digits: the 16 bytes, big-endian).
 
 use std::fmt;
-
-use crate::Failure;
-use crate::args::{ConvertForm, InspectArgs, MintArgs, Policy};
-use crate::inspect::for_each_id;
-use crate::layout::bounded;
-use crate::mint::mint_ids;
-use crate::output::write_json_line;
+use std::marker::PhantomData;
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use snowmint::clock::Rfc3339;
 use snowmint::encoding::Encoding;
-use snowmint::id128::{Id128Generator, Kind, Ulid, Uuid7};
+use snowmint::id128::{Id128Generator, Kind, Ulid};
 
-/// What the command line needs of [`Uuid7`] and [`Ulid`].
-pub(crate) trait Wide: Kind + fmt::Display {
+use crate::args::{MintArgs, Policy, TextForm};
+use crate::failure::{Failure, bounded};
+use crate::id_kind::{IdKind, Minter, Plain, Times};
+use crate::stdio::AsText;
+
+/// What the command line needs of a 128-bit family, [`Uuid7`](snowmint::id128::Uuid7) or
+/// [`Ulid`].
+pub(crate) trait Family: Kind + fmt::Display + 'static {
     /// The `--layout` name.
     const LAYOUT: &'static str;
     /// The ID's own text form.
@@ -38,70 +37,121 @@ pub(crate) trait Wide: Kind + fmt::Display {
     const RANDOM_DIGITS: usize;
     /// The version and variant a UUIDv7 carries.
     const VERSION_VARIANT: Option<(u8, &'static str)>;
+    /// The last millisecond the family's IDs hold.
+    const MAX_UNIX_MS: u64;
     /// Reads the ID's own text form with the library's parser.
     fn parse(text: &str) -> snowmint::Result<Self>;
     /// The ID with these bits; a UUIDv7's version and variant are checked.
     fn of_bits(bits: u128) -> snowmint::Result<Self>;
+    /// The ID's 128 bits.
     fn bits(self) -> u128;
+    /// The ID's time.
     fn unix_ms(self) -> u64;
+    /// The ID's random part.
     fn random(self) -> u128;
+    /// The least ID of millisecond `unix_ms`.
     fn min_at(unix_ms: u64) -> snowmint::Result<Self>;
+    /// The greatest ID of millisecond `unix_ms`.
     fn max_at(unix_ms: u64) -> snowmint::Result<Self>;
 }
 
-impl Wide for Uuid7 {
-    const LAYOUT: &'static str = "uuidv7";
-    const TEXT: Form = Form::Uuid;
-    const RANDOM_DIGITS: usize = 19;
-    const VERSION_VARIANT: Option<(u8, &'static str)> = Some((7, "0b10"));
-    fn parse(text: &str) -> snowmint::Result<Self> {
-        Uuid7::parse(text)
-    }
-    fn of_bits(bits: u128) -> snowmint::Result<Self> {
-        Uuid7::from_u128(bits)
-    }
-    fn bits(self) -> u128 {
-        self.to_u128()
-    }
-    fn unix_ms(self) -> u64 {
-        Uuid7::unix_ms(self)
-    }
-    fn random(self) -> u128 {
-        Uuid7::random(self)
-    }
-    fn min_at(unix_ms: u64) -> snowmint::Result<Self> {
-        Uuid7::min_at(unix_ms)
-    }
-    fn max_at(unix_ms: u64) -> snowmint::Result<Self> {
-        Uuid7::max_at(unix_ms)
-    }
+/// The IDs of the 128-bit family `F`.
+pub(crate) struct Id128<F>(PhantomData<F>);
+
+impl<F> Id128<F> {
+    /// The family's IDs.
+    pub(crate) const KIND: Self = Id128(PhantomData);
 }
 
-impl Wide for Ulid {
-    const LAYOUT: &'static str = "ulid";
-    const TEXT: Form = Form::Ulid;
-    const RANDOM_DIGITS: usize = 20;
-    const VERSION_VARIANT: Option<(u8, &'static str)> = None;
-    fn parse(text: &str) -> snowmint::Result<Self> {
-        Ulid::parse(text)
+impl<F: Family> IdKind for Id128<F> {
+    type Id = F;
+    type Form = Form;
+    type Decoded<'k> = Decoded<F>;
+
+    fn name(&self) -> &str {
+        F::LAYOUT
     }
-    fn of_bits(bits: u128) -> snowmint::Result<Self> {
-        Ok(Ulid::from_u128(bits))
+
+    fn form(flag: &str, form: Option<TextForm>) -> Result<Form, Failure> {
+        match form {
+            None => Ok(F::TEXT),
+            Some(TextForm::Uuid) => Ok(Form::Uuid),
+            Some(TextForm::Ulid) => Ok(Form::Ulid),
+            Some(TextForm::Id(Encoding::Decimal)) => Ok(Form::Decimal),
+            Some(TextForm::Id(Encoding::Hex)) => Ok(Form::Hex),
+            Some(other) => Err(Failure::Usage(format!(
+                "{flag} {other} does not apply to --layout {}: 128-bit ids take uuid, ulid, \
+                 decimal and hex (the 128-bit integer)",
+                F::LAYOUT
+            ))),
+        }
     }
-    fn bits(self) -> u128 {
-        self.to_u128()
+
+    fn read(form: Form, text: &str) -> Result<F, Failure> {
+        form.read(text)
     }
-    fn unix_ms(self) -> u64 {
-        Ulid::unix_ms(self)
+
+    fn write(form: Form, id: F) -> impl fmt::Display {
+        Text(form, id)
     }
-    fn random(self) -> u128 {
-        Ulid::random(self)
+
+    fn decode(&self, form: Form, id: F) -> Result<Decoded<F>, Failure> {
+        Ok(Decoded { form, id })
     }
-    fn min_at(unix_ms: u64) -> snowmint::Result<Self> {
-        Ulid::min_at(unix_ms)
+
+    fn times(&self) -> Times {
+        Times {
+            epoch_ms: 0,
+            tick_ms: 1,
+            last_ms: F::MAX_UNIX_MS,
+        }
     }
-    fn max_at(unix_ms: u64) -> snowmint::Result<Self> {
-        Ulid::max_at(unix_ms)
+
+    fn bounds(&self, first_ms: u64, last_ms: u64) -> Result<(F, F), Failure> {
+        let lower = F::min_at(first_ms).map_err(Failure::usage)?;
+        let upper = F::max_at(last_ms).map_err(Failure::usage)?;
+        Ok((lower, upper))
+    }
+
+    fn minter(&self, args: &MintArgs) -> Result<Box<dyn Minter<F>>, Failure> {
+        let refused = [
+            (
+                "--node (or --machine, --worker, ...)",
+                args.has_nodes(),
+                "its ids have no node field",
+            ),
+            (
+                "--partition",
+                args.partition.is_some(),
+                "it is for --layout sno",
+            ),
+            ("--meta", args.meta.is_some(), "it is for --layout sno"),
+            (
+                "--etcd",
+                args.etcd.is_some(),
+                "its ids have no node field to lease",
+            ),
+            (
+                "--snapshot",
+                args.snapshot.is_some(),
+                "each run draws a random key of its own, which keeps runs apart",
+            ),
+            (
+                "--on-clock-behind tick-tock",
+                args.on_clock_behind == Policy::TickTock,
+                "its ids have no tick-tock bit; expected wait or error",
+            ),
+        ];
+        if let Some((flag, _, why)) = refused.into_iter().find(|&(_, given, _)| given) {
+            return Err(Failure::Usage(format!(
+                "{flag} does not apply to --layout {}: {why}",
+                F::LAYOUT
+            )));
+        }
+        let generator = Id128Generator::<F>::builder()
+            .on_clock_behind(args.policy()?)
+            .build()?;
+        Ok(Box::new(Plain(generator)))
     }
 }
 
@@ -130,48 +180,11 @@ impl fmt::Display for Form {
     }
 }
 
-/// The 128-bit forms `mint`, `inspect` and `bounds` take with `--format`, and `convert` with
-/// `--from` and `--to`, for the message that refuses another.
-const FORMS: &str = "decimal or hex (the 128-bit integer), or no --format for the id's own text";
-
 impl Form {
-    /// `--format` for `K`'s IDs: none for their own text, `decimal` or `hex`.
-    fn of<K: Wide>(format: Option<Encoding>) -> Result<Form, Failure> {
-        match format {
-            None => Ok(K::TEXT),
-            Some(Encoding::Decimal) => Ok(Form::Decimal),
-            Some(Encoding::Hex) => Ok(Form::Hex),
-            Some(other) => Err(Failure::Usage(format!(
-                "--format {other} does not apply to --layout {}: expected {FORMS}",
-                K::LAYOUT
-            ))),
-        }
-    }
-
-    /// `convert`'s `--from` or `--to` (named `flag`) for `K`'s IDs.
-    fn of_convert<K: Wide>(flag: &str, form: ConvertForm) -> Result<Form, Failure> {
-        match form {
-            ConvertForm::Uuid => Ok(Form::Uuid),
-            ConvertForm::Ulid => Ok(Form::Ulid),
-            ConvertForm::Id(Encoding::Decimal) => Ok(Form::Decimal),
-            ConvertForm::Id(Encoding::Hex) => Ok(Form::Hex),
-            ConvertForm::Id(other) => Err(Failure::Usage(format!(
-                "{flag} {other} does not apply to --layout {}: 128-bit ids convert between uuid, \
-                 ulid, decimal and hex",
-                K::LAYOUT
-            ))),
-        }
-    }
-
-    /// `id`'s bits in this form.
-    fn write<K: Wide>(self, id: K) -> Text<K> {
-        Text(self, id)
-    }
-
-    /// Reads `K`'s ID in this form; a UUIDv7's version and variant are checked.
-    fn read<K: Wide>(self, text: &str) -> Result<K, Failure> {
+    /// Reads `F`'s ID in this form; a UUIDv7's version and variant are checked.
+    fn read<F: Family>(self, text: &str) -> Result<F, Failure> {
         let bits = match self {
-            form if form == K::TEXT => return Ok(K::parse(text)?),
+            form if form == F::TEXT => return Ok(F::parse(text)?),
             Form::Uuid => Ulid::parse_uuid(text)?.to_u128(),
             Form::Ulid => Ulid::parse(text)?.to_u128(),
             Form::Decimal => text
@@ -204,117 +217,25 @@ impl Form {
                 }
             }
         };
-        Ok(K::of_bits(bits)?)
+        Ok(F::of_bits(bits)?)
     }
 }
 
 /// An ID's bits written in a [`Form`].
-pub(crate) struct Text<K>(Form, K);
+struct Text<F>(Form, F);
 
-impl<K: Wide> fmt::Display for Text<K> {
+impl<F: Family> fmt::Display for Text<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Text(form, id) = *self;
         let bits = id.bits();
         match form {
-            form if form == K::TEXT => id.fmt(f),
+            form if form == F::TEXT => id.fmt(f),
             Form::Uuid => f.write_str(&Ulid::from_u128(bits).to_uuid_string()),
             Form::Ulid => Ulid::from_u128(bits).fmt(f),
             Form::Decimal => bits.fmt(f),
             Form::Hex => write!(f, "{bits:032x}"),
         }
     }
-}
-
-/// `mint --layout uuidv7|ulid`.
-pub(crate) fn mint<K: Wide>(args: &MintArgs) -> Result<(), Failure> {
-    let layout = K::LAYOUT;
-    let refused = [
-        (
-            "--node (or --machine, --worker, ...)",
-            args.has_nodes(),
-            "its ids have no node field",
-        ),
-        (
-            "--partition",
-            args.partition.is_some(),
-            "it is for --layout sno",
-        ),
-        ("--meta", args.meta.is_some(), "it is for --layout sno"),
-        (
-            "--etcd",
-            args.etcd.is_some(),
-            "its ids have no node field to lease",
-        ),
-        (
-            "--snapshot",
-            args.snapshot.is_some(),
-            "each run draws a random key of its own, which keeps runs apart",
-        ),
-        (
-            "--on-clock-behind tick-tock",
-            args.on_clock_behind == Policy::TickTock,
-            "its ids have no tick-tock bit; expected wait or error",
-        ),
-    ];
-    if let Some((flag, _, why)) = refused.into_iter().find(|&(_, given, _)| given) {
-        return Err(Failure::Usage(format!(
-            "{flag} does not apply to --layout {layout}: {why}"
-        )));
-    }
-    let form = Form::of::<K>(args.format)?;
-    let generator = Id128Generator::<K>::builder()
-        .on_clock_behind(args.policy())
-        .build()?;
-    mint_ids(
-        |out| generator.mint_batch(out),
-        args.count,
-        |id| form.write(id),
-    )
-}
-
-/// `inspect --layout uuidv7|ulid`.
-pub(crate) fn inspect<K: Wide>(args: &InspectArgs) -> Result<(), Failure> {
-    let form = Form::of::<K>(args.format)?;
-    for_each_id(&args.ids, args.keep_going, |out, text| {
-        let id = match form.read::<K>(text) {
-            Ok(id) => Decoded { form, id },
-            Err(error) => return Ok(Err(error)),
-        };
-        if args.json {
-            write_json_line(out, &id)?;
-        } else {
-            writeln!(out, "{id}")?;
-        }
-        Ok(Ok(()))
-    })
-}
-
-/// `convert --layout uuidv7|ulid`: between uuid, ulid, decimal and hex.
-pub(crate) fn convert<K: Wide>(
-    from: ConvertForm,
-    to: ConvertForm,
-    ids: &[String],
-    keep_going: bool,
-) -> Result<(), Failure> {
-    let from = Form::of_convert::<K>("--from", from)?;
-    let to = Form::of_convert::<K>("--to", to)?;
-    for_each_id(ids, keep_going, |out, text| match from.read::<K>(text) {
-        Ok(id) => writeln!(out, "{}", to.write(id)).map(Ok),
-        Err(error) => Ok(Err(error)),
-    })
-}
-
-/// `bounds --layout uuidv7|ulid`: the least ID of millisecond `first` and the greatest of
-/// `last`, in `--format`.
-pub(crate) fn bounds<K: Wide>(
-    first: u64,
-    last: u64,
-    format: Option<Encoding>,
-) -> Result<(String, String), Failure> {
-    let form = Form::of::<K>(format)?;
-    let lower = K::min_at(first).map_err(Failure::usage)?;
-    let upper = K::max_at(last).map_err(Failure::usage)?;
-    Ok((form.write(lower).to_string(), form.write(upper).to_string()))
 }
 
 /// A 128-bit ID decoded, echoed in the form it was read in.
@@ -326,49 +247,49 @@ pub(crate) fn bounds<K: Wide>(
 /// JSON: `{"id":"…",["text":"…",]"layout":"…","unix_ms":…,"time":"…",["version":7,
 /// "variant":"0b10",]"random":"…"}`: `text` (the ID's own) exactly when `id` is in another
 /// form, `version` and `variant` for a UUIDv7.
-pub(crate) struct Decoded<K> {
+pub(crate) struct Decoded<F> {
     form: Form,
-    id: K,
+    id: F,
 }
 
-impl<K: Wide> fmt::Display for Decoded<K> {
+impl<F: Family> fmt::Display for Decoded<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let id = self.id;
         write!(
             f,
             "{} ({} {}",
-            self.form.write(id),
-            K::LAYOUT,
+            Text(self.form, id),
+            F::LAYOUT,
             Rfc3339(id.unix_ms())
         )?;
-        if let Some((version, variant)) = K::VERSION_VARIANT {
+        if let Some((version, variant)) = F::VERSION_VARIANT {
             write!(f, " version={version} variant={variant}")?;
         }
         write!(
             f,
             " random={:0width$x})",
             id.random(),
-            width = K::RANDOM_DIGITS
+            width = F::RANDOM_DIGITS
         )
     }
 }
 
-impl<K: Wide> Serialize for Decoded<K> {
+impl<F: Family> Serialize for Decoded<F> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let id = self.id;
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("id", &self.form.write(id).to_string())?;
-        if self.form != K::TEXT {
-            map.serialize_entry("text", &id.to_string())?;
+        map.serialize_entry("id", &AsText(Text(self.form, id)))?;
+        if self.form != F::TEXT {
+            map.serialize_entry("text", &AsText(id))?;
         }
-        map.serialize_entry("layout", K::LAYOUT)?;
+        map.serialize_entry("layout", F::LAYOUT)?;
         map.serialize_entry("unix_ms", &id.unix_ms())?;
-        map.serialize_entry("time", &Rfc3339(id.unix_ms()).to_string())?;
-        if let Some((version, variant)) = K::VERSION_VARIANT {
+        map.serialize_entry("time", &AsText(Rfc3339(id.unix_ms())))?;
+        if let Some((version, variant)) = F::VERSION_VARIANT {
             map.serialize_entry("version", &version)?;
             map.serialize_entry("variant", variant)?;
         }
-        let random = format!("{:0width$x}", id.random(), width = K::RANDOM_DIGITS);
+        let random = format!("{:0width$x}", id.random(), width = F::RANDOM_DIGITS);
         map.serialize_entry("random", &random)?;
         map.end()
     }
@@ -377,6 +298,7 @@ impl<K: Wide> Serialize for Decoded<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use snowmint::id128::Uuid7;
 
     const EXAMPLE: &str = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f";
 
@@ -385,14 +307,14 @@ mod tests {
         let uuid: Uuid7 = EXAMPLE.parse().unwrap();
         let ulid: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse().unwrap();
         for form in [Form::Uuid, Form::Ulid, Form::Decimal, Form::Hex] {
-            let text = form.write(uuid).to_string();
+            let text = Text(form, uuid).to_string();
             assert_eq!(form.read::<Uuid7>(&text).unwrap(), uuid, "{form}");
-            let text = form.write(ulid).to_string();
+            let text = Text(form, ulid).to_string();
             assert_eq!(form.read::<Ulid>(&text).unwrap(), ulid, "{form}");
         }
-        assert_eq!(Form::Uuid.write(uuid).to_string(), EXAMPLE);
+        assert_eq!(Text(Form::Uuid, uuid).to_string(), EXAMPLE);
         assert_eq!(
-            Form::Hex.write(uuid).to_string(),
+            Text(Form::Hex, uuid).to_string(),
             "017f22e279b07cc398c4dc0c0c07398f"
         );
         assert_eq!(
@@ -417,17 +339,13 @@ mod tests {
                  random=330d8c4dc0c0c07398f)"
             )
         );
-        let mut json = Vec::new();
-        write_json_line(
-            &mut json,
-            &Decoded {
-                form: Form::Decimal,
-                id: uuid,
-            },
-        )
+        let json = serde_json::to_string(&Decoded {
+            form: Form::Decimal,
+            id: uuid,
+        })
         .unwrap();
         assert_eq!(
-            String::from_utf8(json).unwrap(),
+            json + "\n",
             format!(
                 "{{\"id\":\"{}\",\"text\":\"{EXAMPLE}\",\"layout\":\"uuidv7\",\
                  \"unix_ms\":1645557742000,\"time\":\"2022-02-22T19:22:22.000Z\",\"version\":7,\
