@@ -19,10 +19,10 @@ use std::ops::RangeInclusive;
 
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
-use crate::generator::{Generator, GeneratorBuilder, OnFull, Stats};
+use crate::generator::{Generator, GeneratorBuilder, Stats};
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::mint::Attempt;
+use crate::mint::{Attempt, Mint, OnFull};
 use crate::sync::Ordering;
 use claims::Claims;
 // `std`'s `Arc` under loom too: the shards' shared clock is read-only to them, outside the
@@ -545,7 +545,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     #[inline]
     pub fn try_mint(&self) -> Result<Id> {
-        self.next_id(OnFull::Error)
+        self.next_id(OnFull::Fail)
     }
 
     /// Mints the next ID from the calling thread's shard if that needs no wait, or says how
@@ -728,6 +728,34 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     pub fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
         self.local().mint_many(n)
+    }
+}
+
+impl<C: Clock> Mint for ShardedGenerator<C> {
+    type Id = Id;
+
+    #[inline]
+    fn mint_run(&self, out: &mut [Id], on_full: OnFull) -> Result<Attempt<usize>> {
+        match on_full {
+            OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
+            OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
+            OnFull::Answer => self.mint_batch_or_wait(out),
+        }
+    }
+
+    #[inline]
+    fn mint(&self) -> Result<Id> {
+        ShardedGenerator::mint(self)
+    }
+
+    #[inline]
+    fn try_mint(&self) -> Result<Id> {
+        ShardedGenerator::try_mint(self)
+    }
+
+    #[inline]
+    fn mint_or_wait(&self) -> Result<Attempt<Id>> {
+        ShardedGenerator::mint_or_wait(self)
     }
 }
 

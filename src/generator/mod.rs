@@ -108,7 +108,7 @@ use crate::fork;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::Parts;
-use crate::mint::Attempt;
+use crate::mint::{Attempt, Mint, OnFull};
 use crate::pause::{self, Point};
 use crate::sync::{AtomicU64, Backoff, CasBackoff, Mutex, Ordering};
 use crate::trace;
@@ -122,16 +122,6 @@ pub use builder::GeneratorBuilder;
 pub use policy::{ClockBehind, Event, Stats};
 pub use snapshot::Snapshot;
 pub use state::{LocalState, SharedState, State};
-
-/// What to do when the current tick's sequence is exhausted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum OnFull {
-    Wait,
-    Error,
-    /// Wait neither for the next tick nor for a clock behind: the reservation answers
-    /// [`Attempt::Wait`] with how long to wait (`mint_or_wait`).
-    Answer,
-}
 
 /// The layout, pre-shifted for the hot path.
 #[derive(Debug, Clone, Copy)]
@@ -411,7 +401,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// ```
     #[inline]
     pub fn try_mint(&self) -> Result<Id> {
-        self.next_id(OnFull::Error)
+        self.next_id(OnFull::Fail)
     }
 
     /// Mints up to `out.len()` IDs with one compare-and-swap and writes them to the front of
@@ -465,7 +455,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// ```
     #[inline]
     pub fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        self.batch(out, OnFull::Error)
+        self.batch(out, OnFull::Fail)
     }
 
     /// Mints the next ID if that needs no wait, or says how long to wait: never waits.
@@ -585,7 +575,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// state word (sno IDs), so they need no buffer of [`Id`]s.
     #[inline]
     pub(crate) fn reserve_states(&self, want: u64, wait: bool) -> Result<(u64, u64)> {
-        let on_full = if wait { OnFull::Wait } else { OnFull::Error };
+        let on_full = if wait { OnFull::Wait } else { OnFull::Fail };
         let Run { first, count } = self.reserve(want.max(1), on_full)?;
         Ok((first, count))
     }
@@ -1056,7 +1046,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             }
             match on_full {
                 OnFull::Wait => {}
-                OnFull::Error => {
+                OnFull::Fail => {
                     return Err(Error::SequenceExhausted {
                         layout: self.layout.name(),
                         tick: last,
@@ -1233,6 +1223,33 @@ impl<C: Clock, S: State> Generator<C, S> {
                 now
             }
         }
+    }
+}
+
+impl<C: Clock, S: State> Mint for Generator<C, S> {
+    type Id = Id;
+
+    #[inline]
+    fn mint_run(&self, out: &mut [Id], on_full: OnFull) -> Result<Attempt<usize>> {
+        match on_full {
+            OnFull::Answer => self.mint_batch_or_wait(out),
+            OnFull::Wait | OnFull::Fail => self.batch(out, on_full).map(Attempt::Minted),
+        }
+    }
+
+    #[inline]
+    fn mint(&self) -> Result<Id> {
+        Generator::mint(self)
+    }
+
+    #[inline]
+    fn try_mint(&self) -> Result<Id> {
+        Generator::try_mint(self)
+    }
+
+    #[inline]
+    fn mint_or_wait(&self) -> Result<Attempt<Id>> {
+        Generator::mint_or_wait(self)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::clock::Clock;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::id::Id;
-use crate::mint::Attempt;
+use crate::mint::{Attempt, Mint, OnFull};
 
 /// Where a [`MarkedGenerator`] keeps its mark: a time that no ID it returns reaches, and
 /// above which it (or its successor after a restart) starts.
@@ -458,6 +458,34 @@ impl<C: Clock, S: MarkStore> MarkedGenerator<C, S> {
     /// ```
     pub fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
         crate::mint::mint_many_by(n, |out| self.mint_batch(out))
+    }
+}
+
+impl<C: Clock, S: MarkStore> Mint for MarkedGenerator<C, S> {
+    type Id = Id;
+
+    #[inline]
+    fn mint_run(&self, out: &mut [Id], on_full: OnFull) -> Result<Attempt<usize>> {
+        match on_full {
+            OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
+            OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
+            OnFull::Answer => self.mint_batch_or_wait(out),
+        }
+    }
+
+    #[inline]
+    fn mint(&self) -> Result<Id> {
+        MarkedGenerator::mint(self)
+    }
+
+    #[inline]
+    fn try_mint(&self) -> Result<Id> {
+        MarkedGenerator::try_mint(self)
+    }
+
+    #[inline]
+    fn mint_or_wait(&self) -> Result<Attempt<Id>> {
+        MarkedGenerator::mint_or_wait(self)
     }
 }
 

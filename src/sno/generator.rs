@@ -745,6 +745,34 @@ impl<C> SnoGenerator<C> {
     }
 }
 
+impl<C: Clock> crate::mint::Mint for SnoGenerator<C> {
+    type Id = SnoId;
+
+    #[inline]
+    fn mint_run(&self, out: &mut [SnoId], on_full: crate::mint::OnFull) -> Result<Attempt<usize>> {
+        match on_full {
+            crate::mint::OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
+            crate::mint::OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
+            crate::mint::OnFull::Answer => self.mint_batch_or_wait(out),
+        }
+    }
+
+    #[inline]
+    fn mint(&self) -> Result<SnoId> {
+        SnoGenerator::mint(self)
+    }
+
+    #[inline]
+    fn try_mint(&self) -> Result<SnoId> {
+        SnoGenerator::try_mint(self)
+    }
+
+    #[inline]
+    fn mint_or_wait(&self) -> Result<Attempt<SnoId>> {
+        SnoGenerator::mint_or_wait(self)
+    }
+}
+
 impl<C> fmt::Debug for SnoGenerator<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SnoGenerator")
