@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 ///
 /// An implementation gives one method, [`mint_run`](Self::mint_run): a run of IDs, doing on a
 /// full tick what an [`OnFull`] says. The others are provided from it; the crate's generators
-/// give their own single-ID paths too, which mint without a buffer.
+/// override them with their own methods of the same names, so generic code mints as fast.
 ///
 /// # Examples
 ///

@@ -560,8 +560,27 @@ impl<C: Clock, S: State> Mint for Generator<C, S> {
     }
 
     #[inline]
+    fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        Generator::mint_batch(self, out)
+    }
+
+    #[inline]
+    fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        Generator::try_mint_batch(self, out)
+    }
+
+    #[inline]
     fn mint_or_wait(&self) -> Result<Attempt<Id>> {
         Generator::mint_or_wait(self)
+    }
+
+    #[inline]
+    fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
+        Generator::mint_batch_or_wait(self, out)
+    }
+
+    fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
+        Generator::mint_many(self, n)
     }
 }
 

@@ -354,8 +354,27 @@ impl<K: Kind, G: Engine> Mint for Id128Generator<K, G> {
     }
 
     #[inline]
+    fn mint_batch(&self, out: &mut [K]) -> Result<usize> {
+        Id128Generator::mint_batch(self, out)
+    }
+
+    #[inline]
+    fn try_mint_batch(&self, out: &mut [K]) -> Result<usize> {
+        Id128Generator::try_mint_batch(self, out)
+    }
+
+    #[inline]
     fn mint_or_wait(&self) -> Result<Attempt<K>> {
         Id128Generator::mint_or_wait(self)
+    }
+
+    #[inline]
+    fn mint_batch_or_wait(&self, out: &mut [K]) -> Result<Attempt<usize>> {
+        Id128Generator::mint_batch_or_wait(self, out)
+    }
+
+    fn mint_many(&self, n: usize) -> Result<Vec<K>> {
+        Id128Generator::mint_many(self, n)
     }
 }
 

@@ -484,8 +484,27 @@ impl<C: Clock, S: MarkStore> Mint for MarkedGenerator<C, S> {
     }
 
     #[inline]
+    fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        MarkedGenerator::mint_batch(self, out)
+    }
+
+    #[inline]
+    fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        MarkedGenerator::try_mint_batch(self, out)
+    }
+
+    #[inline]
     fn mint_or_wait(&self) -> Result<Attempt<Id>> {
         MarkedGenerator::mint_or_wait(self)
+    }
+
+    #[inline]
+    fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
+        MarkedGenerator::mint_batch_or_wait(self, out)
+    }
+
+    fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
+        MarkedGenerator::mint_many(self, n)
     }
 }
 

@@ -403,8 +403,27 @@ impl<C: Clock> Mint for ShardedGenerator<C> {
     }
 
     #[inline]
+    fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        ShardedGenerator::mint_batch(self, out)
+    }
+
+    #[inline]
+    fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
+        ShardedGenerator::try_mint_batch(self, out)
+    }
+
+    #[inline]
     fn mint_or_wait(&self) -> Result<Attempt<Id>> {
         ShardedGenerator::mint_or_wait(self)
+    }
+
+    #[inline]
+    fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
+        ShardedGenerator::mint_batch_or_wait(self, out)
+    }
+
+    fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
+        ShardedGenerator::mint_many(self, n)
     }
 }
 

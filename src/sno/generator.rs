@@ -768,8 +768,27 @@ impl<C: Clock> crate::mint::Mint for SnoGenerator<C> {
     }
 
     #[inline]
+    fn mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
+        SnoGenerator::mint_batch(self, out)
+    }
+
+    #[inline]
+    fn try_mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
+        SnoGenerator::try_mint_batch(self, out)
+    }
+
+    #[inline]
     fn mint_or_wait(&self) -> Result<Attempt<SnoId>> {
         SnoGenerator::mint_or_wait(self)
+    }
+
+    #[inline]
+    fn mint_batch_or_wait(&self, out: &mut [SnoId]) -> Result<Attempt<usize>> {
+        SnoGenerator::mint_batch_or_wait(self, out)
+    }
+
+    fn mint_many(&self, n: usize) -> Result<Vec<SnoId>> {
+        SnoGenerator::mint_many(self, n)
     }
 }
 
