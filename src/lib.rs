@@ -130,7 +130,7 @@ pub use external::serde::serde_id;
 pub use generator::{ClockBehind, Generator, GeneratorBuilder, LocalGenerator, Snapshot};
 pub use id::Id;
 pub use layout::{Layout, Parts};
-pub use mint::{Attempt, Mint};
+pub use mint::{Attempt, Mint, OnFull};
 
 /// The README's Rust examples, run as doctests. They are written as whole programs, without
 /// rustdoc's hidden lines (which the README would show), and one needs `serde`: they run with

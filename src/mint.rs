@@ -1,20 +1,17 @@
-//! [`Mint`]: the one set of minting methods every generator has.
+//! [`Mint`]: the one set of minting methods every generator has, [`Attempt`], what a mint
+//! that never waits answers, and [`OnFull`], what a mint does on a full tick.
+//!
+//! This module knows no generator: each implements [`Mint`] beside its type.
 
 use std::time::Duration;
 
-use crate::clock::Clock;
 use crate::error::{Error, Result};
-use crate::generator::Generator;
-use crate::generator::State;
-use crate::id::Id;
-use crate::mark::{MarkStore, MarkedGenerator};
-use crate::shard::ShardedGenerator;
-use crate::sno::{SnoGenerator, SnoId};
 
-/// Minting, the same way on every generator: shared ([`Generator`]), per thread
-/// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), kept below a
-/// mark ([`MarkedGenerator`]: over a file, or any other store) and
-/// sno's ([`SnoGenerator`], whose IDs are [`SnoId`]s).
+/// Minting, the same way on every generator: shared ([`Generator`](crate::Generator)), per
+/// thread ([`LocalGenerator`](crate::LocalGenerator)), sharded
+/// ([`ShardedGenerator`](crate::shard::ShardedGenerator)), kept below a mark
+/// ([`MarkedGenerator`](crate::mark::MarkedGenerator): over a file, or any other store), sno's ([`SnoGenerator`](crate::sno::SnoGenerator)) and the 128-bit ones
+/// ([`id128`](crate::id128)).
 ///
 /// Each generator also has these methods as its own, so they work without the trait in scope;
 /// the trait lets code, benches and tests be generic over the generator.
@@ -24,6 +21,10 @@ use crate::sno::{SnoGenerator, SnoId};
 /// fail with [`Error::SequenceExhausted`] instead of waiting for a full tick; the `_or_wait`
 /// forms never wait, and answer [`Attempt::Wait`] with how long to wait instead. A batch is
 /// one compare-and-swap for a run of consecutive IDs of one tick.
+///
+/// An implementation gives one method, [`mint_run`](Self::mint_run): a run of IDs, doing on a
+/// full tick what an [`OnFull`] says. The others are provided from it; the crate's generators
+/// override them with their own methods of the same names, so generic code mints as fast.
 ///
 /// # Examples
 ///
@@ -42,7 +43,8 @@ use crate::sno::{SnoGenerator, SnoId};
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 pub trait Mint {
-    /// The ID minted: [`Id`], or [`SnoId`] for sno.
+    /// The ID minted: [`Id`](crate::Id), [`SnoId`](crate::sno::SnoId) for sno, or a 128-bit
+    /// ID.
     ///
     /// # Examples
     ///
@@ -58,6 +60,41 @@ pub trait Mint {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     type Id: Copy + Default + Ord;
+
+    /// Mints up to `out.len()` consecutive IDs of one tick with one reservation, writes them
+    /// to the front of `out` and answers how many (at least one unless `out` is empty), doing
+    /// on a full tick what `on_full` says: wait for the next tick, fail with
+    /// [`Error::SequenceExhausted`], or answer [`Attempt::Wait`] with how long to wait.
+    ///
+    /// Only [`OnFull::Answer`] answers `Wait` (for a full tick, and for a clock behind that
+    /// the [`ClockBehind`](crate::ClockBehind) policy would wait for); the provided methods
+    /// sleep out a `Wait` answered under the other two.
+    ///
+    /// # Errors
+    ///
+    /// As for [`mint`](Self::mint), and under [`OnFull::Fail`] [`Error::SequenceExhausted`].
+    /// No ID written before an error is handed out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Attempt, Generator, Id, Layout, Mint, OnFull, clock::ManualClock};
+    /// use std::time::Duration;
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 1)
+    ///     .clock(ManualClock::new(1_700_000_000_000))
+    ///     .build()?;
+    /// let mut ids = [Id::default(); 5000];
+    /// assert_eq!(generator.mint_run(&mut ids, OnFull::Fail)?, Attempt::Minted(4096));
+    /// assert_eq!(
+    ///     generator.mint_run(&mut ids, OnFull::Answer)?,
+    ///     Attempt::Wait(Duration::from_millis(1))
+    /// );
+    /// assert!(generator.mint_run(&mut ids, OnFull::Fail).is_err());
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    fn mint_run(&self, out: &mut [Self::Id], on_full: OnFull) -> Result<Attempt<usize>>;
 
     /// Mints the next ID, waiting for the next tick if this one is full.
     ///
@@ -77,7 +114,10 @@ pub trait Mint {
     /// assert!(Mint::mint(&generator)? > a);
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    fn mint(&self) -> Result<Self::Id>;
+    #[inline]
+    fn mint(&self) -> Result<Self::Id> {
+        first_of_run(self, OnFull::Wait)
+    }
 
     /// Mints the next ID, or fails with [`Error::SequenceExhausted`] if this tick is full.
     ///
@@ -100,7 +140,10 @@ pub trait Mint {
     /// assert!(matches!(Mint::try_mint(&generator), Err(Error::SequenceExhausted { .. })));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    fn try_mint(&self) -> Result<Self::Id>;
+    #[inline]
+    fn try_mint(&self) -> Result<Self::Id> {
+        first_of_run(self, OnFull::Fail)
+    }
 
     /// Mints up to `out.len()` consecutive IDs of one tick with one compare-and-swap, writes
     /// them to the front of `out` and returns how many (at least one unless `out` is empty),
@@ -121,7 +164,10 @@ pub trait Mint {
     /// assert!(n >= 1 && ids[..n].windows(2).all(|pair| pair[0] < pair[1]));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    fn mint_batch(&self, out: &mut [Self::Id]) -> Result<usize>;
+    #[inline]
+    fn mint_batch(&self, out: &mut [Self::Id]) -> Result<usize> {
+        run_waited(self, out, OnFull::Wait)
+    }
 
     /// [`mint_batch`](Self::mint_batch), failing with [`Error::SequenceExhausted`] instead of
     /// waiting when this tick is full.
@@ -144,7 +190,10 @@ pub trait Mint {
     /// assert!(Mint::try_mint_batch(&generator, &mut ids).is_err());
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    fn try_mint_batch(&self, out: &mut [Self::Id]) -> Result<usize>;
+    #[inline]
+    fn try_mint_batch(&self, out: &mut [Self::Id]) -> Result<usize> {
+        run_waited(self, out, OnFull::Fail)
+    }
 
     /// Mints the next ID if that needs no wait, or says how long to wait: never waits.
     ///
@@ -179,7 +228,18 @@ pub trait Mint {
     /// assert!(matches!(Mint::mint_or_wait(&generator)?, Attempt::Minted(_)));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    fn mint_or_wait(&self) -> Result<Attempt<Self::Id>>;
+    #[inline]
+    fn mint_or_wait(&self) -> Result<Attempt<Self::Id>> {
+        let mut id = [Self::Id::default()];
+        loop {
+            match self.mint_run(&mut id, OnFull::Answer)? {
+                // Not for a one-ID buffer; asked again rather than answering a default ID.
+                Attempt::Minted(0) => continue,
+                Attempt::Minted(_) => return Ok(Attempt::Minted(id[0])),
+                Attempt::Wait(wait) => return Ok(Attempt::Wait(wait)),
+            }
+        }
+    }
 
     /// [`mint_batch`](Self::mint_batch) if that needs no wait, or how long to wait, as
     /// [`mint_or_wait`](Self::mint_or_wait) says: never waits. `Minted` holds how many IDs
@@ -206,7 +266,10 @@ pub trait Mint {
     /// );
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    fn mint_batch_or_wait(&self, out: &mut [Self::Id]) -> Result<Attempt<usize>>;
+    #[inline]
+    fn mint_batch_or_wait(&self, out: &mut [Self::Id]) -> Result<Attempt<usize>> {
+        self.mint_run(out, OnFull::Answer)
+    }
 
     /// Mints exactly `n` IDs, across as many ticks as they need, into a new `Vec`.
     ///
@@ -229,6 +292,34 @@ pub trait Mint {
     fn mint_many(&self, n: usize) -> Result<Vec<Self::Id>> {
         mint_many_by(n, |out| self.mint_batch(out))
     }
+}
+
+/// What a mint does when the current tick is full: the argument of [`Mint::mint_run`].
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Attempt, Generator, Id, Layout, Mint, OnFull, clock::ManualClock};
+///
+/// let generator = Generator::builder(Layout::TWITTER)
+///     .node("machine", 1)
+///     .clock(ManualClock::new(1_700_000_000_000))
+///     .build()?;
+/// let mut ids = [Id::default(); 4096];
+/// assert_eq!(generator.mint_run(&mut ids, OnFull::Wait)?, Attempt::Minted(4096));
+/// assert!(generator.mint_run(&mut ids, OnFull::Answer)?.minted().is_none());
+/// # Ok::<(), snowmint::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OnFull {
+    /// Wait for the next tick, as [`Mint::mint`] does.
+    Wait,
+    /// Fail with [`Error::SequenceExhausted`], as [`Mint::try_mint`] does.
+    Fail,
+    /// Wait for nothing: answer [`Attempt::Wait`] with how long to wait, for a full tick and
+    /// for a clock behind that the [`ClockBehind`](crate::ClockBehind) policy would wait for,
+    /// as [`Mint::mint_or_wait`] does.
+    Answer,
 }
 
 /// What a mint that never waits did: minted, or found that it has to wait, and for how long.
@@ -337,50 +428,26 @@ pub(crate) fn mint_many_by<T: Copy + Default>(
     Ok(ids)
 }
 
-/// Implements [`Mint`] for a generator type by calling its own methods of the same names.
-macro_rules! mint_by_inherent {
-    ($id:ty, [$($params:tt)*] $generator:ty where $($bounds:tt)*) => {
-        impl<$($params)*> Mint for $generator where $($bounds)* {
-            type Id = $id;
-
-            #[inline]
-            fn mint(&self) -> Result<$id> {
-                <$generator>::mint(self)
-            }
-
-            #[inline]
-            fn try_mint(&self) -> Result<$id> {
-                <$generator>::try_mint(self)
-            }
-
-            #[inline]
-            fn mint_batch(&self, out: &mut [$id]) -> Result<usize> {
-                <$generator>::mint_batch(self, out)
-            }
-
-            #[inline]
-            fn try_mint_batch(&self, out: &mut [$id]) -> Result<usize> {
-                <$generator>::try_mint_batch(self, out)
-            }
-
-            #[inline]
-            fn mint_or_wait(&self) -> Result<Attempt<$id>> {
-                <$generator>::mint_or_wait(self)
-            }
-
-            #[inline]
-            fn mint_batch_or_wait(&self, out: &mut [$id]) -> Result<Attempt<usize>> {
-                <$generator>::mint_batch_or_wait(self, out)
-            }
-
-            fn mint_many(&self, n: usize) -> Result<Vec<$id>> {
-                <$generator>::mint_many(self, n)
-            }
+/// A run minted under `on_full` (`Wait` or `Fail`), sleeping out a `Wait` answered anyway.
+#[inline]
+fn run_waited<G: Mint + ?Sized>(
+    generator: &G,
+    out: &mut [G::Id],
+    on_full: OnFull,
+) -> Result<usize> {
+    loop {
+        match generator.mint_run(out, on_full)? {
+            Attempt::Minted(written) => return Ok(written),
+            Attempt::Wait(wait) => std::thread::sleep(wait),
         }
-    };
+    }
 }
 
-mint_by_inherent!(Id, [C, S] Generator<C, S> where C: Clock, S: State);
-mint_by_inherent!(Id, [C] ShardedGenerator<C> where C: Clock);
-mint_by_inherent!(Id, [C, S] MarkedGenerator<C, S> where C: Clock, S: MarkStore);
-mint_by_inherent!(SnoId, [C] SnoGenerator<C> where C: Clock);
+/// One ID minted under `on_full` (`Wait` or `Fail`), as a run of one.
+#[inline]
+fn first_of_run<G: Mint + ?Sized>(generator: &G, on_full: OnFull) -> Result<G::Id> {
+    let mut id = [G::Id::default()];
+    // A run of one writes its ID; asked again rather than answering a default ID.
+    while run_waited(generator, &mut id, on_full)? == 0 {}
+    Ok(id[0])
+}

@@ -16,7 +16,9 @@ use snowmint::mark::{MarkFile, MarkFileStore, MarkedGenerator};
 use snowmint::shard::Shards;
 use snowmint::sno::{SnoGenerator, SnoId};
 use snowmint::tokio::MintAsync;
-use snowmint::{Attempt, ClockBehind, Error, Generator, Id, Layout, Mint, clock::ManualClock};
+use snowmint::{
+    Attempt, ClockBehind, Error, Generator, Id, Layout, Mint, OnFull, clock::ManualClock,
+};
 use tokio::task::LocalSet;
 use tokio::time::{MissedTickBehavior, timeout};
 
@@ -292,28 +294,11 @@ impl Recorded {
 impl Mint for Recorded {
     type Id = Id;
 
-    fn mint(&self) -> Result<Id, Error> {
-        self.generator.mint()
-    }
-
-    fn try_mint(&self) -> Result<Id, Error> {
-        self.generator.try_mint()
-    }
-
-    fn mint_batch(&self, out: &mut [Id]) -> Result<usize, Error> {
-        self.generator.mint_batch(out)
-    }
-
-    fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize, Error> {
-        self.generator.try_mint_batch(out)
-    }
-
-    fn mint_or_wait(&self) -> Result<Attempt<Id>, Error> {
-        self.answer(self.generator.mint_or_wait())
-    }
-
-    fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>, Error> {
-        self.answer(self.generator.mint_batch_or_wait(out))
+    fn mint_run(&self, out: &mut [Id], on_full: OnFull) -> Result<Attempt<usize>, Error> {
+        match on_full {
+            OnFull::Answer => self.answer(self.generator.mint_run(out, on_full)),
+            OnFull::Wait | OnFull::Fail => self.generator.mint_run(out, on_full),
+        }
     }
 }
 

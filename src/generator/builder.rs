@@ -11,7 +11,6 @@ use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
 use crate::fork;
 use crate::layout::Layout;
-use crate::shard::{ShardedGenerator, Shards, shard_builders};
 
 /// Configures a [`Generator`]: node fields, clock and clock-behind policy.
 ///
@@ -506,70 +505,5 @@ impl<C: Clock> GeneratorBuilder<C> {
             self.events,
             self.clock,
         ))
-    }
-
-    /// Validates the configuration and builds a [`ShardedGenerator`] whose shards share the
-    /// clock given.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidShards`] for a shard count of 0 or more than the sequence range has
-    /// values (or than [`MAX_PARTS`]), an empty node block or one of more than [`MAX_PARTS`]
-    /// values, and a builder that resumes a snapshot; [`Error::InvalidSequenceRange`] for a
-    /// bad sequence range; and the errors of [`build`](Self::build), a node block past its
-    /// field included.
-    ///
-    /// [`MAX_PARTS`]: crate::shard::MAX_PARTS
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Generator, Layout, shard::Shards};
-    ///
-    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(2))?;
-    /// assert_eq!(generator.len(), 2);
-    /// let err = Generator::builder(Layout::TWITTER).node("machine", 1).build_sharded(Shards::SplitSequence(0));
-    /// assert!(err.is_err());
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn build_sharded(self, shards: Shards<'_>) -> Result<ShardedGenerator<C>> {
-        let (builders, clock) = shard_builders(self, shards)?;
-        ShardedGenerator::from_builders(builders, clock)
-    }
-
-    /// Validates the configuration and builds one [`LocalGenerator`] per shard, each on a
-    /// clone of the clock given: for servers that run one thread per core, each owning its
-    /// generator. The shards' IDs never collide, as a [`ShardedGenerator`]'s do not, and
-    /// each mints with a load and a store instead of a compare-and-swap.
-    ///
-    /// Clones of a [`CachedClock`](crate::clock::CachedClock) (the default) share one reading;
-    /// clones of a [`MonotonicClock`](crate::clock::MonotonicClock) each keep their own anchor.
-    ///
-    /// # Errors
-    ///
-    /// As for [`build_sharded`](Self::build_sharded).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Generator, Layout, shard::Shards};
-    ///
-    /// // Machines 8 to 11 granted to this process: one per core's thread.
-    /// let generators = Generator::builder(Layout::TWITTER)
-    ///     .build_local_shards(Shards::NodeBlock { field: "machine", values: 8..=11 })?;
-    /// assert_eq!(generators.len(), 4);
-    /// let parts = generators[3].decode(generators[3].mint()?)?;
-    /// assert_eq!(parts.node("machine"), Some(11));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn build_local_shards(self, shards: Shards<'_>) -> Result<Vec<LocalGenerator<C>>>
-    where
-        C: Clone,
-    {
-        let (builders, clock) = shard_builders(self, shards)?;
-        builders
-            .into_iter()
-            .map(|builder| builder.clock(clock.clone()).build_local())
-            .collect()
     }
 }

@@ -335,6 +335,15 @@ impl<K: Kind, G: Engine> Mint for Id128Generator<K, G> {
     type Id = K;
 
     #[inline]
+    fn mint_run(&self, out: &mut [K], on_full: crate::mint::OnFull) -> Result<Attempt<usize>> {
+        match on_full {
+            crate::mint::OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
+            crate::mint::OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
+            crate::mint::OnFull::Answer => self.mint_batch_or_wait(out),
+        }
+    }
+
+    #[inline]
     fn mint(&self) -> Result<K> {
         Id128Generator::mint(self)
     }
@@ -354,10 +363,6 @@ impl<K: Kind, G: Engine> Mint for Id128Generator<K, G> {
         Id128Generator::try_mint_batch(self, out)
     }
 
-    fn mint_many(&self, n: usize) -> Result<Vec<K>> {
-        Id128Generator::mint_many(self, n)
-    }
-
     #[inline]
     fn mint_or_wait(&self) -> Result<Attempt<K>> {
         Id128Generator::mint_or_wait(self)
@@ -366,6 +371,10 @@ impl<K: Kind, G: Engine> Mint for Id128Generator<K, G> {
     #[inline]
     fn mint_batch_or_wait(&self, out: &mut [K]) -> Result<Attempt<usize>> {
         Id128Generator::mint_batch_or_wait(self, out)
+    }
+
+    fn mint_many(&self, n: usize) -> Result<Vec<K>> {
+        Id128Generator::mint_many(self, n)
     }
 }
 

@@ -10,14 +10,13 @@ mod arithmetic;
 mod builder;
 mod parts;
 mod presets;
-mod problem;
 mod range;
 
+pub use crate::error::layout_problem::LayoutProblem;
 pub use builder::LayoutBuilder;
 #[cfg(feature = "serde")]
 pub(crate) use builder::name_problem;
 pub use parts::Parts;
-pub use problem::LayoutProblem;
 pub use range::UnixTime;
 
 /// The most fields a layout can have, counting unused, time, node and sequence fields.

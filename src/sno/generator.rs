@@ -745,6 +745,53 @@ impl<C> SnoGenerator<C> {
     }
 }
 
+impl<C: Clock> crate::mint::Mint for SnoGenerator<C> {
+    type Id = SnoId;
+
+    #[inline]
+    fn mint_run(&self, out: &mut [SnoId], on_full: crate::mint::OnFull) -> Result<Attempt<usize>> {
+        match on_full {
+            crate::mint::OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
+            crate::mint::OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
+            crate::mint::OnFull::Answer => self.mint_batch_or_wait(out),
+        }
+    }
+
+    #[inline]
+    fn mint(&self) -> Result<SnoId> {
+        SnoGenerator::mint(self)
+    }
+
+    #[inline]
+    fn try_mint(&self) -> Result<SnoId> {
+        SnoGenerator::try_mint(self)
+    }
+
+    #[inline]
+    fn mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
+        SnoGenerator::mint_batch(self, out)
+    }
+
+    #[inline]
+    fn try_mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
+        SnoGenerator::try_mint_batch(self, out)
+    }
+
+    #[inline]
+    fn mint_or_wait(&self) -> Result<Attempt<SnoId>> {
+        SnoGenerator::mint_or_wait(self)
+    }
+
+    #[inline]
+    fn mint_batch_or_wait(&self, out: &mut [SnoId]) -> Result<Attempt<usize>> {
+        SnoGenerator::mint_batch_or_wait(self, out)
+    }
+
+    fn mint_many(&self, n: usize) -> Result<Vec<SnoId>> {
+        SnoGenerator::mint_many(self, n)
+    }
+}
+
 impl<C> fmt::Debug for SnoGenerator<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SnoGenerator")

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use super::low_bits;
-
 /// What is wrong with a layout's definition: the `problem` of
 /// [`Error::InvalidLayout`](crate::Error::InvalidLayout). Its `Display` is the message's second half, naming what was found and what was expected.
 ///
@@ -192,12 +190,12 @@ impl fmt::Display for LayoutProblem {
                 time_bits,
                 tick_ms,
                 epoch_ms,
-            } => match low_bits(u32::from(time_bits)).checked_mul(tick_ms) {
+            } => match ticks(time_bits).checked_mul(tick_ms) {
                 Some(span) => write!(
                     f,
                     "epoch {epoch_ms} ms plus {} ticks of {tick_ms} ms passes u64::MAX ms, \
                      expected an epoch of at most {} ms",
-                    low_bits(u32::from(time_bits)),
+                    ticks(time_bits),
                     u64::MAX - span
                 ),
                 None => write!(
@@ -239,4 +237,11 @@ impl fmt::Display for LayoutProblem {
             ),
         }
     }
+}
+
+/// The largest value of a time field of `time_bits` bits: its last tick.
+fn ticks(time_bits: u8) -> u64 {
+    u64::MAX
+        .checked_shr(64u32.saturating_sub(u32::from(time_bits)))
+        .unwrap_or(0)
 }

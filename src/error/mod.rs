@@ -6,7 +6,9 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::layout::LayoutProblem;
+pub(crate) mod layout_problem;
+
+use layout_problem::LayoutProblem;
 
 /// Everything that can go wrong in snowmint, with the bad value and what was expected.
 ///
