@@ -326,11 +326,11 @@ impl ForkCheck {
     /// assert_eq!(check.check("MyStore"), Ok(()));
     /// ```
     #[inline]
-    pub fn check(&self, kind: &'static str) -> crate::Result<()> {
+    pub fn check(&self, kind: &'static str) -> crate::error::Result<()> {
         if generation() == self.forks {
             return Ok(());
         }
-        Err(crate::Error::Forked {
+        Err(crate::error::Error::Forked {
             generator: kind,
             built_in: self.process_id,
             used_in: std::process::id(),

@@ -35,7 +35,7 @@ mod serde_impls {
     /// Reads an ID of type `T` from its text form.
     struct TextVisitor<T>(&'static str, PhantomData<T>);
 
-    impl<T: FromStr<Err = crate::Error>> Visitor<'_> for TextVisitor<T> {
+    impl<T: FromStr<Err = crate::error::Error>> Visitor<'_> for TextVisitor<T> {
         type Value = T;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -118,7 +118,7 @@ impl From<&Layout> for LayoutDef {
 }
 
 impl LayoutDef {
-    pub(super) fn build(&self) -> crate::Result<Layout> {
+    pub(super) fn build(&self) -> crate::error::Result<Layout> {
         let name =
             intern_checked("layout", &self.name).map_err(|problem| Error::InvalidLayout {
                 layout: "(stored)",

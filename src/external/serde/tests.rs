@@ -2,10 +2,11 @@ use std::collections::HashSet;
 
 use super::layout::{LayoutDef, bound_echoes, intern, intern_into};
 use super::snapshot::SnapshotDef;
+use crate::clock::ManualClock;
 use crate::generator::Snapshot;
+use crate::generator::{ClockBehind, Generator};
 use crate::layout::{Layout, LayoutProblem};
 use crate::sno::SnoSnapshot;
-use crate::{ClockBehind, Generator, clock::ManualClock};
 
 const TT: Layout = Layout::builder("twitter-tt", 64)
     .unused(1)
