@@ -98,9 +98,10 @@
 //!   handler closes the child's copies of the held descriptors (the parent's copies keep the
 //!   locks), so a child does not keep its parent's files held.
 //!
-//! Pause points (the `pause-points` feature, for `tests/fork_points.rs`, `tests/fork_mint.rs`,
-//! `tests/fork_windows.rs` and `tests/mark_fork.rs`) stop a thread inside each section, in the
-//! windows between them, mid-mint or inside a mark write, so that a test can fork exactly there.
+//! Pause points (`--cfg snowmint_pause_points`, for `tests/fork_points.rs`,
+//! `tests/fork_mint.rs`, `tests/fork_windows.rs` and `tests/mark_fork.rs`) stop a thread inside
+//! each section, in the windows between them, mid-mint or inside a mark write, so that a test
+//! can fork exactly there.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -113,10 +113,10 @@ pub mod mark;
 mod mint;
 pub mod node_id;
 // snowmint's own fault-injection tests pause threads at its points; not part of the API.
-#[cfg(feature = "pause-points")]
+#[cfg(snowmint_pause_points)]
 #[doc(hidden)]
 pub mod pause;
-#[cfg(not(feature = "pause-points"))]
+#[cfg(not(snowmint_pause_points))]
 mod pause;
 pub mod shard;
 pub mod sno;
