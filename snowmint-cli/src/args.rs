@@ -8,7 +8,7 @@ use crate::{Cli, Failure};
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, ValueEnum};
-use snowmint::{ClockBehind, Layout, encoding::Encoding, layout::PRESET_NAMES};
+use snowmint::{ClockBehind, Layout, encoding::Encoding};
 
 /// The names of the text forms, for `--format`, `--from` and `--to`.
 pub(crate) const FORMS: &str = "decimal, base36, base32 (Crockford), base62, hex";
@@ -79,7 +79,7 @@ impl LayoutArgs {
 }
 
 pub(crate) fn layout_help() -> String {
-    let presets = PRESET_NAMES.join(", ");
+    let presets = Layout::PRESETS.join(", ");
     format!(
         "The ID layout: a preset ({presets}), sno, uuidv7, ulid (128-bit ids: no node \
          values, --snapshot or --etcd), a JSON layout file (as the library's \
