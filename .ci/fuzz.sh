@@ -9,9 +9,14 @@
 # Needs only the stable Rust toolchain and a C++ compiler (libfuzzer-sys builds libFuzzer).
 # Stable works because the targets are built with `--sanitizer none`: cargo-fuzz then passes
 # only stable codegen flags (-Cpasses=sancov-module, -Cllvm-args=-sanitizer-coverage-*, ...);
-# its default, AddressSanitizer, needs the nightly-only -Zsanitizer. snowmint is
-# #![forbid(unsafe_code)], so ASan would add little. See fuzz/README.md.
+# its default, AddressSanitizer, needs the nightly-only -Zsanitizer. snowmint denies unsafe
+# code but for two audited spots, so ASan would add little. See fuzz/README.md.
+#
+# The targets build under `--cfg snowmint_test_hooks` (a cached clock the target drives):
+# cargo fuzz appends RUSTFLAGS from the environment to its own flags.
 set -euo pipefail
+
+export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg snowmint_test_hooks"
 
 CARGO_FUZZ_VERSION=0.13.2
 MAX_SECONDS=60

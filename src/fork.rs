@@ -9,9 +9,10 @@
 //! deadlocks, when the handlers are registered, and what else a fork copies: [the internals
 //! page](crate::docs::internals#the-fork-protocol).
 //!
-//! Pause points (the `pause-points` feature, for `tests/fork_points.rs`, `tests/fork_mint.rs`,
-//! `tests/fork_windows.rs` and `tests/mark_fork.rs`) stop a thread inside each section, in the
-//! windows between them, mid-mint or inside a mark write, so that a test can fork exactly there.
+//! Pause points (`--cfg snowmint_pause_points`, for `tests/fork_points.rs`,
+//! `tests/fork_mint.rs`, `tests/fork_windows.rs` and `tests/mark_fork.rs`) stop a thread inside
+//! each section, in the windows between them, mid-mint or inside a mark write, so that a test
+//! can fork exactly there.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -56,7 +56,51 @@
 //!
 //! # Feature flags
 //!
-#![doc = document_features::document_features!()]
+//! All off by default. The default build depends on `quanta`, `crossbeam-utils`, `thiserror` and
+//! `getrandom`, and on Unix on `libc` (the fork handlers) and `rustix` (the mark file's lock); it
+//! needs neither `protoc` nor etcd. The minimum Rust is 1.87 (quanta 0.13's); `sqlx` needs 1.94.
+//!
+//! - **`serde`**: `Serialize`/`Deserialize` for `Id` (a decimal string by default; a number per
+//!   field with `serde_id::number`), `Layout` and `Snapshot`. Pulls `serde` 1.
+//! - **`schemars`**: `JsonSchema` for `Id` (a decimal string with its pattern) and `SnoId`, as
+//!   they serialize, for OpenAPI generators. Pulls `schemars` 1 (and the `serde` feature).
+//! - **`tracing`**: one `tracing` event (target `snowmint`) per overflow (`debug`), clock
+//!   regression (`warn`), tick-tock toggle (`warn`) and borrowed tick (`debug`); from the cold
+//!   paths only, beside the counters of `generator::Stats` (the hot path is unchanged). Pulls
+//!   `tracing` 0.1.
+//! - **`tokio`**: `snowmint::tokio::MintAsync`: `mint_async` and `mint_batch_async` on every
+//!   generator, waiting on Tokio's timer instead of blocking the thread; cancel safe. Pulls
+//!   `tokio` 1 (`time`).
+//! - **`smol`**: `snowmint::smol::MintAsync`: the same on smol's timer. Pulls `async-io` 2,
+//!   smol's reactor, without its executor.
+//! - **`uuid`**: `From<Uuid7> for uuid::Uuid` and `TryFrom<uuid::Uuid> for Uuid7` (`id128`).
+//!   Pulls `uuid` 1.
+//! - **`ulid`**: `From<Ulid> for ulid::Ulid` and back (`id128`). Pulls `ulid` 3.
+//! - **`postgres`**: `ToSql`/`FromSql` for `Id` as PostgreSQL's `BIGINT`, and for `Uuid7` and
+//!   `Ulid` as its `uuid`, for the `postgres` 0.19 and `tokio-postgres` 0.7 clients. Checked
+//!   both ways, as for every database feature: an ID above `i64::MAX` is
+//!   `Error::IdTooLargeForI64`, a negative value `Error::NegativeId` (which presets outgrow
+//!   `i64`, and when: `docs::text_and_paging`), a `uuid` read as a `Uuid7` must be a UUIDv7.
+//!   Pulls `postgres-types` 0.2 and `bytes`.
+//! - **`sqlx`**: sqlx 0.9's `Type`/`Encode`/`Decode` for `Id` as a signed 64-bit integer on
+//!   every sqlx database (PostgreSQL `BIGINT`, SQLite `INTEGER`, MySQL `BIGINT`). Pulls `sqlx`
+//!   0.9 without its default features (the drivers, runtime and TLS stay the application's
+//!   choice); sqlx 0.9 needs Rust 1.94.
+//! - **`sqlx-postgres`**: `sqlx`, and `Uuid7` and `Ulid` as PostgreSQL's `uuid` (and
+//!   `uuid[]`). Also turns on sqlx's `postgres` (its driver's types), which `sqlx` alone leaves
+//!   off for SQLite and MySQL users.
+//! - **`sqlx-0_8`**: the same as `sqlx` for sqlx 0.8 (Rust 1.87). Pulls `sqlx` 0.8 without its
+//!   default features; combines with `sqlx`. docs.rs shows the `sqlx` feature's impls, which
+//!   are the same for sqlx 0.8.
+//! - **`sqlx-0_8-postgres`**: the same as `sqlx-postgres` for sqlx 0.8.
+//! - **`rusqlite`**: rusqlite's `ToSql`/`FromSql` for `Id` as SQLite's `INTEGER`, and for
+//!   `Uuid7` and `Ulid` as a 16-byte `BLOB` (big-endian, so it sorts in time order), for
+//!   rusqlite 0.32 through 0.43, whichever the application depends on (with Rust 1.87, 0.40 at
+//!   most: 0.43 needs 1.89). Pulls `rusqlite` (bundled or system SQLite: the application's own
+//!   rusqlite features decide).
+//!
+//! Node IDs leased from etcd, fenced, with a mark kept in etcd, are the crate `snowmint-etcd`
+//! (its build needs `protoc`).
 //!
 //! # Examples
 //!
@@ -110,10 +154,10 @@ pub mod mark;
 mod mint;
 pub mod node_id;
 // snowmint's own fault-injection tests pause threads at its points; not part of the API.
-#[cfg(feature = "pause-points")]
+#[cfg(snowmint_pause_points)]
 #[doc(hidden)]
 pub mod pause;
-#[cfg(not(feature = "pause-points"))]
+#[cfg(not(snowmint_pause_points))]
 mod pause;
 pub mod shard;
 pub mod sno;

@@ -1,7 +1,7 @@
 //! Pause points: named places in snowmint's code where a test can stop one thread, to fork,
 //! kill or race another process against it at exactly that point.
 //!
-//! Compiled in only with the `pause-points` feature, which exists for snowmint's own
+//! Compiled in only under `--cfg snowmint_pause_points`, which exists for snowmint's own
 //! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`,
 //! `tests/fork_windows.rs`, `tests/mark_fork.rs`); without it every point is an empty inline
 //! function. A point pauses only in the process that armed it, so a forked child passes
@@ -10,7 +10,7 @@
 /// A place where a test can pause a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-#[cfg_attr(not(feature = "pause-points"), allow(unreachable_pub, dead_code))]
+#[cfg_attr(not(snowmint_pause_points), allow(unreachable_pub, dead_code))]
 pub enum Point {
     /// The fork handlers' registration, before the handlers are installed.
     Registration,
@@ -37,7 +37,7 @@ pub enum Point {
     MarkWrite,
 }
 
-#[cfg(feature = "pause-points")]
+#[cfg(snowmint_pause_points)]
 mod armed {
     use super::Point;
     use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
@@ -159,17 +159,17 @@ mod armed {
     }
 }
 
-#[cfg(feature = "pause-points")]
+#[cfg(snowmint_pause_points)]
 pub use armed::{Armed, arm};
-#[cfg(feature = "pause-points")]
+#[cfg(snowmint_pause_points)]
 pub(crate) use armed::{point, reached};
 
-/// Without the `pause-points` feature: nothing.
-#[cfg(not(feature = "pause-points"))]
+/// Without `--cfg snowmint_pause_points`: nothing.
+#[cfg(not(snowmint_pause_points))]
 #[inline(always)]
 pub(crate) fn point(_: Point) {}
 
-/// Without the `pause-points` feature: nothing.
-#[cfg(not(feature = "pause-points"))]
+/// Without `--cfg snowmint_pause_points`: nothing.
+#[cfg(not(snowmint_pause_points))]
 #[inline(always)]
 pub(crate) fn reached(_: Point) {}

@@ -5,7 +5,7 @@
 //! clock's refresher and of the monotonic clock's re-anchor; otherwise it comes from `core`
 //! and `std`. No other module imports `core::sync::atomic` directly.
 
-#[cfg(all(snowmint_loom, feature = "test-hooks"))]
+#[cfg(all(snowmint_loom, snowmint_test_hooks))]
 pub(crate) use loom::thread::current;
 #[cfg(snowmint_loom)]
 pub(crate) use loom::{
@@ -18,7 +18,7 @@ pub(crate) use loom::{
 pub(crate) use core::sync::atomic::{AtomicU64, Ordering, fence};
 #[cfg(not(snowmint_loom))]
 pub(crate) use std::sync::{Arc, Mutex};
-#[cfg(all(not(snowmint_loom), feature = "test-hooks"))]
+#[cfg(all(not(snowmint_loom), snowmint_test_hooks))]
 pub(crate) use std::thread::current;
 #[cfg(not(snowmint_loom))]
 pub(crate) use std::thread::{Thread, yield_now};

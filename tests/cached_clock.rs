@@ -29,7 +29,7 @@ use snowmint::{
 use common::checks::assert_unique_and_increasing;
 use common::clocks::T0;
 use common::refresher::assert_parks_then_wakes;
-#[cfg(feature = "test-hooks")]
+#[cfg(snowmint_test_hooks)]
 use common::refresher::wait_parked;
 use common::threads::{PATIENCE, eventually, on_threads};
 
@@ -857,7 +857,7 @@ fn a_refreshers_reading_from_before_a_step_back_never_replaces_the_step() {
 }
 
 /// The name of the thread whose read of the source the next test holds.
-#[cfg(feature = "test-hooks")]
+#[cfg(snowmint_test_hooks)]
 const HELD_READER: &str = "held-reader";
 
 /// As a refresher's, a precise reading from before a step back must never replace the step.
@@ -874,7 +874,7 @@ const HELD_READER: &str = "held-reader";
 /// now carries a new generation, so the compare-and-swap fails and the reader reads the
 /// source again: it returns the new time, and the word never goes back to `T0`.
 #[test]
-#[cfg(feature = "test-hooks")]
+#[cfg(snowmint_test_hooks)]
 fn a_precise_reading_from_before_a_step_back_never_replaces_the_step() {
     let (source, clock, rig) = rigged(T0);
     let generator = generator(

@@ -9,7 +9,8 @@
 //! parent minted, and no ID repeats within either. The child writes its IDs to a file the
 //! parent reads after it exits.
 
-#![cfg(all(unix, feature = "pause-points"))]
+// Built only under `--cfg snowmint_pause_points`: CONTRIBUTING.md, "Test cfgs", has the command.
+#![cfg(all(unix, snowmint_pause_points))]
 
 mod common;
 

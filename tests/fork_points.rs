@@ -29,7 +29,8 @@
 //! with [`ROLE`] set to it), [`RUNS`] times, one fork each, and prints a summary line per
 //! point (run with `--nocapture` to see it).
 
-#![cfg(all(unix, feature = "pause-points"))]
+// Built only under `--cfg snowmint_pause_points`: CONTRIBUTING.md, "Test cfgs", has the command.
+#![cfg(all(unix, snowmint_pause_points))]
 
 mod common;
 

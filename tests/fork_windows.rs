@@ -18,7 +18,8 @@
 //! The handlers' registration happens once per process, so each scenario runs in a fresh
 //! process: the test re-executes its own binary (`--exact` its name, with [`ROLE`] set to it).
 
-#![cfg(all(unix, feature = "pause-points"))]
+// Built only under `--cfg snowmint_pause_points`: CONTRIBUTING.md, "Test cfgs", has the command.
+#![cfg(all(unix, snowmint_pause_points))]
 
 mod common;
 

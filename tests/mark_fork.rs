@@ -7,7 +7,8 @@
 //! `shutdown` and drop return. The parent releases its thread, whose write completes, and
 //! mints on.
 
-#![cfg(all(unix, feature = "pause-points"))]
+// Built only under `--cfg snowmint_pause_points`: CONTRIBUTING.md, "Test cfgs", has the command.
+#![cfg(all(unix, snowmint_pause_points))]
 
 mod common;
 

@@ -5,7 +5,7 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
+//! RUSTFLAGS="--cfg snowmint_loom --cfg snowmint_test_hooks" LOOM_MAX_PREEMPTIONS=3 cargo test --release
 //! ```
 //!
 //! Every model uses a `tiny` layout (a 1-, 2- or 3-bit sequence, so a few mints fill a tick, a

@@ -3,7 +3,7 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
+//! RUSTFLAGS="--cfg snowmint_loom --cfg snowmint_test_hooks" LOOM_MAX_PREEMPTIONS=3 cargo test --release
 //! ```
 //!
 //! With `--cfg snowmint_loom`, snowmint itself takes its atomics, `Arc`, spin hint and `Backoff` from

@@ -4,7 +4,7 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test monotonic
+//! RUSTFLAGS="--cfg snowmint_loom --cfg snowmint_test_hooks" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test monotonic
 //! ```
 //!
 //! Every model runs the library's own code: a clock from `build_driven` on two

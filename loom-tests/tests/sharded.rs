@@ -7,7 +7,7 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test sharded
+//! RUSTFLAGS="--cfg snowmint_loom --cfg snowmint_test_hooks" LOOM_MAX_PREEMPTIONS=3 cargo test --release --test sharded
 //! ```
 //!
 //! Loom runs the threads of a model as coroutines on one OS thread, so the standard library's

@@ -5,7 +5,7 @@
 //! Run from `loom-tests/` with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg snowmint_loom" LOOM_MAX_PREEMPTIONS=3 cargo test --release
+//! RUSTFLAGS="--cfg snowmint_loom --cfg snowmint_test_hooks" LOOM_MAX_PREEMPTIONS=3 cargo test --release
 //! ```
 //!
 //! Every model uses the `tt` layout (41 bits of 1 ms ticks from the Unix epoch, the tick-tock

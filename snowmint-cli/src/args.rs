@@ -10,7 +10,7 @@ use crate::time::SPAN_FORMS;
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use snowmint::{ClockBehind, GeneratorBuilder, Layout, encoding::Encoding, layout::PRESET_NAMES};
+use snowmint::{ClockBehind, GeneratorBuilder, Layout, encoding::Encoding};
 
 /// Mint Snowflake-style 64-bit IDs (and sno, UUIDv7 and ULID IDs), and decode them.
 #[derive(Debug, Parser)]
@@ -130,7 +130,7 @@ pub(crate) struct LayoutArgs {
 }
 
 fn layout_help() -> String {
-    let presets = PRESET_NAMES.join(", ");
+    let presets = Layout::PRESETS.join(", ");
     format!(
         "The ID layout: a preset ({presets}), sno, uuidv7, ulid (128-bit ids: no node \
          values, --snapshot or --etcd), a JSON layout file (as the library's \

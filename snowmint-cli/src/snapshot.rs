@@ -430,11 +430,10 @@ impl<T: Saved> MarkStore for SnapshotStore<T> {
 mod tests {
     use super::*;
     use snowmint::Layout;
-    use snowmint::layout::PRESET_NAMES;
 
     #[test]
     fn every_presets_snapshot_formats_and_parses_back() {
-        for name in PRESET_NAMES {
+        for &name in Layout::PRESETS {
             let layout = Layout::preset(name, Some(1_700_000_000_000))
                 .or_else(|_| Layout::preset(name, None))
                 .unwrap();

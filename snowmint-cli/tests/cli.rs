@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::thread;
 
-use snowmint::{Id, Layout, Snapshot, layout::PRESET_NAMES};
+use snowmint::{Id, Layout, Snapshot};
 
 mod common;
 
@@ -596,7 +596,7 @@ fn help_lists_the_presets() {
     for command in ["mint", "inspect"] {
         let output = run(&[command, "--help"]);
         assert!(
-            stdout_of(&output).contains(&PRESET_NAMES.join(", ")),
+            stdout_of(&output).contains(&Layout::PRESETS.join(", ")),
             "{command} --help does not list the presets"
         );
     }
@@ -914,9 +914,9 @@ fn inspect_into_a_closed_pipe_ends_quietly() {
 
 /// One ID of each preset (with `--epoch-ms` where the preset needs one), and its layout.
 fn one_id_of_each_preset() -> Vec<(Layout, String)> {
-    PRESET_NAMES
-        .into_iter()
-        .map(|name| {
+    Layout::PRESETS
+        .iter()
+        .map(|&name| {
             let epoch_ms = (name == "nanoflake").then_some(EPOCH_MS);
             let layout = Layout::preset(name, epoch_ms).unwrap();
             let epoch = EPOCH_MS.to_string();

@@ -32,7 +32,7 @@ mod rfc3339;
 
 pub use cached::{CachedClock, Global, Home, Private};
 /// The cached clock's tuning and its refresher's steps, for snowmint's own tests.
-#[cfg(feature = "test-hooks")]
+#[cfg(snowmint_test_hooks)]
 #[doc(hidden)]
 pub use cached::{
     Step,

@@ -22,31 +22,6 @@ pub use range::UnixTime;
 /// The most fields a layout can have, counting unused, time, node and sequence fields.
 pub(crate) const MAX_FIELDS: usize = 8;
 
-/// The names [`Layout::preset`] accepts, in the order of the README's table.
-///
-/// # Examples
-///
-/// ```
-/// use snowmint::{Layout, layout::PRESET_NAMES};
-///
-/// for name in PRESET_NAMES {
-///     let epoch_ms = if name == "nanoflake" { Some(0) } else { None };
-///     assert_eq!(Layout::preset(name, epoch_ms)?.name(), name);
-/// }
-/// assert_eq!(PRESET_NAMES[0], "twitter");
-/// # Ok::<(), snowmint::Error>(())
-/// ```
-pub const PRESET_NAMES: [&str; 8] = [
-    "twitter",
-    "discord",
-    "instagram",
-    "mastodon",
-    "sonyflake",
-    "nanoflake",
-    "snowflake-si",
-    "osmium",
-];
-
 /// `Number.MAX_SAFE_INTEGER`, 2^53 − 1: the largest integer below which every integer is
 /// exactly a JavaScript number (an IEEE 754 double).
 ///

@@ -3,11 +3,38 @@
 use super::{Layout, LayoutBuilder};
 use crate::error::{Error, Result, bounded};
 
-/// [`PRESET_NAMES`](super::PRESET_NAMES) on one line, the `expected` of [`Error::UnknownLayout`].
+/// [`Layout::PRESETS`] on one line, the `expected` of [`Error::UnknownLayout`].
 const PRESETS_LISTED: &str =
     "twitter, discord, instagram, mastodon, sonyflake, nanoflake, snowflake-si, osmium";
 
 impl Layout {
+    /// The presets: the names [`preset`](Self::preset) accepts, in the order of the README's
+    /// table. A slice, as [`Encoding::ALL`](crate::encoding::Encoding::ALL) lists the text
+    /// forms; a name rather than a layout, since `nanoflake`'s epoch is the application's.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    ///
+    /// for &name in Layout::PRESETS {
+    ///     let epoch_ms = if name == "nanoflake" { Some(0) } else { None };
+    ///     assert_eq!(Layout::preset(name, epoch_ms)?.name(), name);
+    /// }
+    /// assert_eq!(Layout::PRESETS[0], "twitter");
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub const PRESETS: &'static [&'static str] = &[
+        "twitter",
+        "discord",
+        "instagram",
+        "mastodon",
+        "sonyflake",
+        "nanoflake",
+        "snowflake-si",
+        "osmium",
+    ];
+
     /// Twitter: 1 unused sign bit, 41 time, 10 machine, 12 sequence; 1 ms; epoch 1288834974657.
     ///
     /// # Examples
@@ -172,8 +199,9 @@ impl Layout {
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownLayout`] for a name not in [`PRESET_NAMES`](super::PRESET_NAMES), [`Error::EpochFixed`] for an
-    /// epoch given to a fixed-epoch preset, [`Error::EpochRequired`] for `nanoflake` without one.
+    /// [`Error::UnknownLayout`] for a name not in [`PRESETS`](Self::PRESETS),
+    /// [`Error::EpochFixed`] for an epoch given to a fixed-epoch preset,
+    /// [`Error::EpochRequired`] for `nanoflake` without one.
     ///
     /// # Examples
     ///
@@ -249,10 +277,9 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::PRESET_NAMES;
 
     #[test]
-    fn the_listed_presets_are_the_preset_names() {
-        assert_eq!(PRESET_NAMES.join(", "), PRESETS_LISTED);
+    fn the_listed_presets_are_the_presets() {
+        assert_eq!(Layout::PRESETS.join(", "), PRESETS_LISTED);
     }
 }

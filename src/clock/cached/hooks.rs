@@ -1,5 +1,5 @@
 //! The hooks that let snowmint's own loom models, fuzz targets and tests run a cached clock's
-//! refresher step by step (feature `test-hooks`, not for users): a driven clock starts no
+//! refresher step by step (`--cfg snowmint_test_hooks`, not for users): a driven clock starts no
 //! thread, and the caller runs each wake-up.
 
 use super::*;

@@ -19,7 +19,7 @@ use crate::sync::{AtomicU64, Mutex, Ordering, Thread};
 /// The process-wide clock: its `static` word cannot be a loom atomic.
 #[cfg(not(snowmint_loom))]
 mod global;
-#[cfg(feature = "test-hooks")]
+#[cfg(snowmint_test_hooks)]
 pub(super) mod hooks;
 mod words;
 
@@ -511,7 +511,7 @@ impl<C: Clock> Shared<C> {
 
 /// What a refresher does after one wake-up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(not(feature = "test-hooks"), allow(unreachable_pub))]
+#[cfg_attr(not(snowmint_test_hooks), allow(unreachable_pub))]
 pub enum Step {
     /// Sleep until the next refresh.
     Refreshed,
