@@ -1,44 +1,14 @@
-//! The thread that talks to etcd: it claims a node ID, renews the lease and raises the
-//! mark in the background, and releases both on request.
-//!
-//! The thread runs its own single-threaded tokio runtime, so callers need none, and the
-//! crate's API stays blocking. Every request is bounded by a timeout: a frozen server stalls
-//! a renewal, never the thread.
-//!
-//! # Renewals
-//!
-//! A renewal is due `renew_every` after the send of the last confirmed one (the deadline runs
-//! from that send, so this keeps the whole window `ttl - margin - renew_every` for retries),
-//! not after the previous attempt ended. Each attempt waits at most half the interval; one that
-//! timed out is retried at once, one that failed quickly after a backoff doubling from
-//! `FIRST_BACKOFF` up to a quarter of the interval. An attempt is in flight at every moment
-//! etcd could answer, but for those backoffs.
-//!
-//! # The mark only goes up
-//!
-//! A timed-out request may still reach etcd later, after a newer one: a late write must not
-//! replace a newer mark. Every mark write is a compare-and-swap on the mark key's own mod
-//! revision, the one this holder last wrote or read, in the same transaction as the node key's
-//! guard. A late write compares against a revision that a later write moved, and changes
-//! nothing; a write that loses the compare re-reads the mark and its revision and counts as a
-//! failed attempt (retried at once), never as confirmed. The fence's mark moves only by a
-//! write etcd acknowledged, and a raise writes at least the value it read. The stored format
-//! is unchanged (decimal Unix milliseconds), so marks written by earlier versions are read and
-//! guarded as they are. A value compare (`value < new` on zero-padded digits) would have
-//! needed a new format and would refuse the release's deliberate lowering; the revision compare
-//! needs neither, and also catches any write by anyone else.
+//! The lease thread's side: the requests it serves and the task that claims, renews, raises the
+//! mark and releases (the module above says how).
 
 use std::collections::HashSet;
 use std::future::Future;
 use std::sync::{Arc, mpsc as std_mpsc};
-use std::thread;
 use std::time::Duration;
 
 use etcd_client::{Client, Compare, CompareOp, ConnectOptions, GetOptions, PutOptions, Txn, TxnOp};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep, sleep_until, timeout, timeout_at};
-
-use snowmint::mark::ForkCheck;
 
 use crate::claim::{Claim, NextTime};
 use crate::config::EtcdConfig;
@@ -46,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::fence::{Fence, boottime_ns};
 
 /// What the lease's owner asks of the thread.
-enum Request {
+pub(super) enum Request {
     /// Raise the mark from now on with `next_time`; answers once a first renewal raised it.
     Attach {
         next_time: NextTime,
@@ -59,18 +29,6 @@ enum Request {
     },
 }
 
-/// The owner's handle on the thread.
-#[derive(Debug)]
-pub(crate) struct Keeper {
-    requests: mpsc::UnboundedSender<Request>,
-    /// The process the thread runs in: a request from a forked child, which has no copy of
-    /// the thread, fails at once ([`snowmint::Error::Forked`]).
-    home: ForkCheck,
-    /// How long a release may take: the thread bounds each request by this.
-    request_timeout: Duration,
-    endpoints: String,
-}
-
 impl std::fmt::Debug for Request {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -80,84 +38,8 @@ impl std::fmt::Debug for Request {
     }
 }
 
-impl Keeper {
-    /// Starts the thread, claims a node ID and starts renewing its lease.
-    pub(crate) fn claim(config: &EtcdConfig) -> Result<(Keeper, Claim)> {
-        let ttl_secs = config.check()?;
-        let (requests, inbox) = mpsc::unbounded_channel();
-        let (claimed, claim) = std_mpsc::channel();
-        let task = Task::new(config, ttl_secs);
-        let endpoints = config.endpoint_list();
-        // Fork: the child of a `fork()` has no copy of this thread; the leased generator it
-        // serves refuses to mint there, and every request from the child fails at once with
-        // `Error::Forked` (see `send`), so dropping the child's copy releases nothing.
-        let home = ForkCheck::new();
-        thread::Builder::new()
-            .name("snowmint-etcd".into())
-            .spawn(move || task.run(inbox, claimed))
-            .map_err(|err| Error::Etcd {
-                operation: "claim",
-                endpoints: endpoints.clone(),
-                reason: format!("cannot start the lease thread: {err}"),
-            })?;
-        let claim = claim
-            .recv()
-            .map_err(|_| thread_gone("claim", &endpoints))??;
-        Ok((
-            Keeper {
-                requests,
-                home,
-                request_timeout: config.request_timeout_duration(),
-                endpoints,
-            },
-            claim,
-        ))
-    }
-
-    /// Has the thread raise the mark with `next_time` from now on, and raise it once now.
-    pub(crate) fn attach(&self, next_time: NextTime) -> Result<()> {
-        let (reply, answer) = std_mpsc::channel();
-        self.send(Request::Attach { next_time, reply }, "renewal")?;
-        self.wait(&answer, "renewal")
-    }
-
-    /// Has the thread write `final_mark`, revoke the lease and stop.
-    pub(crate) fn release(&self, final_mark: Option<u64>) -> Result<()> {
-        let (reply, answer) = std_mpsc::channel();
-        self.send(Request::Release { final_mark, reply }, "release")?;
-        self.wait(&answer, "release")
-    }
-
-    fn send(&self, request: Request, operation: &'static str) -> Result<()> {
-        // In a forked child the lease is the parent's, and its thread is not in this process.
-        self.home.check("EtcdLease").map_err(Error::Snowmint)?;
-        self.requests
-            .send(request)
-            .map_err(|_| thread_gone(operation, &self.endpoints))
-    }
-
-    /// Waits for the thread's answer: at most two requests' time (the thread bounds each).
-    fn wait(&self, answer: &std_mpsc::Receiver<Result<()>>, operation: &'static str) -> Result<()> {
-        let limit = self
-            .request_timeout
-            .saturating_mul(2)
-            .saturating_add(Duration::from_secs(1));
-        answer
-            .recv_timeout(limit)
-            .map_err(|_| thread_gone(operation, &self.endpoints))?
-    }
-}
-
-fn thread_gone(operation: &'static str, endpoints: &str) -> Error {
-    Error::Etcd {
-        operation,
-        endpoints: endpoints.to_owned(),
-        reason: "the lease thread did not answer in time".into(),
-    }
-}
-
 /// What the thread keeps.
-struct Task {
+pub(super) struct Task {
     config: EtcdConfig,
     /// The time to live asked for; the server may grant another.
     ttl_secs: i64,
@@ -232,7 +114,7 @@ fn later(instant: Instant, by: Duration) -> Instant {
 }
 
 impl Task {
-    fn new(config: &EtcdConfig, ttl_secs: i64) -> Self {
+    pub(super) fn new(config: &EtcdConfig, ttl_secs: i64) -> Self {
         Task {
             config: config.clone(),
             ttl_secs,
@@ -241,7 +123,7 @@ impl Task {
         }
     }
 
-    fn run(
+    pub(super) fn run(
         self,
         inbox: mpsc::UnboundedReceiver<Request>,
         claimed: std_mpsc::Sender<Result<Claim>>,
