@@ -202,8 +202,8 @@ pub trait Mint {
     /// [`Attempt::Wait`] until the generator can mint again (measured as the policy's docs
     /// say). Waiting that long and attempting again mints as
     /// [`mint`](Self::mint) would, without holding the thread: the async methods
-    /// ([`tokio::MintAsync`](crate::tokio::MintAsync), [`smol::MintAsync`](crate::smol::MintAsync))
-    /// sleep on their runtime's timer between attempts.
+    /// (`tokio::MintAsync` and `smol::MintAsync`, with the `tokio` and `smol` features) sleep
+    /// on their runtime's timer between attempts.
     ///
     /// # Errors
     ///
