@@ -104,6 +104,7 @@ pub mod error;
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub mod etcd;
 mod external;
+pub mod family;
 mod fork;
 pub mod generator;
 mod id;

@@ -9,12 +9,12 @@ use crate::generator::State;
 use crate::id::Id;
 use crate::mark::{MarkStore, MarkedGenerator};
 use crate::shard::ShardedGenerator;
-use crate::sno::{SnoGenerator, SnoId};
 
 /// Minting, the same way on every generator: shared ([`Generator`]), per thread
 /// ([`LocalGenerator`](crate::LocalGenerator)), sharded ([`ShardedGenerator`]), kept below a
 /// mark ([`MarkedGenerator`]: over a file, and with the etcd feature over a lease) and
-/// sno's ([`SnoGenerator`], whose IDs are [`SnoId`]s).
+/// the ID families' ([`FamilyGenerator`](crate::family::FamilyGenerator): sno's, UUIDv7's,
+/// ULID's).
 ///
 /// Each generator also has these methods as its own, so they work without the trait in scope;
 /// the trait lets code, benches and tests be generic over the generator.
@@ -42,7 +42,8 @@ use crate::sno::{SnoGenerator, SnoId};
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 pub trait Mint {
-    /// The ID minted: [`Id`], or [`SnoId`] for sno.
+    /// The ID minted: [`Id`], or a family generator's family ([`SnoId`](crate::sno::SnoId) for
+    /// sno).
     ///
     /// # Examples
     ///
@@ -383,4 +384,3 @@ macro_rules! mint_by_inherent {
 mint_by_inherent!(Id, [C, S] Generator<C, S> where C: Clock, S: State);
 mint_by_inherent!(Id, [C] ShardedGenerator<C> where C: Clock);
 mint_by_inherent!(Id, [C, S] MarkedGenerator<C, S> where C: Clock, S: MarkStore);
-mint_by_inherent!(SnoId, [C] SnoGenerator<C> where C: Clock);

@@ -26,10 +26,11 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use snowmint::clock::Rfc3339;
 use snowmint::encoding::Encoding;
-use snowmint::id128::{Id128Generator, Kind, Ulid, Uuid7};
+use snowmint::family::{Family, FamilyGenerator};
+use snowmint::id128::{Ulid, Uuid7};
 
 /// What the command line needs of [`Uuid7`] and [`Ulid`].
-pub(crate) trait Wide: Kind + fmt::Display {
+pub(crate) trait Wide: Family + fmt::Display {
     /// The `--layout` name.
     const LAYOUT: &'static str;
     /// The ID's own text form.
@@ -143,7 +144,7 @@ impl Form {
             Some(Encoding::Hex) => Ok(Form::Hex),
             Some(other) => Err(Failure::Usage(format!(
                 "--format {other} does not apply to --layout {}: expected {FORMS}",
-                K::LAYOUT
+                <K as Wide>::LAYOUT
             ))),
         }
     }
@@ -158,7 +159,7 @@ impl Form {
             ConvertForm::Id(other) => Err(Failure::Usage(format!(
                 "{flag} {other} does not apply to --layout {}: 128-bit ids convert between uuid, \
                  ulid, decimal and hex",
-                K::LAYOUT
+                <K as Wide>::LAYOUT
             ))),
         }
     }
@@ -227,7 +228,7 @@ impl<K: Wide> fmt::Display for Text<K> {
 
 /// `mint --layout uuidv7|ulid`.
 pub(crate) fn mint<K: Wide>(args: &MintArgs) -> Result<(), Failure> {
-    let layout = K::LAYOUT;
+    let layout = <K as Wide>::LAYOUT;
     let refused = [
         (
             "--node (or --machine, --worker, ...)",
@@ -262,7 +263,7 @@ pub(crate) fn mint<K: Wide>(args: &MintArgs) -> Result<(), Failure> {
         )));
     }
     let form = Form::of::<K>(args.format)?;
-    let generator = Id128Generator::<K>::builder()
+    let generator = FamilyGenerator::<K>::builder()
         .on_clock_behind(args.policy())
         .build()?;
     mint_ids(
@@ -338,7 +339,7 @@ impl<K: Wide> fmt::Display for Decoded<K> {
             f,
             "{} ({} {}",
             self.form.write(id),
-            K::LAYOUT,
+            <K as Wide>::LAYOUT,
             Rfc3339(id.unix_ms())
         )?;
         if let Some((version, variant)) = K::VERSION_VARIANT {
@@ -361,7 +362,7 @@ impl<K: Wide> Serialize for Decoded<K> {
         if self.form != K::TEXT {
             map.serialize_entry("text", &id.to_string())?;
         }
-        map.serialize_entry("layout", K::LAYOUT)?;
+        map.serialize_entry("layout", <K as Wide>::LAYOUT)?;
         map.serialize_entry("unix_ms", &id.unix_ms())?;
         map.serialize_entry("time", &Rfc3339(id.unix_ms()).to_string())?;
         if let Some((version, variant)) = K::VERSION_VARIANT {

@@ -87,7 +87,7 @@ impl fmt::Display for Sno {
             f,
             "{id} (sno {} timeline={} meta={} partition={} sequence={})",
             id.time_rfc3339(),
-            id.tick(),
+            id.timeline(),
             id.meta(),
             id.partition(),
             id.sequence()
@@ -103,7 +103,7 @@ impl Serialize for Sno {
         object.serialize_field("layout", "sno")?;
         object.serialize_field("unix_ms", &id.unix_ms())?;
         object.serialize_field("time", &Text(id.time_rfc3339()))?;
-        object.serialize_field("timeline", &id.tick())?;
+        object.serialize_field("timeline", &id.timeline())?;
         object.serialize_field("meta", &id.meta())?;
         object.serialize_field("partition", &id.partition())?;
         object.serialize_field("sequence", &id.sequence())?;

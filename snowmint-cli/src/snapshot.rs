@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use snowmint::clock::Clock;
 use snowmint::mark::{MarkStore, replace_durably};
-use snowmint::sno::{SnoGenerator, SnoSnapshot};
+use snowmint::sno::SnoSnapshot;
 use snowmint::{Generator, Snapshot};
 
 /// The snapshot file, for `mint --help`.
@@ -123,27 +123,21 @@ impl Saved for Snapshot {
 
 impl Saved for SnoSnapshot {
     fn ahead(&self, mark_ms: u64) -> Self {
-        SnoSnapshot {
-            core: self.core.ahead(mark_ms),
-            ..self.clone()
-        }
+        let mut ahead = self.clone();
+        ahead.core = self.core.ahead(mark_ms);
+        ahead
     }
 
     fn at_least(&self, exact: &Self) -> Self {
-        SnoSnapshot {
-            core: self.core.at_least(&exact.core),
-            ..exact.clone()
-        }
+        let mut at_least = exact.clone();
+        at_least.core = self.core.at_least(&exact.core);
+        at_least
     }
 }
 
 /// The state of a sno generator that has minted nothing yet.
 pub(crate) fn fresh_sno(partition: u16, meta: u8) -> SnoSnapshot {
-    SnoSnapshot {
-        partition,
-        meta,
-        core: Snapshot::at_mark(SnoGenerator::LAYOUT, &[], None),
-    }
+    SnoSnapshot::at_mark(partition, meta, None)
 }
 
 /// The snapshot in `path`, or `None` if there is no such file.
