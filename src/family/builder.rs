@@ -250,7 +250,7 @@ impl<F: Family, C: Clock> FamilyBuilder<F, C> {
         self.check_layout()?;
         let map = F::map(self.options)?;
         let engine = self.inner.build()?.named(F::GENERATOR);
-        Ok(FamilyGenerator { engine, map })
+        Ok(FamilyGenerator::on(engine, map))
     }
 
     /// Validates the configuration and builds a generator for one thread, on a
@@ -278,7 +278,7 @@ impl<F: Family, C: Clock> FamilyBuilder<F, C> {
         self.check_layout()?;
         let map = F::map(self.options)?;
         let engine = self.inner.build_local()?.named(F::GENERATOR);
-        Ok(FamilyGenerator { engine, map })
+        Ok(FamilyGenerator::on(engine, map))
     }
 
     /// Validates the configuration and builds a generator on a [`ShardedGenerator`] whose
@@ -316,7 +316,7 @@ impl<F: Family, C: Clock> FamilyBuilder<F, C> {
         self.check_layout()?;
         let map = F::map(self.options)?;
         let engine = self.inner.build_sharded(shards)?.named(F::GENERATOR);
-        Ok(FamilyGenerator { engine, map })
+        Ok(FamilyGenerator::on(engine, map))
     }
 }
 

@@ -46,7 +46,9 @@ use crate::mint::{Attempt, Mint, mint_many_by};
 /// ```
 pub struct FamilyGenerator<F: Family, G: Engine = Generator> {
     pub(crate) engine: G,
-    pub(crate) map: F::Map<G>,
+    pub(crate) map: F::Map,
+    /// Where the family may remember the current tick's first ID (see [`Engine`]).
+    pub(crate) starts: G::Starts,
 }
 
 // On the default engine only, so that `SnoGenerator::LAYOUT` names one constant.
@@ -70,6 +72,15 @@ impl<F: Family> FamilyGenerator<F> {
 }
 
 impl<F: Family, G: Engine> FamilyGenerator<F, G> {
+    /// The generator on `engine`, mapping its words with `map`.
+    pub(super) fn on(engine: G, map: F::Map) -> Self {
+        FamilyGenerator {
+            engine,
+            map,
+            starts: G::Starts::default(),
+        }
+    }
+
     /// Mints the next ID, waiting for the next tick if this one's sequence is used up (or
     /// moving ahead, when borrowing).
     ///
@@ -112,7 +123,7 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
     #[inline]
     pub fn mint(&self) -> Result<F> {
         let word = self.engine.next_word(true)?;
-        Ok(F::id(&self.map, word))
+        Ok(F::id(&self.map, &self.starts, word))
     }
 
     /// Mints the next ID, or fails if this tick's sequence is used up.
@@ -154,7 +165,7 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
     #[inline]
     pub fn try_mint(&self) -> Result<F> {
         let word = self.engine.next_word(false)?;
-        Ok(F::id(&self.map, word))
+        Ok(F::id(&self.map, &self.starts, word))
     }
 
     /// Mints up to `out.len()` consecutive IDs of one tick with one reservation, writes them
@@ -314,7 +325,7 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
         Ok(self
             .engine
             .word_or_wait()?
-            .map(|word| F::id(&self.map, word)))
+            .map(|word| F::id(&self.map, &self.starts, word)))
     }
 
     /// [`mint_batch`](Self::mint_batch) without ever waiting: how many IDs were written, or
@@ -392,7 +403,7 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
     #[inline(always)]
     fn fill(&self, out: &mut [F], first: u64, count: u64) -> usize {
         // `count <= out.len()`, and the run's sequence values stay inside the field.
-        F::fill(&self.map, &mut out[..count as usize], first);
+        F::fill(&self.map, &self.starts, &mut out[..count as usize], first);
         count as usize
     }
 }
@@ -439,7 +450,33 @@ impl<F: Family, G: Engine + fmt::Debug> fmt::Debug for FamilyGenerator<F, G> {
     /// The engine and what the family shows of its map (a 128-bit generator's key never).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut fields = f.debug_struct(F::GENERATOR);
-        F::fmt_map::<G>(&self.map, &mut fields);
+        F::fmt_map(&self.map, &mut fields);
         fields.field("engine", &self.engine).finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LocalGenerator;
+    use crate::id128::{Ulid, Uuid7};
+    use crate::shard::ShardedGenerator;
+    use crate::sno::SnoId;
+
+    /// Generic code over the families can share a generator between threads, as over one
+    /// family: the map is `Send + Sync`, and only an engine one thread owns is not `Sync`.
+    fn threads_can_share<F: Family>() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<FamilyGenerator<F>>();
+        send_sync::<FamilyGenerator<F, ShardedGenerator>>();
+        send::<FamilyGenerator<F, LocalGenerator>>();
+    }
+
+    #[test]
+    fn shared_and_sharded_family_generators_are_send_and_sync() {
+        threads_can_share::<SnoId>();
+        threads_can_share::<Uuid7>();
+        threads_can_share::<Ulid>();
     }
 }

@@ -66,7 +66,7 @@ pub trait Family: sealed::Family {}
 pub(crate) mod sealed {
     use std::fmt;
 
-    use super::Engine;
+    use super::Starts;
     use crate::error::Result;
     use crate::generator::ClockBehind;
     use crate::layout::Layout;
@@ -79,26 +79,27 @@ pub(crate) mod sealed {
         const LAYOUT: Layout;
         /// What a builder sets for the family beyond the engine's settings.
         type Options: Clone + fmt::Debug;
-        /// What a generator on engine `G` maps state words to IDs with, made from the
-        /// options when it is built.
-        type Map<G: Engine>;
+        /// What a generator maps state words to IDs with, made from the options when it is
+        /// built.
+        type Map: Send + Sync;
         /// The engine's policy when the clock goes back, unless the builder sets another.
         fn on_clock_behind() -> ClockBehind;
         /// The options of a new builder.
         fn options() -> Self::Options;
         /// The map of a generator built with `options`.
-        fn map<G: Engine>(options: Self::Options) -> Result<Self::Map<G>>;
-        /// The ID of state word `word`.
-        fn id<G: Engine>(map: &Self::Map<G>, word: u64) -> Self;
+        fn map(options: Self::Options) -> Result<Self::Map>;
+        /// The ID of state word `word`; `starts` is where the engine lets the family remember
+        /// the current tick's first ID.
+        fn id(map: &Self::Map, starts: &impl Starts, word: u64) -> Self;
         /// Writes the IDs of the consecutive state words from `first`, one per slot of `out`.
         #[inline(always)]
-        fn fill<G: Engine>(map: &Self::Map<G>, out: &mut [Self], first: u64) {
+        fn fill(map: &Self::Map, starts: &impl Starts, out: &mut [Self], first: u64) {
             for (slot, word) in out.iter_mut().zip(first..) {
-                *slot = Self::id(map, word);
+                *slot = Self::id(map, starts, word);
             }
         }
         /// Adds what `map` holds that a reader may see to a generator's `Debug` form.
-        fn fmt_map<G: Engine>(map: &Self::Map<G>, f: &mut fmt::DebugStruct<'_, '_>);
+        fn fmt_map(map: &Self::Map, f: &mut fmt::DebugStruct<'_, '_>);
     }
 }
 

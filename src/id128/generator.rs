@@ -7,7 +7,7 @@ use super::seed::Key;
 use super::{Ulid, Uuid7};
 use crate::clock::DefaultClock;
 use crate::error::Result;
-use crate::family::{Engine, FamilyBuilder, FamilyGenerator, Starts, sealed};
+use crate::family::{FamilyBuilder, FamilyGenerator, Starts, sealed};
 use crate::generator::{ClockBehind, Generator};
 use crate::layout::Layout;
 
@@ -64,24 +64,15 @@ pub type UlidGenerator<G = Generator> = FamilyGenerator<Ulid, G>;
 /// ```
 pub type Id128Builder<K, C = DefaultClock> = FamilyBuilder<K, C>;
 
-/// What a 128-bit generator on engine `G` maps state words with: its key, and where `G`
-/// keeps the current millisecond's first ID.
-pub struct Keyed<S> {
-    key: Key,
-    starts: S,
-}
-
-impl<S: Starts> Keyed<S> {
-    /// The bits of the ID of state word `word` in family `K`: its millisecond's first ID
-    /// plus its sequence, which no carry takes out of the random part (see
-    /// [`Random::base`]).
-    #[inline(always)]
-    fn bits<K: Random>(&self, word: u64) -> u128 {
-        self.starts.id(word, SEQUENCE_MASK, |tick| {
-            let ms = tick >> SEQUENCE_BITS;
-            K::base(ms, self.key.seed(ms))
-        })
-    }
+/// The bits of the ID of state word `word` in family `K` under `key`: its millisecond's first
+/// ID (remembered in `starts` where the engine allows) plus its sequence, which no carry
+/// takes out of the random part (see [`Random::base`]).
+#[inline(always)]
+fn bits<K: Random>(key: &Key, starts: &impl Starts, word: u64) -> u128 {
+    starts.id(word, SEQUENCE_MASK, |tick| {
+        let ms = tick >> SEQUENCE_BITS;
+        K::base(ms, key.seed(ms))
+    })
 }
 
 /// What a 128-bit family adds to [`sealed::Family`]: a millisecond's first ID from a seed,
@@ -125,7 +116,8 @@ macro_rules! family {
             const GENERATOR: &'static str = $generator;
             const LAYOUT: Layout = LAYOUT;
             type Options = ();
-            type Map<G: Engine> = Keyed<G::Starts>;
+            /// The generator's key.
+            type Map = Key;
 
             fn on_clock_behind() -> ClockBehind {
                 ClockBehind::default()
@@ -134,29 +126,26 @@ macro_rules! family {
             fn options() {}
 
             /// A key of its own, from the operating system.
-            fn map<G: Engine>(_: ()) -> Result<Keyed<G::Starts>> {
-                Ok(Keyed {
-                    key: Key::from_os()?,
-                    starts: Default::default(),
-                })
+            fn map(_: ()) -> Result<Key> {
+                Key::from_os()
             }
 
             #[inline(always)]
-            fn id<G: Engine>(map: &Keyed<G::Starts>, word: u64) -> $id {
-                <$id>::from_bits(map.bits::<$id>(word))
+            fn id(key: &Key, starts: &impl Starts, word: u64) -> $id {
+                <$id>::from_bits(bits::<$id>(key, starts, word))
             }
 
             /// The run's first ID, counted up by one: one millisecond's.
             #[inline(always)]
-            fn fill<G: Engine>(map: &Keyed<G::Starts>, out: &mut [$id], first: u64) {
-                let first = map.bits::<$id>(first);
+            fn fill(key: &Key, starts: &impl Starts, out: &mut [$id], first: u64) {
+                let first = bits::<$id>(key, starts, first);
                 for (slot, bits) in out.iter_mut().zip(first..) {
                     *slot = <$id>::from_bits(bits);
                 }
             }
 
             /// Never the key.
-            fn fmt_map<G: Engine>(_: &Keyed<G::Starts>, _: &mut fmt::DebugStruct<'_, '_>) {}
+            fn fmt_map(_: &Key, _: &mut fmt::DebugStruct<'_, '_>) {}
         }
     };
 }
@@ -187,14 +176,14 @@ mod tests {
         let ulids = UlidGenerator::builder().build().unwrap();
         let uuids = Uuid7Generator::builder().build().unwrap();
         for ms in [1, 1_700_000_000_000, LAYOUT.max_unix_ms()] {
-            let base = ulids.map.bits::<Ulid>(ms << SEQUENCE_BITS);
+            let base = bits::<Ulid>(&ulids.map, &ulids.starts, ms << SEQUENCE_BITS);
             let last = Ulid::from_u128(base + u128::from(SEQUENCE_MASK));
             assert_eq!(last.unix_ms(), ms);
             assert_eq!(
                 last.random() - Ulid::from_u128(base).random(),
                 u128::from(SEQUENCE_MASK)
             );
-            let base = uuids.map.bits::<Uuid7>(ms << SEQUENCE_BITS);
+            let base = bits::<Uuid7>(&uuids.map, &uuids.starts, ms << SEQUENCE_BITS);
             let (first, last) = (
                 Uuid7::from_bits(base),
                 Uuid7::from_bits(base + u128::from(SEQUENCE_MASK)),
@@ -219,15 +208,15 @@ mod tests {
     #[test]
     fn a_local_generator_remembers_the_first_id_it_computes() {
         let generator = UlidGenerator::builder().build_local().unwrap();
-        let map = &generator.map;
+        let (key, starts) = (&generator.map, &generator.starts);
         let ms = 1_700_000_000_000;
-        let fresh = <Ulid as Random>::base(ms, map.key.seed(ms));
+        let fresh = <Ulid as Random>::base(ms, key.seed(ms));
         let word = ms << SEQUENCE_BITS;
-        assert_eq!(map.bits::<Ulid>(word + 5), fresh + 5);
-        assert_eq!(map.starts.0.get(), (word, fresh));
-        assert_eq!(map.bits::<Ulid>(word), fresh);
+        assert_eq!(bits::<Ulid>(key, starts, word + 5), fresh + 5);
+        assert_eq!(starts.0.get(), (word, fresh));
+        assert_eq!(bits::<Ulid>(key, starts, word), fresh);
         assert_eq!(
-            map.bits::<Ulid>(word + (1 << SEQUENCE_BITS)) >> 80,
+            bits::<Ulid>(key, starts, word + (1 << SEQUENCE_BITS)) >> 80,
             u128::from(ms + 1)
         );
     }

@@ -6,7 +6,7 @@ use crate::error::{Error, IoError, Result};
 
 /// A generator's secret: 128 bits from the operating system, drawn when it is built.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Key([u64; 2]);
+pub struct Key([u64; 2]);
 
 /// Odd constants (wyhash's), so no multiplier a key can make is zero.
 const P0: u64 = 0xa076_1d64_78bd_642f;

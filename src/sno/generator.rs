@@ -8,7 +8,7 @@ use super::SnoId;
 use super::id::LAYOUT;
 use crate::clock::DefaultClock;
 use crate::error::{Error, Result};
-use crate::family::{Engine, FamilyBuilder, FamilyGenerator, sealed};
+use crate::family::{Engine, FamilyBuilder, FamilyGenerator, Starts, sealed};
 use crate::generator::{ClockBehind, Generator, Snapshot, State};
 use crate::layout::Layout;
 
@@ -171,7 +171,7 @@ impl sealed::Family for SnoId {
     const GENERATOR: &'static str = "SnoGenerator";
     const LAYOUT: Layout = LAYOUT;
     type Options = SnoOptions;
-    type Map<G: Engine> = SnoMap;
+    type Map = SnoMap;
 
     /// sno's behaviour on a regression: tick-tock, and wait (here: at most a second) only
     /// when the other timeline has already used the time.
@@ -186,7 +186,7 @@ impl sealed::Family for SnoId {
         }
     }
 
-    fn map<G: Engine>(options: SnoOptions) -> Result<SnoMap> {
+    fn map(options: SnoOptions) -> Result<SnoMap> {
         let partition = options.partition.ok_or_else(|| Error::NodeNotSet {
             layout: LAYOUT.name(),
             fields: vec![("partition", u64::from(u16::MAX))],
@@ -198,11 +198,11 @@ impl sealed::Family for SnoId {
     }
 
     #[inline(always)]
-    fn id<G: Engine>(map: &SnoMap, word: u64) -> SnoId {
+    fn id(map: &SnoMap, _: &impl Starts, word: u64) -> SnoId {
         SnoId::from_word(word, map.meta, map.partition)
     }
 
-    fn fmt_map<G: Engine>(map: &SnoMap, f: &mut fmt::DebugStruct<'_, '_>) {
+    fn fmt_map(map: &SnoMap, f: &mut fmt::DebugStruct<'_, '_>) {
         f.field("partition", &map.partition)
             .field("meta", &map.meta);
     }
