@@ -17,7 +17,7 @@
 //!   and `ThreadRandom`, `try_next_id` yielding while pending.
 //! - `ferroid-thread-local`: ferroid's `thread_local::Ulid::new_ulid_mono`, yielding while
 //!   pending.
-//! - `snowmint-ulid-sharded`: `build_sharded(n)`, a shard for each thread of the largest count.
+//! - `snowmint-ulid-sharded`: `build_sharded(Shards::SplitSequence(n))`, a shard for each thread of the largest count.
 //! - `snowmint-64-shared`, `snowmint-64-local`, `snowmint-64-sharded`: the 64-bit engine alone
 //!   on the 128-bit generators' layout (42 bits of Unix ms, 22 of sequence), for what the
 //!   128-bit IDs add at each thread count.
@@ -35,7 +35,8 @@ use ferroid::generator::thread_local::Ulid as FerroidThreadLocal;
 use ferroid::id::ULID;
 use ferroid::rand::ThreadRandom;
 use ferroid::time::MonotonicClock;
-use snowmint::id128::{Id128Generator, Kind, Ulid, UlidGenerator, Uuid7, Uuid7Generator};
+use snowmint::family::{Family, FamilyGenerator};
+use snowmint::id128::{Ulid, UlidGenerator, Uuid7, Uuid7Generator};
 use snowmint::shard::Shards;
 
 /// How long each contender mints in each round.
@@ -57,7 +58,7 @@ trait Contender: Sync {
 }
 
 /// An ID family's bits.
-trait Bits: Kind + 'static {
+trait Bits: Family + 'static {
     fn bits(self) -> u128;
 }
 impl Bits for Uuid7 {
@@ -71,9 +72,9 @@ impl Bits for Ulid {
     }
 }
 
-struct Shared<K: Kind>(Id128Generator<K>);
+struct Shared<K: Family>(FamilyGenerator<K>);
 impl<K: Bits> Contender for Shared<K> {
-    type Handle<'a> = &'a Id128Generator<K>;
+    type Handle<'a> = &'a FamilyGenerator<K>;
     fn handle(&self) -> Self::Handle<'_> {
         &self.0
     }
@@ -85,9 +86,9 @@ impl<K: Bits> Contender for Shared<K> {
 
 struct Local<K>(std::marker::PhantomData<fn() -> K>);
 impl<K: Bits> Contender for Local<K> {
-    type Handle<'a> = Id128Generator<K, snowmint::LocalGenerator>;
+    type Handle<'a> = FamilyGenerator<K, snowmint::LocalGenerator>;
     fn handle(&self) -> Self::Handle<'_> {
-        Id128Generator::<K>::builder().build_local().unwrap()
+        FamilyGenerator::<K>::builder().build_local().unwrap()
     }
     #[inline(always)]
     fn mint(handle: &mut Self::Handle<'_>) -> u128 {
@@ -126,9 +127,9 @@ impl Contender for EngineLocal64 {
     }
 }
 
-struct Sharded<K: Kind>(Id128Generator<K, snowmint::shard::ShardedGenerator>);
+struct Sharded<K: Family>(FamilyGenerator<K, snowmint::shard::ShardedGenerator>);
 impl<K: Bits> Contender for Sharded<K> {
-    type Handle<'a> = &'a Id128Generator<K, snowmint::shard::ShardedGenerator>;
+    type Handle<'a> = &'a FamilyGenerator<K, snowmint::shard::ShardedGenerator>;
     fn handle(&self) -> Self::Handle<'_> {
         &self.0
     }
@@ -322,7 +323,7 @@ fn main() {
         Box::new(Named("snowmint-64-local", EngineLocal64)),
         Box::new(Named(
             "snowmint-ulid-sharded",
-            Sharded(UlidGenerator::builder().build_sharded(threads_max).unwrap()),
+            Sharded(UlidGenerator::builder().build_sharded(Shards::SplitSequence(threads_max)).unwrap()),
         )),
         Box::new(Named(
             "snowmint-64-sharded",

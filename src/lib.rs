@@ -145,6 +145,7 @@ pub mod docs;
 pub mod encoding;
 pub mod error;
 mod external;
+pub mod family;
 mod fork;
 pub mod generator;
 mod id;

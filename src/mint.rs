@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 /// Minting, the same way on every generator: shared ([`Generator`](crate::Generator)), per
 /// thread ([`LocalGenerator`](crate::LocalGenerator)), sharded
 /// ([`ShardedGenerator`](crate::shard::ShardedGenerator)), kept below a mark
-/// ([`MarkedGenerator`](crate::mark::MarkedGenerator): over a file, or any other store), sno's ([`SnoGenerator`](crate::sno::SnoGenerator)) and the 128-bit ones
-/// ([`id128`](crate::id128)).
+/// ([`MarkedGenerator`](crate::mark::MarkedGenerator): over a file, or any other store), and the ID families'
+/// ([`FamilyGenerator`](crate::family::FamilyGenerator): sno's, UUIDv7's, ULID's).
 ///
 /// Each generator also has these methods as its own, so they work without the trait in scope;
 /// the trait lets code, benches and tests be generic over the generator.

@@ -370,7 +370,7 @@ fn marked(
 
 /// An sno generator of partition 5 with 16 sequence values a tick, under `policy` (sno does
 /// not borrow).
-fn sno(policy: ClockBehind) -> (SnoGenerator<ManualClock>, ManualClock) {
+fn sno(policy: ClockBehind) -> (SnoGenerator<Generator<ManualClock>>, ManualClock) {
     sno_on_manual_clock(
         SnoGenerator::builder()
             .partition(5)
@@ -474,7 +474,7 @@ fn uuid7_and_ulid_generators_waits_end_where_minting_resumes() {
                     .clock(clock)
                     .on_clock_behind(policy)
                     .borrow_ahead(borrow)
-                    .build_sharded(2)
+                    .build_sharded(Shards::SplitSequence(2))
                     .unwrap()
             })
         },

@@ -11,6 +11,7 @@ use std::thread;
 use snowmint::clock::ManualClock;
 use snowmint::error::ParseIdReason;
 use snowmint::id128::{Ulid, UlidGenerator, Uuid7, Uuid7Generator};
+use snowmint::shard::Shards;
 use snowmint::{Attempt, ClockBehind, Error, Mint};
 
 use common::checks::{assert_increasing, assert_unique_and_increasing};
@@ -262,7 +263,10 @@ fn the_random_part_is_a_keyed_start_plus_the_sequence_on_every_engine() {
     counts_from_a_start_each_millisecond(&builder().build_local().unwrap(), &clock);
     clock.set(T0);
     // One thread, one shard: its IDs count up within the shard's part of the sequence.
-    counts_from_a_start_each_millisecond(&builder().build_sharded(4).unwrap(), &clock);
+    counts_from_a_start_each_millisecond(
+        &builder().build_sharded(Shards::SplitSequence(4)).unwrap(),
+        &clock,
+    );
 
     let ulids = || UlidGenerator::builder().clock(clock.clone());
     clock.set(T0);
@@ -270,7 +274,10 @@ fn the_random_part_is_a_keyed_start_plus_the_sequence_on_every_engine() {
     clock.set(T0);
     counts_from_a_start_each_millisecond(&ulids().build_local().unwrap(), &clock);
     clock.set(T0);
-    counts_from_a_start_each_millisecond(&ulids().build_sharded(2).unwrap(), &clock);
+    counts_from_a_start_each_millisecond(
+        &ulids().build_sharded(Shards::SplitSequence(2)).unwrap(),
+        &clock,
+    );
 }
 
 #[test]
@@ -341,7 +348,9 @@ fn many_threads_with_a_local_generator_each_mint_unique_increasing_uuids() {
 
 #[test]
 fn many_threads_on_a_sharded_generator_mint_unique_increasing_uuids() {
-    let generator = Uuid7Generator::builder().build_sharded(4).unwrap();
+    let generator = Uuid7Generator::builder()
+        .build_sharded(Shards::SplitSequence(4))
+        .unwrap();
     stress(
         |t| {
             // Half the threads in batches, so runs and single mints interleave.
@@ -499,7 +508,7 @@ fn minting_that_never_waits_says_how_long_on_every_engine() {
     let generator = UlidGenerator::builder()
         .clock(&clock)
         .on_clock_behind(policy)
-        .build_sharded(2)
+        .build_sharded(Shards::SplitSequence(2))
         .unwrap();
     check(&generator, &clock, 1 << 21);
 }
@@ -537,7 +546,7 @@ mod fork {
             .unwrap();
         let sharded = Uuid7Generator::builder()
             .clock(&clock)
-            .build_sharded(2)
+            .build_sharded(Shards::SplitSequence(2))
             .unwrap();
         let parents = shared.mint_many(1_000).unwrap();
         local.mint().unwrap();
@@ -607,12 +616,16 @@ mod fork {
         let uuids = (
             Uuid7Generator::builder().build().unwrap(),
             Uuid7Generator::builder().build_local().unwrap(),
-            Uuid7Generator::builder().build_sharded(2).unwrap(),
+            Uuid7Generator::builder()
+                .build_sharded(Shards::SplitSequence(2))
+                .unwrap(),
         );
         let ulids = (
             UlidGenerator::builder().build().unwrap(),
             UlidGenerator::builder().build_local().unwrap(),
-            UlidGenerator::builder().build_sharded(2).unwrap(),
+            UlidGenerator::builder()
+                .build_sharded(Shards::SplitSequence(2))
+                .unwrap(),
         );
         // The sharded ones with a run of IDs in this thread, which the fork drops.
         uuids.2.mint().unwrap();

@@ -9,7 +9,7 @@ use std::thread;
 use std::time::Duration;
 
 use snowmint::{
-    ClockBehind, Error,
+    ClockBehind, Error, Generator,
     clock::ManualClock,
     error::ParseIdReason,
     generator::Event,
@@ -89,7 +89,7 @@ fn every_component_decodes_from_its_documented_bits() {
         id.time(),
         std::time::UNIX_EPOCH + Duration::from_millis(SnoId::EPOCH_MS + units * 4)
     );
-    assert_eq!(id.tick(), 1);
+    assert_eq!(id.timeline(), 1);
     assert_eq!(id.meta(), 0xbc);
     assert_eq!(id.partition(), u16::from_be_bytes([b'A', 10]));
     assert_eq!(id.sequence(), 0xdef0);
@@ -101,7 +101,7 @@ fn every_component_decodes_from_its_documented_bits() {
     );
     let debug = format!("{id:?}");
     for part in [
-        "tick: 1",
+        "timeline: 1",
         "meta: 188",
         "partition: 16650",
         "sequence: 57072",
@@ -117,7 +117,7 @@ fn compose_round_trips_every_component_at_the_extremes() {
             let id = SnoId::compose(unix_ms, tick, meta, partition, sequence).unwrap();
             assert_eq!(id.unix_ms(), unix_ms);
             assert_eq!(
-                (id.tick(), id.meta(), id.partition(), id.sequence()),
+                (id.timeline(), id.meta(), id.partition(), id.sequence()),
                 (tick, meta, partition, sequence)
             );
         }
@@ -173,7 +173,7 @@ fn bytes_and_text_round_trip_for_random_values() {
         assert_eq!(text.parse::<SnoId>().unwrap(), id);
         let again = SnoId::compose(
             id.unix_ms(),
-            id.tick(),
+            id.timeline(),
             id.meta(),
             id.partition(),
             id.sequence(),
@@ -325,7 +325,7 @@ fn uppercase_is_rejected_because_the_alphabet_is_lowercase() {
 
 /// Mints `n` IDs with `meta`, moving the clock forward by 0 to 5 ms between them.
 fn mint_across_ticks(
-    generator: &SnoGenerator<ManualClock>,
+    generator: &SnoGenerator<Generator<ManualClock>>,
     clock: &ManualClock,
     rng: &mut Rng,
     n: usize,
@@ -386,16 +386,16 @@ fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
     let mut rng = Rng(4);
     let mut ids = mint_across_ticks(&generator, &clock, &mut rng, 3_000, 1);
     let high = ids.last().unwrap().unix_ms();
-    assert!(ids.iter().all(|id| id.tick() == 0));
+    assert!(ids.iter().all(|id| id.timeline() == 0));
 
     // The clock steps back 40 ms: no wait, no error: timeline 1 at the earlier time, and it
     // carries on past the time timeline 0 reached.
     clock.set(high - 40);
     let after = mint_across_ticks(&generator, &clock, &mut rng, 3_000, 1);
     assert_eq!(after[0].unix_ms(), high - 40);
-    assert!(after.iter().all(|id| id.tick() == 1));
+    assert!(after.iter().all(|id| id.timeline() == 1));
     assert!(after.last().unwrap().unix_ms() > high);
-    assert_eq!(generator.stats().toggles, 1);
+    assert_eq!(generator.engine().stats().toggles, 1);
     ids.extend(&after);
 
     // The promised order: strictly increasing within each timeline ...
@@ -403,13 +403,13 @@ fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
         let on: Vec<SnoId> = ids
             .iter()
             .copied()
-            .filter(|id| id.tick() == timeline)
+            .filter(|id| id.timeline() == timeline)
             .collect();
         assert_increasing(&on);
     }
     // ... and overall, minting order re-sorted (stably) by time, then timeline.
     let mut expected = ids.clone();
-    expected.sort_by_key(|id| (id.unix_ms(), id.tick()));
+    expected.sort_by_key(|id| (id.unix_ms(), id.timeline()));
     assert_eq!(sorted_by_bytes(&ids), expected);
     assert_eq!(sorted_by_text(&ids), expected);
     // Not minting order: the step back put later IDs below earlier ones.
@@ -419,7 +419,7 @@ fn after_a_tick_tock_toggle_ids_sort_by_time_then_timeline() {
     let in_unit: Vec<u8> = expected
         .iter()
         .filter(|id| id.ticks() == shared)
-        .map(SnoId::tick)
+        .map(SnoId::timeline)
         .collect();
     assert!(in_unit.contains(&0) && in_unit.contains(&1));
     assert!(in_unit.windows(2).all(|pair| pair[0] <= pair[1]));
@@ -436,7 +436,7 @@ fn a_second_regression_into_used_time_waits_then_fails() {
     let first = generator.mint().unwrap();
     clock.set(T0 - 100);
     let toggled = generator.mint().unwrap();
-    assert_eq!((first.tick(), toggled.tick()), (0, 1));
+    assert_eq!((first.timeline(), toggled.timeline()), (0, 1));
     // Back again, into time timeline 0 has used: sno waits here; max_ms 0 fails at once.
     clock.set(T0 - 200);
     assert!(matches!(
@@ -452,7 +452,7 @@ fn a_second_regression_into_used_time_waits_then_fails() {
     let later = generator.mint().unwrap();
     clock.set(T0 + 500);
     let back = generator.mint().unwrap();
-    assert_eq!((later.tick(), back.tick()), (1, 0));
+    assert_eq!((later.timeline(), back.timeline()), (1, 0));
     let all = [first, toggled, later, back];
     assert_eq!(all.iter().collect::<HashSet<_>>().len(), 4);
 }
@@ -462,7 +462,7 @@ fn default_policy_is_tick_tock_and_wait_and_error_are_available() {
     let (generator, clock) = sno_on_manual_clock(SnoGenerator::builder().partition(0), T0);
     generator.mint().unwrap();
     clock.set(T0 - 10_000); // far more than any wait bound: toggling needs no wait
-    assert_eq!(generator.mint().unwrap().tick(), 1);
+    assert_eq!(generator.mint().unwrap().timeline(), 1);
 
     let (strict, clock) = sno_on_manual_clock(
         SnoGenerator::builder()
@@ -613,7 +613,7 @@ fn eight_threads_mint_unique_ids() {
     let words: HashSet<(u64, u8, u16)> = ids
         .iter()
         .flatten()
-        .map(|id| (id.ticks(), id.tick(), id.sequence()))
+        .map(|id| (id.ticks(), id.timeline(), id.sequence()))
         .collect();
     assert_eq!(words.len(), unique.len());
 }
@@ -658,7 +658,10 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
         .build()
         .unwrap();
     let next = same.mint().unwrap();
-    assert_eq!((next.partition(), next.sequence(), next.tick()), (3, 15, 0));
+    assert_eq!(
+        (next.partition(), next.sequence(), next.timeline()),
+        (3, 15, 0)
+    );
     assert!(next > *before.last().unwrap());
 
     // A clock behind: the other timeline.
@@ -667,7 +670,7 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
         .build()
         .unwrap();
     let moved = behind.mint().unwrap();
-    assert_eq!((moved.tick(), moved.sequence()), (1, 10));
+    assert_eq!((moved.timeline(), moved.sequence()), (1, 10));
     assert!(!before.contains(&moved));
 
     // A snapshot of another layout is refused.
@@ -676,11 +679,8 @@ fn a_resumed_generator_keeps_its_partition_and_never_repeats() {
         .clock(ManualClock::new(T0))
         .build()
         .unwrap();
-    let foreign = SnoSnapshot {
-        partition: 0,
-        meta: 0,
-        core: other.snapshot(),
-    };
+    let mut foreign = SnoSnapshot::at_mark(0, 0, None);
+    foreign.core = other.snapshot();
     let err = SnoGenerator::resume(&foreign)
         .clock(ManualClock::new(T0))
         .build()

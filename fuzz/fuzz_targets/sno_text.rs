@@ -125,7 +125,7 @@ fn check_id(id: SnoId) {
     let value = id.to_u128();
     let field = |shift: u32, bits: u32| (value >> shift) & ((1 << bits) - 1);
     assert_eq!(u128::from(id.ticks()), field(41, 39));
-    assert_eq!(u128::from(id.tick()), field(40, 1));
+    assert_eq!(u128::from(id.timeline()), field(40, 1));
     assert_eq!(u128::from(id.meta()), field(32, 8));
     assert_eq!(u128::from(id.partition()), field(16, 16));
     assert_eq!(u128::from(id.sequence()), field(0, 16));
@@ -136,7 +136,7 @@ fn check_id(id: SnoId) {
     let offset = u64::from(bytes[9] % 4);
     let composed = SnoId::compose(
         id.unix_ms() + offset,
-        id.tick(),
+        id.timeline(),
         id.meta(),
         id.partition(),
         id.sequence(),
@@ -153,6 +153,6 @@ fn check_id(id: SnoId) {
     flipped[4] ^= 1;
     let other = SnoId::from_bytes(flipped);
     assert_eq!(other.ticks(), id.ticks());
-    assert_eq!(id.cmp(&other), id.tick().cmp(&other.tick()));
+    assert_eq!(id.cmp(&other), id.timeline().cmp(&other.timeline()));
     assert_ne!(id.cmp(&other), Ordering::Equal);
 }

@@ -178,17 +178,15 @@ impl Saved for Snapshot {
 
 impl Saved for SnoSnapshot {
     fn ahead(&self, mark_ms: u64) -> Self {
-        SnoSnapshot {
-            core: self.core.ahead(mark_ms),
-            ..self.clone()
-        }
+        let mut ahead = self.clone();
+        ahead.core = self.core.ahead(mark_ms);
+        ahead
     }
 
     fn at_least(&self, exact: &Self) -> Self {
-        SnoSnapshot {
-            core: self.core.at_least(&exact.core),
-            ..exact.clone()
-        }
+        let mut at_least = exact.clone();
+        at_least.core = self.core.at_least(&exact.core);
+        at_least
     }
 }
 

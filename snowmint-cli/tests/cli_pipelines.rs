@@ -166,7 +166,7 @@ fn inspect_sno_names_bad_lines_and_keeps_going_too() {
         format!(
             "{text} (sno {} timeline={} meta={} partition={} sequence={})\n",
             id.time_rfc3339(),
-            id.tick(),
+            id.timeline(),
             id.meta(),
             id.partition(),
             id.sequence()
@@ -468,7 +468,7 @@ fn bounds_on_sno_cover_every_id_of_the_time_unit() {
     );
     assert_eq!(
         (
-            upper.tick(),
+            upper.timeline(),
             upper.meta(),
             upper.partition(),
             upper.sequence()

@@ -27,7 +27,7 @@
 //!     .clock(&clock)
 //!     .build()?;
 //! let id = generator.mint()?;
-//! assert_eq!((id.meta(), id.partition(), id.tick()), (1, 0x410a, 0));
+//! assert_eq!((id.meta(), id.partition(), id.timeline()), (1, 0x410a, 0));
 //! let text = id.to_string(); // 16 characters, sorting like the ID
 //! assert_eq!(text.parse::<SnoId>()?, id);
 //! assert_eq!(generator.mint_with_meta(7)?.meta(), 7);
@@ -35,7 +35,7 @@
 //! // The clock steps back one second: no wait, the next ID is on the other timeline.
 //! clock.set(1_699_999_999_000);
 //! let after = generator.mint()?;
-//! assert_eq!((after.unix_ms(), after.tick()), (1_699_999_999_000, 1));
+//! assert_eq!((after.unix_ms(), after.timeline()), (1_699_999_999_000, 1));
 //! assert_ne!(after, id);
 //!
 //! assert_eq!(SnoId::from_bytes([0; 10]).to_string(), "2222222222222222");

@@ -50,10 +50,10 @@
 //!
 //! The 64-bit generator's policies apply unchanged:
 //!
-//! - A full millisecond (4,194,304 IDs): [`mint`](Id128Generator::mint) waits for the next;
-//!   [`try_mint`](Id128Generator::try_mint) fails with
+//! - A full millisecond (4,194,304 IDs): [`mint`](crate::family::FamilyGenerator::mint) waits for the next;
+//!   [`try_mint`](crate::family::FamilyGenerator::try_mint) fails with
 //!   [`Error::SequenceExhausted`](crate::Error::SequenceExhausted); with
-//!   [`borrow_ahead(n)`](Id128Builder::borrow_ahead) the IDs move on to the next millisecond
+//!   [`borrow_ahead(n)`](crate::family::FamilyBuilder::borrow_ahead) the IDs move on to the next millisecond
 //!   ahead of the clock, at most `n` ahead (their 48-bit time runs ahead, as RFC 9562 §6.2
 //!   allows).
 //! - A clock behind the last minted millisecond: [`ClockBehind::Wait`](crate::ClockBehind)
@@ -92,16 +92,12 @@
 //! # Ok::<(), snowmint::Error>(())
 //! ```
 
-mod builder;
-mod engine;
 mod generator;
 mod seed;
 mod text;
 mod ulid;
 mod uuid7;
 
-pub use builder::Id128Builder;
-pub use engine::{Engine, Kind};
-pub use generator::{Id128Generator, UlidGenerator, Uuid7Generator};
+pub use generator::{Id128Builder, UlidGenerator, Uuid7Generator};
 pub use ulid::Ulid;
 pub use uuid7::Uuid7;

@@ -1,24 +1,26 @@
-//! [`SnoGenerator`]: sno IDs minted from a generator's one state word.
+//! [`SnoGenerator`]: sno IDs minted from a generator's one state word, as the sno family of
+//! [`FamilyGenerator`].
 
 use std::fmt;
 use std::ops::RangeInclusive;
-use std::sync::mpsc::SyncSender;
 
 use super::SnoId;
-use crate::clock::{Clock, DefaultClock};
+use super::id::LAYOUT;
+use crate::clock::DefaultClock;
 use crate::error::{Error, Result};
-use crate::generator::{ClockBehind, Event, Generator, GeneratorBuilder};
-use crate::generator::{Snapshot, Stats};
+use crate::family::{Engine, FamilyBuilder, FamilyGenerator, Starts, sealed};
+use crate::generator::{ClockBehind, Generator, Snapshot, State};
 use crate::layout::Layout;
-use crate::mint::Attempt;
 
-/// Mints [`SnoId`]s for one partition, from any number of threads, lock-free.
+/// Mints [`SnoId`]s for one partition, lock-free: the [`FamilyGenerator`] of sno IDs on the
+/// 64-bit generator `G` ([`Generator`] unless built with `build_local` or `build_sharded`).
 ///
-/// A [`Generator`] on [`LAYOUT`](Self::LAYOUT) (time, tick-tock bit and sequence in one
-/// `AtomicU64`, one compare-and-swap per ID) plus the partition and a metabyte. The partition
-/// must be set, as a node field must; the metabyte is 0 unless the builder sets another, and
-/// [`mint_with_meta`](Self::mint_with_meta) gives one per ID, as sno does. The defaults follow sno: the whole sequence (65,536 IDs per 4 ms)
-/// and, when the clock goes back, tick-tock ([`ClockBehind::TickTock`] with `max_ms: 1000`):
+/// An engine on [`LAYOUT`](FamilyGenerator::LAYOUT) (time, tick-tock bit and sequence in one
+/// word; on a shared [`Generator`], one compare-and-swap per ID) plus the partition and a
+/// metabyte. The partition must be set, as a node field must; the metabyte is 0 unless the
+/// builder sets another, and [`mint_with_meta`](FamilyGenerator::mint_with_meta) gives one
+/// per ID, as sno does. The defaults follow sno: the whole sequence (65,536 IDs per 4 ms) and,
+/// when the clock goes back, tick-tock ([`ClockBehind::TickTock`] with `max_ms: 1000`):
 /// minting goes on without waiting at the earlier time on the other timeline; only a second
 /// regression into time that timeline has already used waits (at most one second, then
 /// [`Error::ClockBehind`]).
@@ -30,11 +32,12 @@ use crate::mint::Attempt;
 ///
 /// # The state word
 ///
-/// A `SnoGenerator` is a [`Generator`] on [`LAYOUT`](Self::LAYOUT), a 64-bit layout that
-/// holds everything that changes from one ID to the next: bits 63..=56 unused (zero),
-/// 55..=17 the time (4 ms ticks from the sno epoch), 16 the tick-tock bit, 15..=0 the sequence. Time, timeline and
-/// sequence change together in its one `AtomicU64`, with one compare-and-swap per ID; the
-/// partition and the metabyte are not in the word (the metabyte may differ per mint). An ID is assembled from the word `w`, the metabyte `m` and the partition `p` as
+/// The engine mints on [`LAYOUT`](FamilyGenerator::LAYOUT), a 64-bit layout that holds
+/// everything that changes from one ID to the next: bits 63..=56 unused (zero), 55..=17 the
+/// time (4 ms ticks from the sno epoch), 16 the tick-tock bit, 15..=0 the sequence. Time,
+/// timeline and sequence change together in its one word; the partition and the metabyte are
+/// not in the word (the metabyte may differ per mint). An ID is assembled from the word `w`,
+/// the metabyte `m` and the partition `p` as
 ///
 /// ```text
 /// id = (w >> 16) << 40 | m << 32 | p << 16 | (w & 0xffff)
@@ -56,14 +59,10 @@ use crate::mint::Attempt;
 /// assert_eq!((b.meta(), b.partition()), (1, 0x410a));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct SnoGenerator<C = DefaultClock> {
-    inner: Generator<C>,
-    partition: u16,
-    meta: u8,
-}
+pub type SnoGenerator<G = Generator> = FamilyGenerator<SnoId, G>;
 
-/// Configures a [`SnoGenerator`]: partition (required), metabyte, sequence range, clock and
-/// clock-behind policy.
+/// Configures a [`SnoGenerator`]: partition (required), metabyte and sequence range here, and
+/// clock, clock-behind policy, borrowing and events as every [`FamilyBuilder`].
 ///
 /// # Examples
 ///
@@ -78,19 +77,16 @@ pub struct SnoGenerator<C = DefaultClock> {
 /// assert_eq!(high.mint()?.sequence(), 32768);
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-#[derive(Debug, Clone)]
-#[must_use]
-pub struct SnoGeneratorBuilder<C = DefaultClock> {
-    inner: GeneratorBuilder<C>,
-    /// `None` until set: a partition has no default, as a node field has none.
-    partition: Option<u16>,
-    meta: u8,
-}
+pub type SnoGeneratorBuilder<C = DefaultClock> = FamilyBuilder<SnoId, C>;
 
 /// A [`SnoGenerator`]'s state, to save when it stops and resume from after a restart: its
 /// partition, its metabyte and its word's [`Snapshot`]. With the `serde` feature it
 /// serializes as `{"partition", "meta", "core"}`; a stored form without `meta` reads as
 /// metabyte 0.
+///
+/// Its fields are public to read and to set; new ones may be added, so a `SnoSnapshot` is
+/// made by [`SnoGenerator::snapshot`], by [`SnoSnapshot::at_mark`] or, with the `serde`
+/// feature, by deserializing one.
 ///
 /// # Examples
 ///
@@ -104,10 +100,11 @@ pub struct SnoGeneratorBuilder<C = DefaultClock> {
 /// // Restarted on a host whose clock is 10 s behind: the other timeline, no repeat possible.
 /// let new = SnoGenerator::resume(&snapshot).clock(ManualClock::new(1_700_000_000_000)).build()?;
 /// let next = new.mint()?;
-/// assert_eq!((last.tick(), next.tick(), next.partition()), (0, 1, 3));
+/// assert_eq!((last.timeline(), next.timeline(), next.partition()), (0, 1, 3));
 /// # Ok::<(), snowmint::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SnoSnapshot {
     /// The generator's partition.
     pub partition: u16,
@@ -119,52 +116,99 @@ pub struct SnoSnapshot {
     pub core: Snapshot,
 }
 
-impl SnoGenerator {
-    /// The layout of the generator's state word: 8 unused bits, 39 bits of time in 4 ms ticks
-    /// from [`SnoId::EPOCH_MS`], the tick-tock bit, 16 bits of sequence.
+impl SnoSnapshot {
+    /// The state of a generator for `partition` and `meta` that may have minted any ID with
+    /// a time below `mark_ms` (Unix milliseconds), as [`Snapshot::at_mark`] makes it: a
+    /// generator resumed from it mints only IDs of later 4 ms units. Without a mark
+    /// (`None`), the state of a generator that has minted nothing.
     ///
     /// # Examples
     ///
     /// ```
-    /// use snowmint::{sno::{SnoGenerator, SnoId}};
+    /// use snowmint::{clock::ManualClock, sno::{SnoGenerator, SnoSnapshot}};
     ///
-    /// let layout = SnoGenerator::LAYOUT;
-    /// assert_eq!((layout.time_field().bits(), layout.time_field().shift()), (39, 17));
-    /// assert_eq!(layout.tick_tock_field().map(|f| f.shift()), Some(16));
-    /// assert_eq!(layout.max_sequence(), 65_535);
-    /// assert_eq!(layout.max_unix_ms(), SnoId::MAX_UNIX_MS);
-    /// ```
-    pub const LAYOUT: Layout = Layout::builder("sno", 64)
-        .unused(8)
-        .time(39)
-        .tick_tock()
-        .sequence(16)
-        .tick_ms(SnoId::TICK_MS)
-        .epoch_ms(SnoId::EPOCH_MS)
-        .build_const();
-
-    /// Starts configuring a generator: no partition yet (set one), metabyte 0, the whole
-    /// sequence, the process-wide [`CachedClock`](crate::clock::CachedClock) and
-    /// [`ClockBehind::TickTock`] with `max_ms: 1000`.
+    /// let mark = 1_700_000_000_000;
+    /// let snapshot = SnoSnapshot::at_mark(7, 1, Some(mark));
+    /// assert_eq!((snapshot.partition, snapshot.meta), (7, 1));
     ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::sno::SnoGenerator;
-    ///
-    /// let generator = SnoGenerator::builder().partition(7).build()?;
-    /// assert_eq!(generator.mint()?.partition(), 7);
-    /// assert!(SnoGenerator::builder().build().is_err()); // no partition
+    /// // Resumed, the generator cannot mint in the mark's 4 ms unit: it is full.
+    /// let clock = ManualClock::new(mark);
+    /// let generator = SnoGenerator::resume(&snapshot).clock(&clock).build()?;
+    /// assert!(generator.try_mint().is_err());
+    /// clock.advance(4);
+    /// let id = generator.mint()?;
+    /// assert!(id.unix_ms() > mark);
+    /// assert_eq!((id.partition(), id.meta()), (7, 1));
     /// # Ok::<(), snowmint::Error>(())
     /// ```
-    pub fn builder() -> SnoGeneratorBuilder {
-        SnoGeneratorBuilder {
-            inner: Generator::builder(Self::LAYOUT).on_clock_behind(DEFAULT_POLICY),
+    pub fn at_mark(partition: u16, meta: u8, mark_ms: Option<u64>) -> SnoSnapshot {
+        SnoSnapshot {
+            partition,
+            meta,
+            core: Snapshot::at_mark(LAYOUT, &[], mark_ms),
+        }
+    }
+}
+
+/// What a sno builder sets beyond the engine's settings.
+#[derive(Debug, Clone)]
+pub struct SnoOptions {
+    /// `None` until set: a partition has no default, as a node field has none.
+    partition: Option<u16>,
+    meta: u8,
+}
+
+/// What a sno generator adds to each state word: its partition and metabyte.
+#[derive(Debug, Clone, Copy)]
+pub struct SnoMap {
+    partition: u16,
+    meta: u8,
+}
+
+/// A state word `w`, the metabyte `m` and the partition `p` make the ID
+/// `(w >> 16) << 40 | m << 32 | p << 16 | (w & 0xffff)`.
+impl sealed::Family for SnoId {
+    const GENERATOR: &'static str = "SnoGenerator";
+    const LAYOUT: Layout = LAYOUT;
+    type Options = SnoOptions;
+    type Map = SnoMap;
+
+    /// sno's behaviour on a regression: tick-tock, and wait (here: at most a second) only
+    /// when the other timeline has already used the time.
+    fn on_clock_behind() -> ClockBehind {
+        ClockBehind::TickTock { max_ms: 1_000 }
+    }
+
+    fn options() -> SnoOptions {
+        SnoOptions {
             partition: None,
             meta: 0,
         }
     }
 
+    fn map(options: SnoOptions) -> Result<SnoMap> {
+        let partition = options.partition.ok_or_else(|| Error::NodeNotSet {
+            layout: LAYOUT.name(),
+            fields: vec![("partition", u64::from(u16::MAX))],
+        })?;
+        Ok(SnoMap {
+            partition,
+            meta: options.meta,
+        })
+    }
+
+    #[inline(always)]
+    fn id(map: &SnoMap, _: &impl Starts, word: u64) -> SnoId {
+        SnoId::from_word(word, map.meta, map.partition)
+    }
+
+    fn fmt_map(map: &SnoMap, f: &mut fmt::DebugStruct<'_, '_>) {
+        f.field("partition", &map.partition)
+            .field("meta", &map.meta);
+    }
+}
+
+impl SnoGenerator {
     /// Starts configuring a generator that continues from `snapshot`: its partition, metabyte,
     /// sequence range, last minted state and high-water marks. A generator resumed on a clock
     /// behind the snapshot moves to the other timeline (or waits or fails, by policy) and never
@@ -183,17 +227,15 @@ impl SnoGenerator {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn resume(snapshot: &SnoSnapshot) -> SnoGeneratorBuilder {
-        SnoGeneratorBuilder {
-            inner: Generator::resume(&snapshot.core).on_clock_behind(DEFAULT_POLICY),
-            partition: Some(snapshot.partition),
-            meta: snapshot.meta,
-        }
+        FamilyBuilder::with(
+            Generator::resume(&snapshot.core),
+            SnoOptions {
+                partition: Some(snapshot.partition),
+                meta: snapshot.meta,
+            },
+        )
     }
 }
-
-/// sno's behaviour on a regression: tick-tock, and wait (here: at most a second) only when the
-/// other timeline has already used the time.
-const DEFAULT_POLICY: ClockBehind = ClockBehind::TickTock { max_ms: 1_000 };
 
 impl<C> SnoGeneratorBuilder<C> {
     /// Sets the partition every ID carries; required (0 included), as a node field is:
@@ -210,13 +252,13 @@ impl<C> SnoGeneratorBuilder<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn partition(mut self, partition: u16) -> Self {
-        self.partition = Some(partition);
+        self.options.partition = Some(partition);
         self
     }
 
-    /// Sets the metabyte of the IDs [`mint`](SnoGenerator::mint) and the other minting methods
-    /// return (0 by default); [`mint_with_meta`](SnoGenerator::mint_with_meta) gives one per
-    /// ID.
+    /// Sets the metabyte of the IDs [`mint`](FamilyGenerator::mint) and the other minting
+    /// methods return (0 by default); [`mint_with_meta`](FamilyGenerator::mint_with_meta) gives
+    /// one per ID.
     ///
     /// # Examples
     ///
@@ -228,7 +270,7 @@ impl<C> SnoGeneratorBuilder<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn meta(mut self, meta: u8) -> Self {
-        self.meta = meta;
+        self.options.meta = meta;
         self
     }
 
@@ -239,7 +281,7 @@ impl<C> SnoGeneratorBuilder<C> {
     ///
     /// sno refuses pools of fewer than 4 values; snowmint accepts any non-empty range (a
     /// small pool only lowers the generator's throughput), so every range sno accepts works.
-    /// Checked by [`build`](SnoGeneratorBuilder::build): an empty range is
+    /// Checked by [`build`](FamilyBuilder::build): an empty range is
     /// [`Error::InvalidSequenceRange`].
     ///
     /// # Examples
@@ -258,155 +300,9 @@ impl<C> SnoGeneratorBuilder<C> {
         self.inner = self.inner.sequence_range(range);
         self
     }
-
-    /// Sets what to do when the clock reads behind the last minted time:
-    /// [`ClockBehind::TickTock`] by default (sno's behaviour), or `Wait` or `Error` for IDs that
-    /// strictly increase.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{ClockBehind, clock::ManualClock, sno::SnoGenerator};
-    ///
-    /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = SnoGenerator::builder()
-    ///     .partition(7)
-    ///     .clock(&clock)
-    ///     .on_clock_behind(ClockBehind::Error)
-    ///     .build()?;
-    /// generator.mint()?;
-    /// clock.set(1_699_999_999_000);
-    /// assert!(generator.mint().is_err()); // no toggle to the other timeline
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn on_clock_behind(mut self, policy: ClockBehind) -> Self {
-        self.inner = self.inner.on_clock_behind(policy);
-        self
-    }
-
-    /// Sends an [`Event`] when a thread stalls on a full 4 ms unit ([`Event::Overflow`], sno's
-    /// sequence overflow notification) and when the clock goes back ([`Event::Regression`]),
-    /// at most once per unit of each kind; ticks in events count 4 ms units from
-    /// [`SnoId::EPOCH_MS`]. See [`GeneratorBuilder::notify`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{clock::ManualClock, generator::Event, sno::SnoGenerator};
-    /// use std::sync::mpsc;
-    ///
-    /// let (tx, rx) = mpsc::sync_channel(4);
-    /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = SnoGenerator::builder().partition(7).clock(&clock).notify(tx).build()?;
-    /// generator.mint()?;
-    /// clock.set(1_699_999_999_000);
-    /// let id = generator.mint()?; // on the other timeline
-    /// assert_eq!(id.tick(), 1);
-    /// assert!(matches!(rx.try_recv(), Ok(Event::Regression { .. })));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn notify(mut self, events: SyncSender<Event>) -> Self {
-        self.inner = self.inner.notify(events);
-        self
-    }
-
-    /// Uses `clock` instead of the process-wide [`CachedClock`](crate::clock::CachedClock).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
-    ///
-    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// assert_eq!(generator.mint()?.unix_ms(), 1_700_000_000_000);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn clock<D: Clock>(self, clock: D) -> SnoGeneratorBuilder<D> {
-        SnoGeneratorBuilder {
-            inner: self.inner.clock(clock),
-            partition: self.partition,
-            meta: self.meta,
-        }
-    }
-
-    /// A snapshot resumed for another layout cannot hold sno IDs.
-    fn check_layout(&self) -> Result<()> {
-        let layout = self.inner.layout();
-        if *layout == SnoGenerator::LAYOUT {
-            return Ok(());
-        }
-        Err(Error::InvalidSnapshot {
-            layout: layout.name(),
-            reason: "its layout is not SnoGenerator::LAYOUT, the only one sno ids are minted on"
-                .to_owned(),
-        })
-    }
 }
 
-impl<C: Clock> SnoGeneratorBuilder<C> {
-    /// Validates the configuration and builds the generator.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::NodeNotSet`] without a partition, [`Error::InvalidSequenceRange`] for an
-    /// empty sequence range, and [`Error::InvalidSnapshot`] for a resumed snapshot that does
-    /// not fit [`SnoGenerator::LAYOUT`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
-    ///
-    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// assert_eq!(generator.mint()?.partition(), 7);
-    /// assert!(SnoGenerator::builder().clock(ManualClock::new(1_700_000_000_000)).build().is_err());
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn build(self) -> Result<SnoGenerator<C>> {
-        self.check_layout()?;
-        let partition = self.partition.ok_or_else(|| Error::NodeNotSet {
-            layout: "sno",
-            fields: vec![("partition", u64::from(u16::MAX))],
-        })?;
-        Ok(SnoGenerator {
-            inner: self.inner.build()?.named("SnoGenerator"),
-            partition,
-            meta: self.meta,
-        })
-    }
-}
-
-impl<C: Clock> SnoGenerator<C> {
-    /// Mints the next ID, with the generator's metabyte, waiting for the next 4 ms unit if this
-    /// one's sequence range is exhausted.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ClockBehind`] when the clock reads behind the last minted time and the policy
-    /// does not toggle or wait that long (with tick-tock: a second regression into time the
-    /// other timeline has used, more than `max_ms` behind); [`Error::TimeOverflow`],
-    /// [`Error::BeforeEpoch`] or [`Error::EpochTick`] for a clock outside 2010-01-01T00:00:00.004Z
-    /// to 2079-09-07T15:47:35.551Z; [`Error::LayoutExhausted`] when the last 4 ms unit is full;
-    /// [`Error::Forked`] in the child of a `fork()` of the process that built the generator
-    /// (see [`Generator::mint`](crate::Generator::mint)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
-    ///
-    /// let clock = ManualClock::new(1_700_000_000_001);
-    /// let generator = SnoGenerator::builder().partition(9).meta(200).clock(&clock).build()?;
-    /// let id = generator.mint()?;
-    /// assert_eq!(id.unix_ms(), 1_700_000_000_000);
-    /// assert_eq!((id.tick(), id.meta(), id.partition(), id.sequence()), (0, 200, 9, 0));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    #[inline]
-    pub fn mint(&self) -> Result<SnoId> {
-        self.mint_with_meta(self.meta)
-    }
-
+impl<G: Engine> SnoGenerator<G> {
     /// Mints the next ID with metabyte `meta`, as [`mint`](Self::mint) does.
     ///
     /// # Errors
@@ -425,39 +321,8 @@ impl<C: Clock> SnoGenerator<C> {
     /// ```
     #[inline]
     pub fn mint_with_meta(&self, meta: u8) -> Result<SnoId> {
-        let id = self.inner.mint()?;
-        Ok(SnoId::from_word(id.to_u64(), meta, self.partition))
-    }
-
-    /// Mints the next ID, or fails if this 4 ms unit's sequence range is exhausted.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::SequenceExhausted`], saying how long until the next unit, and the errors of
-    /// [`mint`](Self::mint).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Error, clock::ManualClock, sno::SnoGenerator};
-    ///
-    /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = SnoGenerator::builder()
-    ///     .partition(1)
-    ///     .sequence_range(0..=3)
-    ///     .clock(&clock)
-    ///     .build()?;
-    /// for _ in 0..4 {
-    ///     generator.try_mint()?;
-    /// }
-    /// assert!(matches!(generator.try_mint(), Err(Error::SequenceExhausted { .. })));
-    /// clock.advance(4);
-    /// assert_eq!(generator.try_mint()?.sequence(), 0);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    #[inline]
-    pub fn try_mint(&self) -> Result<SnoId> {
-        self.try_mint_with_meta(self.meta)
+        let word = self.engine.next_word(true)?;
+        Ok(SnoId::from_word(word, meta, self.map.partition))
     }
 
     /// Mints the next ID with metabyte `meta`, as [`try_mint`](Self::try_mint) does: fails
@@ -480,35 +345,8 @@ impl<C: Clock> SnoGenerator<C> {
     /// ```
     #[inline]
     pub fn try_mint_with_meta(&self, meta: u8) -> Result<SnoId> {
-        let id = self.inner.try_mint()?;
-        Ok(SnoId::from_word(id.to_u64(), meta, self.partition))
-    }
-
-    /// Mints up to `out.len()` IDs with one compare-and-swap and writes them to the front of
-    /// `out`, returning how many: all of them if the current 4 ms unit's range has room, else
-    /// what it has left (at least one, waiting for the next unit if this one is full).
-    /// Consecutive sequence values, strictly increasing; no allocation. An empty `out` mints
-    /// nothing and returns 0.
-    ///
-    /// # Errors
-    ///
-    /// As for [`mint`](Self::mint). Nothing is written on error.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{sno::{SnoGenerator, SnoId}};
-    ///
-    /// let generator = SnoGenerator::builder().partition(1).build()?;
-    /// let mut buffer = [SnoId::default(); 100];
-    /// let written = generator.mint_batch(&mut buffer)?;
-    /// assert!((1..=100).contains(&written));
-    /// assert!(buffer[..written].windows(2).all(|pair| pair[0] < pair[1]));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    #[inline]
-    pub fn mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
-        self.batch(self.meta, out, true)
+        let word = self.engine.next_word(false)?;
+        Ok(SnoId::from_word(word, meta, self.map.partition))
     }
 
     /// [`mint_batch`](Self::mint_batch) with metabyte `meta`.
@@ -531,135 +369,17 @@ impl<C: Clock> SnoGenerator<C> {
     /// ```
     #[inline]
     pub fn mint_batch_with_meta(&self, meta: u8, out: &mut [SnoId]) -> Result<usize> {
-        self.batch(meta, out, true)
-    }
-
-    /// [`mint_batch`](Self::mint_batch), failing with [`Error::SequenceExhausted`] instead of
-    /// waiting when the current 4 ms unit is full.
-    ///
-    /// # Errors
-    ///
-    /// As for [`try_mint`](Self::try_mint).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::sno::SnoId;
-    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
-    ///
-    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// let mut ids = vec![SnoId::default(); 70_000];
-    /// assert_eq!(generator.try_mint_batch(&mut ids)?, 65_536); // one 4 ms unit's worth
-    /// assert!(generator.try_mint_batch(&mut ids).is_err());
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    #[inline]
-    pub fn try_mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
-        self.batch(self.meta, out, false)
-    }
-
-    /// Mints the next ID if that needs no wait, or says how long to wait: never waits. See
-    /// [`Generator::mint_or_wait`].
-    ///
-    /// # Errors
-    ///
-    /// As for [`Generator::mint_or_wait`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{Attempt, clock::ManualClock, sno::SnoGenerator};
-    /// use std::time::Duration;
-    ///
-    /// let clock = ManualClock::new(1_700_000_000_000);
-    /// let generator = SnoGenerator::builder().partition(1).sequence_range(0..=1).clock(&clock).build()?;
-    /// assert!(generator.mint_or_wait()?.minted().is_some());
-    /// assert!(generator.mint_or_wait()?.minted().is_some());
-    /// clock.advance(1);
-    /// assert_eq!(generator.mint_or_wait()?, Attempt::Wait(Duration::from_millis(3))); // 4 ms units
-    /// clock.advance(3);
-    /// assert_eq!(generator.mint_or_wait()?.minted().map(|id| id.sequence()), Some(0));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    #[inline]
-    pub fn mint_or_wait(&self) -> Result<Attempt<SnoId>> {
-        let attempt = self.inner.mint_or_wait()?;
-        Ok(attempt.map(|id| SnoId::from_word(id.to_u64(), self.meta, self.partition)))
-    }
-
-    /// [`mint_batch`](Self::mint_batch) if that needs no wait, or how long to wait: never
-    /// waits. See [`Generator::mint_batch_or_wait`].
-    ///
-    /// # Errors
-    ///
-    /// As for [`mint_or_wait`](Self::mint_or_wait). Nothing is written on error.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::sno::SnoId;
-    /// use snowmint::{Attempt, clock::ManualClock, sno::SnoGenerator};
-    /// use std::time::Duration;
-    ///
-    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// let mut ids = vec![SnoId::default(); 70_000];
-    /// assert_eq!(generator.mint_batch_or_wait(&mut ids)?, Attempt::Minted(65_536));
-    /// assert_eq!(generator.mint_batch_or_wait(&mut ids)?, Attempt::Wait(Duration::from_millis(4)));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn mint_batch_or_wait(&self, out: &mut [SnoId]) -> Result<Attempt<usize>> {
-        if out.is_empty() {
-            return Ok(Attempt::Minted(0));
-        }
-        let attempt = self.inner.reserve_states_or_wait(out.len() as u64)?;
-        Ok(attempt.map(|(first, count)| self.fill(self.meta, out, first, count)))
-    }
-
-    /// Mints exactly `n` IDs, across as many 4 ms units as they need, into a new `Vec`: one
-    /// compare-and-swap per unit's worth, waiting for the clock when a unit is full.
-    ///
-    /// # Errors
-    ///
-    /// As for [`mint`](Self::mint), and [`Error::TooLarge`] when `n` IDs cannot be allocated.
-    /// The IDs reserved before an error are dropped; they are never handed out again.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::sno::SnoGenerator;
-    ///
-    /// let generator = SnoGenerator::builder().partition(1).build()?;
-    /// let ids = generator.mint_many(100_000)?; // more than one 4 ms unit holds
-    /// assert_eq!(ids.len(), 100_000);
-    /// assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn mint_many(&self, n: usize) -> Result<Vec<SnoId>> {
-        crate::mint::mint_many_by(n, |out| self.mint_batch(out))
-    }
-
-    #[inline(always)]
-    fn batch(&self, meta: u8, out: &mut [SnoId], wait: bool) -> Result<usize> {
         if out.is_empty() {
             return Ok(0);
         }
-        let (first, count) = self.inner.reserve_states(out.len() as u64, wait)?;
-        Ok(self.fill(meta, out, first, count))
-    }
-
-    /// Writes the `count` IDs of the states from `first`, with metabyte `meta`, to the front of
-    /// `out`, and returns how many.
-    #[inline(always)]
-    fn fill(&self, meta: u8, out: &mut [SnoId], first: u64, count: u64) -> usize {
+        let (first, count) = self.engine.reserve_words(out.len() as u64, true)?;
         // `count <= out.len()`, and the run's sequence values stay inside the field.
         for (slot, word) in out[..count as usize].iter_mut().zip(first..) {
-            *slot = SnoId::from_word(word, meta, self.partition);
+            *slot = SnoId::from_word(word, meta, self.map.partition);
         }
-        count as usize
+        Ok(count as usize)
     }
-}
 
-impl<C> SnoGenerator<C> {
     /// The partition every ID of this generator carries.
     ///
     /// # Examples
@@ -672,10 +392,10 @@ impl<C> SnoGenerator<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn partition(&self) -> u16 {
-        self.partition
+        self.map.partition
     }
 
-    /// The metabyte of the IDs [`mint`](SnoGenerator::mint) returns.
+    /// The metabyte of the IDs [`mint`](FamilyGenerator::mint) returns.
     ///
     /// # Examples
     ///
@@ -687,41 +407,14 @@ impl<C> SnoGenerator<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn meta(&self) -> u8 {
-        self.meta
+        self.map.meta
     }
+}
 
-    /// The generator's clock.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
-    ///
-    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// generator.clock().advance(4);
-    /// assert_eq!(generator.mint()?.unix_ms(), 1_700_000_000_004);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn clock(&self) -> &C {
-        self.inner.clock()
-    }
-
-    /// The counters of overflows, waits, regressions and tick-tock toggles so far.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::{clock::ManualClock, sno::SnoGenerator};
-    ///
-    /// let generator = SnoGenerator::builder().partition(7).clock(ManualClock::new(1_700_000_000_000)).build()?;
-    /// while generator.try_mint().is_ok() {}
-    /// assert_eq!(generator.stats().overflows, 1);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    pub fn stats(&self) -> Stats {
-        self.inner.stats()
-    }
-
+impl<C, S: State> SnoGenerator<Generator<C, S>>
+where
+    Generator<C, S>: Engine,
+{
     /// The generator's state now, to resume from with [`SnoGenerator::resume`]: take it when
     /// minting has stopped.
     ///
@@ -738,66 +431,9 @@ impl<C> SnoGenerator<C> {
     /// ```
     pub fn snapshot(&self) -> SnoSnapshot {
         SnoSnapshot {
-            partition: self.partition,
-            meta: self.meta,
-            core: self.inner.snapshot(),
+            partition: self.map.partition,
+            meta: self.map.meta,
+            core: self.engine.snapshot(),
         }
-    }
-}
-
-impl<C: Clock> crate::mint::Mint for SnoGenerator<C> {
-    type Id = SnoId;
-
-    #[inline]
-    fn mint_run(&self, out: &mut [SnoId], on_full: crate::mint::OnFull) -> Result<Attempt<usize>> {
-        match on_full {
-            crate::mint::OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
-            crate::mint::OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
-            crate::mint::OnFull::Answer => self.mint_batch_or_wait(out),
-        }
-    }
-
-    #[inline]
-    fn mint(&self) -> Result<SnoId> {
-        SnoGenerator::mint(self)
-    }
-
-    #[inline]
-    fn try_mint(&self) -> Result<SnoId> {
-        SnoGenerator::try_mint(self)
-    }
-
-    #[inline]
-    fn mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
-        SnoGenerator::mint_batch(self, out)
-    }
-
-    #[inline]
-    fn try_mint_batch(&self, out: &mut [SnoId]) -> Result<usize> {
-        SnoGenerator::try_mint_batch(self, out)
-    }
-
-    #[inline]
-    fn mint_or_wait(&self) -> Result<Attempt<SnoId>> {
-        SnoGenerator::mint_or_wait(self)
-    }
-
-    #[inline]
-    fn mint_batch_or_wait(&self, out: &mut [SnoId]) -> Result<Attempt<usize>> {
-        SnoGenerator::mint_batch_or_wait(self, out)
-    }
-
-    fn mint_many(&self, n: usize) -> Result<Vec<SnoId>> {
-        SnoGenerator::mint_many(self, n)
-    }
-}
-
-impl<C> fmt::Debug for SnoGenerator<C> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SnoGenerator")
-            .field("partition", &self.partition)
-            .field("meta", &self.meta)
-            .field("core", &self.inner)
-            .finish()
     }
 }

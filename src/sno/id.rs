@@ -4,10 +4,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::SnoGenerator;
 use crate::clock::Rfc3339;
 use crate::encoding::{NOT_A_DIGIT as INVALID, digit_table};
 use crate::error::{Error, ParseIdReason, Result};
+use crate::layout::Layout;
 
 /// sno's base32 alphabet, in ascending ASCII order: `2`-`9` then `a`-`x`.
 const ALPHABET: &[u8; 32] = b"23456789abcdefghijklmnopqrstuvwx";
@@ -20,6 +20,17 @@ const DECODE: [u8; 256] = digit_table(ALPHABET, false);
 
 /// The number of characters in the text form.
 const TEXT_LEN: usize = 16;
+
+/// The layout of a sno generator's state word: 8 unused bits, 39 bits of time in 4 ms units
+/// from [`SnoId::EPOCH_MS`], the tick-tock bit, 16 bits of sequence.
+pub(super) const LAYOUT: Layout = Layout::builder("sno", 64)
+    .unused(8)
+    .time(39)
+    .tick_tock()
+    .sequence(16)
+    .tick_ms(SnoId::TICK_MS)
+    .epoch_ms(SnoId::EPOCH_MS)
+    .build_const();
 
 /// A sno ID: 10 bytes of time, tick-tock bit, metabyte, partition and sequence.
 ///
@@ -69,7 +80,7 @@ const TEXT_LEN: usize = 16;
 ///
 /// let id = SnoId::compose(1_700_000_000_003, 1, 7, 0x410a, 42)?;
 /// assert_eq!(id.unix_ms(), 1_700_000_000_000); // floored to its 4 ms unit
-/// assert_eq!((id.tick(), id.meta(), id.partition(), id.sequence()), (1, 7, 0x410a, 42));
+/// assert_eq!((id.timeline(), id.meta(), id.partition(), id.sequence()), (1, 7, 0x410a, 42));
 ///
 /// let text = id.to_string();
 /// assert_eq!(text.len(), 16);
@@ -126,7 +137,7 @@ impl SnoId {
     ///
     /// let id = SnoId::from_bytes([0, 0, 0, 0, 3, 9, 0x41, 0x0a, 0, 42]);
     /// assert_eq!(id.unix_ms(), SnoId::EPOCH_MS + 4); // one 4 ms unit after the epoch
-    /// assert_eq!((id.tick(), id.meta(), id.partition(), id.sequence()), (1, 9, 0x410a, 42));
+    /// assert_eq!((id.timeline(), id.meta(), id.partition(), id.sequence()), (1, 9, 0x410a, 42));
     /// ```
     pub const fn from_bytes(bytes: [u8; 10]) -> SnoId {
         SnoId(bytes)
@@ -185,7 +196,7 @@ impl SnoId {
     }
 
     /// The ID assembled from the generator's state word `word` (time, tick-tock bit and
-    /// sequence where [`SnoGenerator::LAYOUT`] puts them), a metabyte and a partition.
+    /// sequence where [`LAYOUT`] puts them), a metabyte and a partition.
     #[inline(always)]
     pub(super) const fn from_word(word: u64, meta: u8, partition: u16) -> SnoId {
         // The top 8 bits of the word are unused (zero): `word >> 16` is the 40-bit block.
@@ -197,14 +208,14 @@ impl SnoId {
 
     /// Builds an ID from its components; the time is floored to its 4 ms unit.
     ///
-    /// `tick` is the tick-tock bit (0 or 1). No mint is involved: nothing stops two calls from
+    /// `timeline` is the tick-tock bit (0 or 1). No mint is involved: nothing stops two calls from
     /// building the same ID (sno's "user-defined time", for porting old IDs).
     ///
     /// # Errors
     ///
     /// [`Error::BeforeEpoch`] for a time before [`EPOCH_MS`](Self::EPOCH_MS),
     /// [`Error::TimeOverflow`] for one after [`MAX_UNIX_MS`](Self::MAX_UNIX_MS) plus
-    /// its unit, and [`Error::TimelineOutOfRange`] for a `tick` above 1.
+    /// its unit, and [`Error::TimelineOutOfRange`] for a `timeline` above 1.
     ///
     /// # Examples
     ///
@@ -225,20 +236,20 @@ impl SnoId {
     /// ```
     pub fn compose(
         unix_ms: u64,
-        tick: u8,
+        timeline: u8,
         meta: u8,
         partition: u16,
         sequence: u16,
     ) -> Result<SnoId> {
-        let ticks = SnoGenerator::LAYOUT.ticks_at(unix_ms)?;
-        if tick > 1 {
+        let ticks = LAYOUT.ticks_at(unix_ms)?;
+        if timeline > 1 {
             return Err(Error::TimelineOutOfRange {
-                layout: SnoGenerator::LAYOUT.name(),
-                value: u64::from(tick),
+                layout: LAYOUT.name(),
+                value: u64::from(timeline),
                 max: 1,
             });
         }
-        let word = ticks << 17 | u64::from(tick) << 16 | u64::from(sequence);
+        let word = ticks << 17 | u64::from(timeline) << 16 | u64::from(sequence);
         Ok(SnoId::from_word(word, meta, partition))
     }
 
@@ -306,17 +317,17 @@ impl SnoId {
         Rfc3339(self.unix_ms())
     }
 
-    /// The tick-tock bit: the timeline (0 or 1) the ID was minted on.
+    /// The timeline (0 or 1) the ID was minted on: its tick-tock bit.
     ///
     /// # Examples
     ///
     /// ```
     /// use snowmint::sno::SnoId;
     ///
-    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 7, 0, 0, 0, 0, 0]).tick(), 1);
-    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 6, 0, 0, 0, 0, 0]).tick(), 0);
+    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 7, 0, 0, 0, 0, 0]).timeline(), 1);
+    /// assert_eq!(SnoId::from_bytes([0, 0, 0, 0, 6, 0, 0, 0, 0, 0]).timeline(), 0);
     /// ```
-    pub const fn tick(&self) -> u8 {
+    pub const fn timeline(&self) -> u8 {
         self.0[4] & 1
     }
 
@@ -501,7 +512,7 @@ impl fmt::Debug for SnoId {
             .field("text", &self.encode(&mut buf))
             .field("time", &format_args!("{}", self.time_rfc3339()))
             .field("unix_ms", &self.unix_ms())
-            .field("tick", &self.tick())
+            .field("timeline", &self.timeline())
             .field("meta", &self.meta())
             .field("partition", &self.partition())
             .field("sequence", &self.sequence())
@@ -580,7 +591,10 @@ mod tests {
         assert_eq!(id.to_u128(), expected);
         assert_eq!(SnoId::from_u80(expected), id);
         assert_eq!(id.ticks(), 0x5a_5a5a_5a5a);
-        assert_eq!((id.tick(), id.meta(), id.partition()), (1, 0x12, 0x3456));
+        assert_eq!(
+            (id.timeline(), id.meta(), id.partition()),
+            (1, 0x12, 0x3456)
+        );
         assert_eq!(id.sequence(), 0xbeef);
     }
 

@@ -47,7 +47,7 @@ pub fn sharded_on_manual_clock(
 pub fn sno_on_manual_clock(
     builder: SnoGeneratorBuilder,
     unix_ms: u64,
-) -> (SnoGenerator<ManualClock>, ManualClock) {
+) -> (SnoGenerator<Generator<ManualClock>>, ManualClock) {
     built_on_manual_clock(unix_ms, |clock| builder.clock(clock).build().unwrap())
 }
 

@@ -4,7 +4,8 @@
 
 use std::fmt::Debug;
 
-use snowmint::id128::{Id128Generator, Kind, Ulid, Uuid7};
+use snowmint::family::{Family, FamilyGenerator};
+use snowmint::id128::{Ulid, Uuid7};
 
 use crate::common::clocks::{T0, built_on_manual_clock};
 
@@ -16,7 +17,7 @@ pub const PER_MS: usize = 50;
 pub const WINDOW: (u64, u64) = (T0 + 3, T0 + 6);
 
 /// What the tests need of both kinds of 128-bit ID.
-pub trait Id128: Kind + Copy + Ord + Debug {
+pub trait Id128: Family + Copy + Ord + Debug {
     /// The least ID of millisecond `unix_ms`.
     fn min_at(unix_ms: u64) -> Self;
     /// The greatest ID of millisecond `unix_ms`.
@@ -61,7 +62,7 @@ impl Id128 for Ulid {
 /// `T0 .. T0 + MS`, in minting order.
 pub fn minted<K: Id128>() -> Vec<K> {
     let (generator, clock) = built_on_manual_clock(T0, |clock| {
-        Id128Generator::<K>::builder().clock(clock).build().unwrap()
+        FamilyGenerator::<K>::builder().clock(clock).build().unwrap()
     });
     let mut ids = Vec::with_capacity(MS as usize * PER_MS);
     for ms in T0..T0 + MS {

@@ -1,5 +1,5 @@
 //! `--layout uuidv7` and `--layout ulid`: the library's 128-bit IDs, one [`IdKind`] over the
-//! two families ([`Family`], implemented in `uuid7.rs` and `ulid.rs`).
+//! two families ([`Wide`], implemented in `uuid7.rs` and `ulid.rs`).
 //!
 //! Their layout is fixed (48 bits of Unix milliseconds, the rest random, and for a UUIDv7 its
 //! version and variant), so the options of the 64-bit layouts that give an ID's parts or keep
@@ -19,7 +19,8 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use snowmint::clock::Rfc3339;
 use snowmint::encoding::Encoding;
-use snowmint::id128::{Id128Generator, Kind, Ulid};
+use snowmint::family::{Family, FamilyGenerator};
+use snowmint::id128::Ulid;
 
 use crate::args::{MintArgs, Policy, TextForm};
 use crate::failure::{Failure, bounded};
@@ -28,7 +29,7 @@ use crate::stdio::AsText;
 
 /// What the command line needs of a 128-bit family, [`Uuid7`](snowmint::id128::Uuid7) or
 /// [`Ulid`].
-pub(crate) trait Family: Kind + fmt::Display + 'static {
+pub(crate) trait Wide: Family + fmt::Display + 'static {
     /// The `--layout` name.
     const LAYOUT: &'static str;
     /// The ID's own text form.
@@ -63,13 +64,13 @@ impl<F> Id128<F> {
     pub(crate) const KIND: Self = Id128(PhantomData);
 }
 
-impl<F: Family> IdKind for Id128<F> {
+impl<F: Wide> IdKind for Id128<F> {
     type Id = F;
     type Form = Form;
     type Decoded<'k> = Decoded<F>;
 
     fn name(&self) -> &str {
-        F::LAYOUT
+        <F as Wide>::LAYOUT
     }
 
     fn form(flag: &str, form: Option<TextForm>) -> Result<Form, Failure> {
@@ -82,7 +83,7 @@ impl<F: Family> IdKind for Id128<F> {
             Some(other) => Err(Failure::Usage(format!(
                 "{flag} {other} does not apply to --layout {}: 128-bit ids take uuid, ulid, \
                  decimal and hex (the 128-bit integer)",
-                F::LAYOUT
+                <F as Wide>::LAYOUT
             ))),
         }
     }
@@ -145,10 +146,10 @@ impl<F: Family> IdKind for Id128<F> {
         if let Some((flag, _, why)) = refused.into_iter().find(|&(_, given, _)| given) {
             return Err(Failure::Usage(format!(
                 "{flag} does not apply to --layout {}: {why}",
-                F::LAYOUT
+                <F as Wide>::LAYOUT
             )));
         }
-        let generator = Id128Generator::<F>::builder()
+        let generator = FamilyGenerator::<F>::builder()
             .on_clock_behind(args.policy()?)
             .build()?;
         Ok(Box::new(Plain(generator)))
@@ -182,7 +183,7 @@ impl fmt::Display for Form {
 
 impl Form {
     /// Reads `F`'s ID in this form; a UUIDv7's version and variant are checked.
-    fn read<F: Family>(self, text: &str) -> Result<F, Failure> {
+    fn read<F: Wide>(self, text: &str) -> Result<F, Failure> {
         let bits = match self {
             form if form == F::TEXT => return Ok(F::parse(text)?),
             Form::Uuid => Ulid::parse_uuid(text)?.to_u128(),
@@ -224,7 +225,7 @@ impl Form {
 /// An ID's bits written in a [`Form`].
 struct Text<F>(Form, F);
 
-impl<F: Family> fmt::Display for Text<F> {
+impl<F: Wide> fmt::Display for Text<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Text(form, id) = *self;
         let bits = id.bits();
@@ -252,14 +253,14 @@ pub(crate) struct Decoded<F> {
     id: F,
 }
 
-impl<F: Family> fmt::Display for Decoded<F> {
+impl<F: Wide> fmt::Display for Decoded<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let id = self.id;
         write!(
             f,
             "{} ({} {}",
             Text(self.form, id),
-            F::LAYOUT,
+            <F as Wide>::LAYOUT,
             Rfc3339(id.unix_ms())
         )?;
         if let Some((version, variant)) = F::VERSION_VARIANT {
@@ -274,7 +275,7 @@ impl<F: Family> fmt::Display for Decoded<F> {
     }
 }
 
-impl<F: Family> Serialize for Decoded<F> {
+impl<F: Wide> Serialize for Decoded<F> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let id = self.id;
         let mut map = serializer.serialize_map(None)?;
@@ -282,7 +283,7 @@ impl<F: Family> Serialize for Decoded<F> {
         if self.form != F::TEXT {
             map.serialize_entry("text", &AsText(id))?;
         }
-        map.serialize_entry("layout", F::LAYOUT)?;
+        map.serialize_entry("layout", <F as Wide>::LAYOUT)?;
         map.serialize_entry("unix_ms", &id.unix_ms())?;
         map.serialize_entry("time", &AsText(Rfc3339(id.unix_ms())))?;
         if let Some((version, variant)) = F::VERSION_VARIANT {

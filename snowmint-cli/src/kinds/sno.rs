@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
-use snowmint::Snapshot;
 use snowmint::mark::MarkStore;
 use snowmint::sno::{SnoGenerator, SnoId, SnoSnapshot};
 
@@ -99,10 +98,8 @@ impl IdKind for Sno {
             check_fits(path, snapshot, partition, meta)?;
         }
         let from_file = loaded.is_some();
-        let resumed = loaded.unwrap_or_else(|| SnoSnapshot {
-            partition: partition.unwrap_or(0),
-            meta: meta.unwrap_or(0),
-            core: Snapshot::at_mark(SnoGenerator::LAYOUT, &[], None),
+        let resumed = loaded.unwrap_or_else(|| {
+            SnoSnapshot::at_mark(partition.unwrap_or(0), meta.unwrap_or(0), None)
         });
         let generator = SnoGenerator::resume(&resumed)
             .on_clock_behind(policy)
@@ -203,7 +200,7 @@ impl fmt::Display for Decoded {
             f,
             "{id} (sno {} timeline={} meta={} partition={} sequence={})",
             id.time_rfc3339(),
-            id.tick(),
+            id.timeline(),
             id.meta(),
             id.partition(),
             id.sequence()
@@ -219,7 +216,7 @@ impl Serialize for Decoded {
         object.serialize_field("layout", "sno")?;
         object.serialize_field("unix_ms", &id.unix_ms())?;
         object.serialize_field("time", &AsText(id.time_rfc3339()))?;
-        object.serialize_field("timeline", &id.tick())?;
+        object.serialize_field("timeline", &id.timeline())?;
         object.serialize_field("meta", &id.meta())?;
         object.serialize_field("partition", &id.partition())?;
         object.serialize_field("sequence", &id.sequence())?;

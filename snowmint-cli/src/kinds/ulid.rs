@@ -1,10 +1,10 @@
-//! `--layout ulid`: the library's ULIDs, a [`Family`] of the 128-bit kind.
+//! `--layout ulid`: the library's ULIDs, a [`Wide`] family of the 128-bit kind.
 
 use snowmint::id128::Ulid;
 
-use super::id128::{Family, Form};
+use super::id128::{Form, Wide};
 
-impl Family for Ulid {
+impl Wide for Ulid {
     const LAYOUT: &'static str = "ulid";
     const TEXT: Form = Form::Ulid;
     const RANDOM_DIGITS: usize = 20;

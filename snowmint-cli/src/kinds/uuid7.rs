@@ -1,10 +1,10 @@
-//! `--layout uuidv7`: the library's UUIDv7s, a [`Family`] of the 128-bit kind.
+//! `--layout uuidv7`: the library's UUIDv7s, a [`Wide`] family of the 128-bit kind.
 
 use snowmint::id128::Uuid7;
 
-use super::id128::{Family, Form};
+use super::id128::{Form, Wide};
 
-impl Family for Uuid7 {
+impl Wide for Uuid7 {
     const LAYOUT: &'static str = "uuidv7";
     const TEXT: Form = Form::Uuid;
     const RANDOM_DIGITS: usize = 19;
