@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use super::words::WORDS;
 use super::*;
-use crate::clock::MonotonicClock;
+use crate::clock::monotonic::MonotonicClock;
 
 /// The process-wide clock's source and refresher. Fork: initialised and set only inside a
 /// fork section ([`init_global`], [`CachedClock::set_global_source`]), so a child finds it
@@ -182,7 +182,7 @@ impl Clock for CachedClock {
 
     /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
     #[inline]
-    fn unix_ms_or_stale(&self, _: crate::clock::seal::Token) -> u64 {
+    fn unix_ms_or_stale(&self, _: crate::clock::interface::seal::Token) -> u64 {
         // Acquire: as for `unix_ms`.
         WORDS[0].load(Ordering::Acquire)
     }

@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use super::Clock;
+use crate::clock::interface::Clock;
 use crate::sync::{AtomicU64, Mutex, Ordering, Thread};
 
 /// The process-wide clock: its `static` word cannot be a loom atomic.
@@ -312,7 +312,7 @@ impl<C: Clock + Send + Sync + 'static> Clock for CachedClock<Private<C>> {
 
     /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
     #[inline]
-    fn unix_ms_or_stale(&self, _: super::seal::Token) -> u64 {
+    fn unix_ms_or_stale(&self, _: crate::clock::interface::seal::Token) -> u64 {
         // Acquire: as for `unix_ms`.
         self.home.word.load(Ordering::Acquire)
     }

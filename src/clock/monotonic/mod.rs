@@ -7,7 +7,7 @@
 //! Segments, why readings never go back (the orderings), and a fork during a re-anchor: [the
 //! internals page](crate::docs::internals#the-monotonic-clock).
 
-use super::Clock;
+use super::interface::Clock;
 use crate::sync::{AtomicU64, Ordering};
 
 mod builder;
