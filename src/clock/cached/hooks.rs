@@ -10,7 +10,8 @@ use super::sentinel::{UNCACHED, kind};
 use crate::clock::interface::Clock;
 use crate::sync::Ordering;
 
-/// [`FIRST_READING`](super::sentinel::FIRST_READING): the least value of the word that is a reading.
+/// [`FIRST_READING`](super::sentinel::FIRST_READING): the least value of the word that is a
+/// reading.
 pub const FIRST_READING: u64 = super::sentinel::FIRST_READING;
 /// [`PROBE_EVERY`](super::refresher::PROBE_EVERY): how often the refresher probes for readers.
 pub const PROBE_EVERY: u64 = super::refresher::PROBE_EVERY;
