@@ -2,7 +2,7 @@
 
 use crate::sync::{Arc, AtomicU64, Ordering};
 
-use super::Clock;
+use super::interface::Clock;
 
 /// A clock that reads what it was last set to: for tests, simulations and replays.
 ///

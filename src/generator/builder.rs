@@ -5,7 +5,10 @@ use std::num::NonZeroU64;
 use std::ops::RangeInclusive;
 use std::sync::mpsc::SyncSender;
 
-use super::{ClockBehind, Event, Generator, LocalGenerator, Plan, Snapshot, State};
+use super::minter::{Generator, LocalGenerator, Plan};
+use super::policy::{ClockBehind, Event};
+use super::snapshot::Snapshot;
+use super::state::State;
 use crate::clock::cached::FIRST_READING;
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};

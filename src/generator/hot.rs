@@ -3,7 +3,8 @@
 //! tick, a lost CAS, a reading behind the state or outside the layout) starts over out of line
 //! in [`slow`](super::slow).
 
-use super::{Generator, Plan, ReservedIds, Run, State};
+use super::minter::{Generator, Plan, ReservedIds, Run};
+use super::state::State;
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::fork;

@@ -4,7 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::{ClockBehind, Event, Generator, Run, State};
+use super::minter::{Generator, Run};
+use super::policy::{ClockBehind, Event};
+use super::state::State;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::id::Id;

@@ -3,9 +3,24 @@
 
 use std::ops::RangeInclusive;
 
-use super::{FieldKind, JS_MAX_SAFE_INTEGER, Layout, Parts, low_bits};
+use super::field::{FieldKind, low_bits};
+use super::parts::Parts;
+use super::shape::Layout;
 use crate::error::{Error, Result};
 use crate::id::Id;
+
+/// `Number.MAX_SAFE_INTEGER`, 2^53 − 1: the largest integer below which every integer is
+/// exactly a JavaScript number (an IEEE 754 double).
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::{Layout, layout::JS_MAX_SAFE_INTEGER};
+///
+/// assert_eq!(JS_MAX_SAFE_INTEGER, 9_007_199_254_740_991);
+/// assert_eq!(Layout::SNOWFLAKE_SI.max_id().to_u64(), JS_MAX_SAFE_INTEGER);
+/// ```
+pub const JS_MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 impl Layout {
     /// The bits every ID of this layout has zero: above the width and in unused fields.

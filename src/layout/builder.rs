@@ -1,6 +1,8 @@
 //! Building a layout: [`LayoutBuilder`], its checks, and [`Layout::builder`].
 
-use super::{Field, FieldKind, Layout, LayoutProblem, MAX_FIELDS, low_bits};
+use super::field::{Field, FieldKind, low_bits};
+use super::shape::{Layout, MAX_FIELDS};
+use crate::error::layout_problem::LayoutProblem;
 use crate::error::{Error, Result};
 
 /// Builds a [`Layout`] field by field, most significant first.

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::Layout;
+use super::shape::Layout;
 use crate::clock::Rfc3339;
 use crate::id::Id;
 

@@ -1,6 +1,7 @@
 //! The presets: the layouts of the source documents, and [`Layout::preset`] by name.
 
-use super::{Layout, LayoutBuilder};
+use super::builder::LayoutBuilder;
+use super::shape::Layout;
 use crate::error::{Error, Result, bounded};
 
 /// [`Layout::PRESETS`] on one line, the `expected` of [`Error::UnknownLayout`].

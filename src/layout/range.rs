@@ -3,7 +3,8 @@
 use std::ops::{Bound, RangeBounds, RangeInclusive};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{Layout, low_bits};
+use super::field::low_bits;
+use super::shape::Layout;
 use crate::id::Id;
 
 /// A time [`Layout::id_range`] takes: Unix milliseconds as a `u64`, or a [`SystemTime`].

@@ -1,11 +1,17 @@
 //! The process-wide cached clock: its word is slot 0 of the table, its source and refresher a
 //! `static`.
 
+use std::fmt;
 use std::sync::OnceLock;
+use std::time::Duration;
 
+use super::handle::{CachedClock, Global, stale_in_children};
+use super::refresher::{IDLE_PARK, Runner, Shared, Step, spawn};
+use super::sentinel::FIRST_READING;
 use super::words::WORDS;
-use super::*;
-use crate::clock::MonotonicClock;
+use crate::clock::interface::Clock;
+use crate::clock::monotonic::MonotonicClock;
+use crate::sync::{AtomicU64, Mutex, Ordering};
 
 /// The process-wide clock's source and refresher. Fork: initialised and set only inside a
 /// fork section ([`init_global`], [`CachedClock::set_global_source`]), so a child finds it
@@ -182,7 +188,7 @@ impl Clock for CachedClock {
 
     /// The word as it stands: a reading, or a sentinel below [`FIRST_READING`].
     #[inline]
-    fn unix_ms_or_stale(&self, _: crate::clock::seal::Token) -> u64 {
+    fn unix_ms_or_stale(&self, _: crate::clock::interface::seal::Token) -> u64 {
         // Acquire: as for `unix_ms`.
         WORDS[0].load(Ordering::Acquire)
     }

@@ -2,14 +2,21 @@
 //! refresher step by step (`--cfg snowmint_test_hooks`, not for users): a driven clock starts no
 //! thread, and the caller runs each wake-up.
 
-use super::*;
+use std::time::Duration;
 
-/// [`FIRST_READING`](super::FIRST_READING): the least value of the word that is a reading.
-pub const FIRST_READING: u64 = super::FIRST_READING;
-/// [`PROBE_EVERY`](super::PROBE_EVERY): how often the refresher probes for readers.
-pub const PROBE_EVERY: u64 = super::PROBE_EVERY;
-/// [`IDLE_PARK`](super::IDLE_PARK): how long a parked refresher sleeps.
-pub const IDLE_PARK: Duration = super::IDLE_PARK;
+use super::handle::{CachedClock, Private};
+use super::refresher::Step;
+use super::sentinel::{UNCACHED, kind};
+use crate::clock::interface::Clock;
+use crate::sync::Ordering;
+
+/// [`FIRST_READING`](super::sentinel::FIRST_READING): the least value of the word that is a
+/// reading.
+pub const FIRST_READING: u64 = super::sentinel::FIRST_READING;
+/// [`PROBE_EVERY`](super::refresher::PROBE_EVERY): how often the refresher probes for readers.
+pub const PROBE_EVERY: u64 = super::refresher::PROBE_EVERY;
+/// [`IDLE_PARK`](super::refresher::IDLE_PARK): how long a parked refresher sleeps.
+pub const IDLE_PARK: Duration = super::refresher::IDLE_PARK;
 
 impl<C: Clock + Send + Sync + 'static> CachedClock<Private<C>> {
     /// A private cache whose refresher is the caller's: nothing starts a thread, and the

@@ -5,7 +5,7 @@
 //! own, leaked: a few bytes for each clock a model run makes, read by nothing but that clock.
 
 #[cfg(snowmint_loom)]
-use {super::PARKED, crate::sync::AtomicU64};
+use {super::sentinel::PARKED, crate::sync::AtomicU64};
 
 #[cfg(not(snowmint_loom))]
 pub(super) use table::IN_CHILD;
@@ -16,7 +16,7 @@ pub(super) use table::{WORDS, give_back, take};
 mod table {
     use crossbeam_utils::CachePadded;
 
-    use super::super::{PARKED, UNCACHED, sentinel};
+    use super::super::sentinel::{PARKED, UNCACHED, sentinel};
     use crate::fork::ChildStep;
     use crate::sync::{AtomicU64, Ordering};
 
@@ -94,7 +94,7 @@ mod table {
 /// A word of its own, marked [`PARKED`], and no slot.
 #[cfg(snowmint_loom)]
 pub(super) fn take() -> (Option<usize>, &'static AtomicU64) {
-    let word = AtomicU64::new(super::sentinel(PARKED));
+    let word = AtomicU64::new(super::sentinel::sentinel(PARKED));
     (None, Box::leak(Box::new(word)))
 }
 

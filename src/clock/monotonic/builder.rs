@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
+use super::anchored::{MonotonicClock, Slew};
 use super::segment::{Segment, Segments};
 #[cfg(snowmint_loom)]
 use super::source::DrivenSource;
 use super::source::{Counter, Wall, measure};
-use super::{MonotonicClock, Slew};
 use crate::sync::AtomicU64;
 
 /// The default step threshold (see [`MonotonicClockBuilder::step_threshold`]).
@@ -75,6 +75,24 @@ pub struct MonotonicClockBuilder {
     recheck: Option<Duration>,
     step_threshold: Duration,
     on_back: WallClockBack,
+}
+
+impl MonotonicClock {
+    /// A builder, to choose the recheck interval, the step threshold and what happens when
+    /// the wall clock steps back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Clock, clock::MonotonicClock};
+    /// use std::time::Duration;
+    ///
+    /// let clock = MonotonicClock::builder().recheck(Duration::from_millis(250)).build();
+    /// assert!(clock.unix_ms() > 1_600_000_000_000);
+    /// ```
+    pub fn builder() -> MonotonicClockBuilder {
+        MonotonicClockBuilder::default()
+    }
 }
 
 impl MonotonicClockBuilder {

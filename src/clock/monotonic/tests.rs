@@ -2,8 +2,12 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use super::source::MEASUREMENTS;
-use super::*;
+use super::anchored::MonotonicClock;
+use super::builder::{MonotonicClockBuilder, WallClockBack};
+use super::segment::{FREE, Segment};
+use super::source::{Counter, MEASUREMENTS, Wall};
+use crate::clock::interface::Clock;
+use crate::sync::{AtomicU64, Ordering};
 
 /// A time source a test sets by hand: each read returns the time, then moves it on by
 /// `step` (0 for a source that only moves when set). A drifting source reads another
