@@ -3,7 +3,8 @@
 use std::fmt;
 use std::sync::mpsc::SyncSender;
 
-use super::{Family, FamilyGenerator};
+use super::generator::FamilyGenerator;
+use super::map::Family;
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
 use crate::generator::{ClockBehind, Event, Generator, GeneratorBuilder, LocalState};

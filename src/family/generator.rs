@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::{Engine, Family};
+use super::engine::Engine;
+use super::map::Family;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::layout::Layout;

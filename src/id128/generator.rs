@@ -4,7 +4,8 @@
 use std::fmt;
 
 use super::seed::Key;
-use super::{Ulid, Uuid7};
+use super::ulid::Ulid;
+use super::uuid7::Uuid7;
 use crate::clock::DefaultClock;
 use crate::error::Result;
 use crate::family::{FamilyBuilder, FamilyGenerator, Starts, sealed};

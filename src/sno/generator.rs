@@ -4,8 +4,8 @@
 use std::fmt;
 use std::ops::RangeInclusive;
 
-use super::SnoId;
 use super::id::LAYOUT;
+use super::id::SnoId;
 use crate::clock::DefaultClock;
 use crate::error::{Error, Result};
 use crate::family::{Engine, FamilyBuilder, FamilyGenerator, Starts, sealed};
