@@ -46,13 +46,15 @@
 //! # Where things are
 //!
 //! The root holds what nearly every user needs: [`Generator`], its [`GeneratorBuilder`] and
-//! [`LocalGenerator`], the [`Mint`] trait every generator implements, [`Layout`], [`Id`] and
-//! its [`Parts`], [`Error`] and [`Result`], [`ClockBehind`], [`Clock`] and [`Snapshot`]. The
-//! rest is by topic: [`clock`] (the clocks, and RFC 3339 text of a time), [`layout`] (custom
-//! layouts and their fields), [`encoding`] (text forms), [`shard`] (sequence ranges, sharded
-//! and per-core generators), [`mark`] (the mark kept ahead of minting, in a file or another
-//! store, and durable file replacement), [`node_id`] (where node IDs come from), [`sno`],
-//! [`generator`] (counters, events, state words) and [`error`]; [`id128`] has 128-bit IDs (UUIDv7 and ULID) and their generators.
+//! [`LocalGenerator`], the [`Mint`] trait every generator implements (with [`Attempt`] and
+//! [`OnFull`]), [`Layout`], [`Id`] and its [`Parts`], [`Error`] and [`Result`],
+//! [`ClockBehind`], [`Clock`] and [`Snapshot`]. The rest is by topic: [`clock`] (the clocks,
+//! and RFC 3339 text of a time), [`layout`] (custom layouts and their fields), [`encoding`]
+//! (text forms), [`shard`] (sequence ranges, sharded and per-core generators), [`mark`] (the
+//! mark kept ahead of minting, in a file or another store, and durable file replacement),
+//! [`node_id`] (where node IDs come from), [`generator`] (counters, events, state words) and
+//! [`error`]; [`sno`] has sno's IDs, [`id128`] 128-bit IDs (UUIDv7 and ULID), and [`family`]
+//! the one generator both mint with; [`docs`] has the guides.
 //!
 //! # Feature flags
 //!

@@ -245,7 +245,7 @@ pub(crate) struct MintArgs {
 
     /// Lease the layout's first node field (machine, worker, ...) from the etcd cluster at
     /// ENDPOINTS (comma separated, e.g. http://10.0.0.5:2379,http://10.0.0.6:2379) for the
-    /// run, and release it at exit. Needs snowmint built with the etcd feature.
+    /// run, and release it at exit. Needs snowmint-cli built with its etcd feature.
     #[arg(long, value_name = "ENDPOINTS", requires = "prefix")]
     pub(crate) etcd: Option<String>,
 
