@@ -323,7 +323,11 @@ fn main() {
         Box::new(Named("snowmint-64-local", EngineLocal64)),
         Box::new(Named(
             "snowmint-ulid-sharded",
-            Sharded(UlidGenerator::builder().build_sharded(Shards::SplitSequence(threads_max)).unwrap()),
+            Sharded(
+                UlidGenerator::builder()
+                    .build_sharded(Shards::SplitSequence(threads_max))
+                    .unwrap(),
+            ),
         )),
         Box::new(Named(
             "snowmint-64-sharded",

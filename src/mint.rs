@@ -451,3 +451,70 @@ fn first_of_run<G: Mint + ?Sized>(generator: &G, on_full: OnFull) -> Result<G::I
     while run_waited(generator, &mut id, on_full)? == 0 {}
     Ok(id[0])
 }
+
+/// Implements [`Mint`] for a generator whose inherent methods have the trait's names and
+/// signatures, beside the generator's type (this module names no generator): `mint_run` by
+/// the batch methods, and each provided method overridden by the inherent method of its name,
+/// so generic code compiles to the inherent code.
+macro_rules! mint_by_inherent {
+    (impl[$($params:tt)*] Mint<Id = $id:ty> for $generator:ty) => {
+        impl<$($params)*> $crate::mint::Mint for $generator {
+            type Id = $id;
+
+            #[inline]
+            fn mint_run(
+                &self,
+                out: &mut [$id],
+                on_full: $crate::mint::OnFull,
+            ) -> $crate::error::Result<$crate::mint::Attempt<usize>> {
+                match on_full {
+                    $crate::mint::OnFull::Wait => {
+                        <$generator>::mint_batch(self, out).map($crate::mint::Attempt::Minted)
+                    }
+                    $crate::mint::OnFull::Fail => {
+                        <$generator>::try_mint_batch(self, out).map($crate::mint::Attempt::Minted)
+                    }
+                    $crate::mint::OnFull::Answer => <$generator>::mint_batch_or_wait(self, out),
+                }
+            }
+
+            #[inline]
+            fn mint(&self) -> $crate::error::Result<$id> {
+                <$generator>::mint(self)
+            }
+
+            #[inline]
+            fn try_mint(&self) -> $crate::error::Result<$id> {
+                <$generator>::try_mint(self)
+            }
+
+            #[inline]
+            fn mint_batch(&self, out: &mut [$id]) -> $crate::error::Result<usize> {
+                <$generator>::mint_batch(self, out)
+            }
+
+            #[inline]
+            fn try_mint_batch(&self, out: &mut [$id]) -> $crate::error::Result<usize> {
+                <$generator>::try_mint_batch(self, out)
+            }
+
+            #[inline]
+            fn mint_or_wait(&self) -> $crate::error::Result<$crate::mint::Attempt<$id>> {
+                <$generator>::mint_or_wait(self)
+            }
+
+            #[inline]
+            fn mint_batch_or_wait(
+                &self,
+                out: &mut [$id],
+            ) -> $crate::error::Result<$crate::mint::Attempt<usize>> {
+                <$generator>::mint_batch_or_wait(self, out)
+            }
+
+            fn mint_many(&self, n: usize) -> $crate::error::Result<Vec<$id>> {
+                <$generator>::mint_many(self, n)
+            }
+        }
+    };
+}
+pub(crate) use mint_by_inherent;

@@ -7,7 +7,7 @@ use super::map::Family;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::layout::Layout;
-use crate::mint::{Attempt, Mint, OnFull, mint_many_by};
+use crate::mint::{Attempt, mint_many_by};
 
 /// Mints the IDs of family `F` on a 64-bit generator `G`, lock-free when `G` is:
 /// [`SnoGenerator`](crate::sno::SnoGenerator), [`Uuid7Generator`](crate::id128::Uuid7Generator)
@@ -409,52 +409,7 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
     }
 }
 
-impl<F: Family, G: Engine> Mint for FamilyGenerator<F, G> {
-    type Id = F;
-
-    #[inline]
-    fn mint_run(&self, out: &mut [F], on_full: OnFull) -> Result<Attempt<usize>> {
-        match on_full {
-            OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
-            OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
-            OnFull::Answer => self.mint_batch_or_wait(out),
-        }
-    }
-
-    #[inline]
-    fn mint(&self) -> Result<F> {
-        FamilyGenerator::mint(self)
-    }
-
-    #[inline]
-    fn try_mint(&self) -> Result<F> {
-        FamilyGenerator::try_mint(self)
-    }
-
-    #[inline]
-    fn mint_batch(&self, out: &mut [F]) -> Result<usize> {
-        FamilyGenerator::mint_batch(self, out)
-    }
-
-    #[inline]
-    fn try_mint_batch(&self, out: &mut [F]) -> Result<usize> {
-        FamilyGenerator::try_mint_batch(self, out)
-    }
-
-    fn mint_many(&self, n: usize) -> Result<Vec<F>> {
-        FamilyGenerator::mint_many(self, n)
-    }
-
-    #[inline]
-    fn mint_or_wait(&self) -> Result<Attempt<F>> {
-        FamilyGenerator::mint_or_wait(self)
-    }
-
-    #[inline]
-    fn mint_batch_or_wait(&self, out: &mut [F]) -> Result<Attempt<usize>> {
-        FamilyGenerator::mint_batch_or_wait(self, out)
-    }
-}
+crate::mint::mint_by_inherent!(impl[F: Family, G: Engine] Mint<Id = F> for FamilyGenerator<F, G>);
 
 impl<F: Family, G: Engine + fmt::Debug> fmt::Debug for FamilyGenerator<F, G> {
     /// The engine and what the family shows of its map (a 128-bit generator's key never).

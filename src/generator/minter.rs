@@ -18,7 +18,7 @@ use crate::fork;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::Parts;
-use crate::mint::{Attempt, Mint, OnFull};
+use crate::mint::{Attempt, OnFull};
 use crate::sync::{AtomicU64, Mutex, Ordering};
 
 /// The layout, pre-shifted for the hot path.
@@ -440,51 +440,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     }
 }
 
-impl<C: Clock, S: State> Mint for Generator<C, S> {
-    type Id = Id;
-
-    #[inline]
-    fn mint_run(&self, out: &mut [Id], on_full: OnFull) -> Result<Attempt<usize>> {
-        match on_full {
-            OnFull::Answer => self.mint_batch_or_wait(out),
-            OnFull::Wait | OnFull::Fail => self.batch(out, on_full).map(Attempt::Minted),
-        }
-    }
-
-    #[inline]
-    fn mint(&self) -> Result<Id> {
-        Generator::mint(self)
-    }
-
-    #[inline]
-    fn try_mint(&self) -> Result<Id> {
-        Generator::try_mint(self)
-    }
-
-    #[inline]
-    fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        Generator::mint_batch(self, out)
-    }
-
-    #[inline]
-    fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        Generator::try_mint_batch(self, out)
-    }
-
-    #[inline]
-    fn mint_or_wait(&self) -> Result<Attempt<Id>> {
-        Generator::mint_or_wait(self)
-    }
-
-    #[inline]
-    fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
-        Generator::mint_batch_or_wait(self, out)
-    }
-
-    fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
-        Generator::mint_many(self, n)
-    }
-}
+crate::mint::mint_by_inherent!(impl[C: Clock, S: State] Mint<Id = Id> for Generator<C, S>);
 
 impl<C> Generator<C, SharedState> {
     /// The state word: for a sharded generator, whose threads' runs compare it with the state

@@ -10,7 +10,7 @@ use crate::clock::Clock;
 use crate::error::Result;
 use crate::generator::Generator;
 use crate::id::Id;
-use crate::mint::{Attempt, Mint, OnFull};
+use crate::mint::Attempt;
 
 /// A [`Generator`] that returns an ID only once its [`MarkStore`] holds a mark above the ID's
 /// time: over a [`MarkFile`](super::MarkFile) (its store a
@@ -338,52 +338,7 @@ impl<C: Clock, S: MarkStore> MarkedGenerator<C, S> {
     }
 }
 
-impl<C: Clock, S: MarkStore> Mint for MarkedGenerator<C, S> {
-    type Id = Id;
-
-    #[inline]
-    fn mint_run(&self, out: &mut [Id], on_full: OnFull) -> Result<Attempt<usize>> {
-        match on_full {
-            OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
-            OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
-            OnFull::Answer => self.mint_batch_or_wait(out),
-        }
-    }
-
-    #[inline]
-    fn mint(&self) -> Result<Id> {
-        MarkedGenerator::mint(self)
-    }
-
-    #[inline]
-    fn try_mint(&self) -> Result<Id> {
-        MarkedGenerator::try_mint(self)
-    }
-
-    #[inline]
-    fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        MarkedGenerator::mint_batch(self, out)
-    }
-
-    #[inline]
-    fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        MarkedGenerator::try_mint_batch(self, out)
-    }
-
-    #[inline]
-    fn mint_or_wait(&self) -> Result<Attempt<Id>> {
-        MarkedGenerator::mint_or_wait(self)
-    }
-
-    #[inline]
-    fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
-        MarkedGenerator::mint_batch_or_wait(self, out)
-    }
-
-    fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
-        MarkedGenerator::mint_many(self, n)
-    }
-}
+crate::mint::mint_by_inherent!(impl[C: Clock, S: MarkStore] Mint<Id = Id> for MarkedGenerator<C, S>);
 
 impl<C, S: MarkStore> MarkedGenerator<C, S> {
     /// The generator inside, for its layout, clock, stats and decoding. Mint through `self`:

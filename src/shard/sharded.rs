@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::generator::{Generator, GeneratorBuilder, Stats};
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::mint::{Attempt, Mint, OnFull};
+use crate::mint::{Attempt, OnFull};
 use crate::sync::Ordering;
 // `std`'s `Arc` under loom too: the shards' shared clock is read-only to them, outside the
 // atomics that make IDs unique.
@@ -380,52 +380,7 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 }
 
-impl<C: Clock> Mint for ShardedGenerator<C> {
-    type Id = Id;
-
-    #[inline]
-    fn mint_run(&self, out: &mut [Id], on_full: OnFull) -> Result<Attempt<usize>> {
-        match on_full {
-            OnFull::Wait => self.mint_batch(out).map(Attempt::Minted),
-            OnFull::Fail => self.try_mint_batch(out).map(Attempt::Minted),
-            OnFull::Answer => self.mint_batch_or_wait(out),
-        }
-    }
-
-    #[inline]
-    fn mint(&self) -> Result<Id> {
-        ShardedGenerator::mint(self)
-    }
-
-    #[inline]
-    fn try_mint(&self) -> Result<Id> {
-        ShardedGenerator::try_mint(self)
-    }
-
-    #[inline]
-    fn mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        ShardedGenerator::mint_batch(self, out)
-    }
-
-    #[inline]
-    fn try_mint_batch(&self, out: &mut [Id]) -> Result<usize> {
-        ShardedGenerator::try_mint_batch(self, out)
-    }
-
-    #[inline]
-    fn mint_or_wait(&self) -> Result<Attempt<Id>> {
-        ShardedGenerator::mint_or_wait(self)
-    }
-
-    #[inline]
-    fn mint_batch_or_wait(&self, out: &mut [Id]) -> Result<Attempt<usize>> {
-        ShardedGenerator::mint_batch_or_wait(self, out)
-    }
-
-    fn mint_many(&self, n: usize) -> Result<Vec<Id>> {
-        ShardedGenerator::mint_many(self, n)
-    }
-}
+crate::mint::mint_by_inherent!(impl[C: Clock] Mint<Id = Id> for ShardedGenerator<C>);
 
 impl<C> ShardedGenerator<C> {
     /// The calling thread's shard: the same every time on this thread, and one no other thread

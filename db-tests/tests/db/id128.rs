@@ -62,7 +62,10 @@ impl Id128 for Ulid {
 /// `T0 .. T0 + MS`, in minting order.
 pub fn minted<K: Id128>() -> Vec<K> {
     let (generator, clock) = built_on_manual_clock(T0, |clock| {
-        FamilyGenerator::<K>::builder().clock(clock).build().unwrap()
+        FamilyGenerator::<K>::builder()
+            .clock(clock)
+            .build()
+            .unwrap()
     });
     let mut ids = Vec::with_capacity(MS as usize * PER_MS);
     for ms in T0..T0 + MS {
