@@ -42,7 +42,8 @@
 //!
 //! # Feature flags
 //!
-#![doc = document_features::document_features!()]
+//! - **`tracing`** (off by default): one `tracing` event (target `snowmint_etcd`) per lease
+//!   claim and release (`info`) and loss (`error`). Pulls `tracing` 0.1.
 //!
 //! # Examples
 //!
