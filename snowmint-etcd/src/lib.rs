@@ -1,4 +1,4 @@
-//! Node IDs for [snowmint](snowmint) generators, leased from etcd: no two live generators share
+//! Node IDs for [`snowmint`] generators, leased from etcd: no two live generators share
 //! one, and no two holders of one ever mint the same time.
 //!
 //! [`EtcdLease::claim`] claims the lowest free node ID of a range under a key prefix
