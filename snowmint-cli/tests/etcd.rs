@@ -12,50 +12,11 @@ use std::time::{Duration, Instant};
 mod common;
 
 use snowmint::{ClockBehind, Id, Layout};
-use snowmint_etcd::{Error, EtcdConfig, EtcdLease, LeasedGenerator};
+use snowmint_etcd::{Error, EtcdLease, LeasedGenerator};
 
 use common::cli::BIN;
-use common::files::unique_suffix;
+use common::etcd::{TTL, config, endpoints, prefix, within};
 use common::process::KillOnDrop;
-
-const TTL: Duration = Duration::from_secs(2);
-
-/// The shared etcd's endpoints, or `None` (and a message) when the test is skipped.
-fn endpoints(test: &str) -> Option<String> {
-    match std::env::var("ETCD_ENDPOINTS") {
-        Ok(endpoints) if !endpoints.trim().is_empty() => Some(endpoints),
-        _ => {
-            eprintln!(
-                "skipped {test}: ETCD_ENDPOINTS is not set, so there is no etcd to test against \
-                 (.ci/check starts one and sets it; or run etcd and set it to its client URL)"
-            );
-            None
-        }
-    }
-}
-
-/// A key prefix no other test or run uses.
-fn prefix(test: &str) -> String {
-    format!("/snowmint-test/{test}-{}/", unique_suffix())
-}
-
-fn config(endpoints: &str, prefix: &str, nodes: std::ops::RangeInclusive<u64>) -> EtcdConfig {
-    EtcdConfig::new(endpoints.split(','), prefix, nodes)
-        .ttl(TTL)
-        .request_timeout(Duration::from_secs(3))
-}
-
-/// Retries `attempt` every 50 ms until it returns `Some`, for at most `limit`.
-fn within<T>(limit: Duration, mut attempt: impl FnMut() -> Option<T>) -> Option<(T, Duration)> {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if let Some(value) = attempt() {
-            return Some((value, start.elapsed()));
-        }
-        thread::sleep(Duration::from_millis(50));
-    }
-    None
-}
 
 #[test]
 fn a_killed_holder_frees_its_id_after_about_the_ttl() {

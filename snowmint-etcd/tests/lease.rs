@@ -20,36 +20,9 @@ use snowmint::{Clock, ClockBehind, Id, Layout, clock::ManualClock};
 use snowmint_etcd::{Error, EtcdConfig, EtcdLease, LeasedGenerator};
 
 use common::clocks::wall_ms;
-use common::files::unique_suffix;
+use common::etcd::{TTL, config, endpoints, prefix, within};
 use common::proxy::Proxy;
 use common::threads::on_threads;
-
-const TTL: Duration = Duration::from_secs(2);
-
-/// The shared etcd's endpoints, or `None` (and a message) when the test is skipped.
-fn endpoints(test: &str) -> Option<String> {
-    match std::env::var("ETCD_ENDPOINTS") {
-        Ok(endpoints) if !endpoints.trim().is_empty() => Some(endpoints),
-        _ => {
-            eprintln!(
-                "skipped {test}: ETCD_ENDPOINTS is not set, so there is no etcd to test against \
-                 (.ci/check starts one and sets it; or run etcd and set it to its client URL)"
-            );
-            None
-        }
-    }
-}
-
-/// A key prefix no other test or run uses.
-fn prefix(test: &str) -> String {
-    format!("/snowmint-test/{test}-{}/", unique_suffix())
-}
-
-fn config(endpoints: &str, prefix: &str, nodes: std::ops::RangeInclusive<u64>) -> EtcdConfig {
-    EtcdConfig::new(endpoints.split(','), prefix, nodes)
-        .ttl(TTL)
-        .request_timeout(Duration::from_secs(3))
-}
 
 /// Runs `etcdctl` against `endpoints`, successfully.
 /// A leased generator on `lease` (the Twitter layout's machine field), minting on `clock`, with
@@ -82,18 +55,6 @@ fn etcdctl(endpoints: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
-}
-
-/// Retries `attempt` every 50 ms until it returns `Some`, for at most `limit`.
-fn within<T>(limit: Duration, mut attempt: impl FnMut() -> Option<T>) -> Option<(T, Duration)> {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if let Some(value) = attempt() {
-            return Some((value, start.elapsed()));
-        }
-        thread::sleep(Duration::from_millis(50));
-    }
-    None
 }
 
 #[test]

@@ -12,6 +12,9 @@
 pub mod cli;
 #[path = "../../../tests/common/clocks.rs"]
 pub mod clocks;
+#[cfg(feature = "etcd")]
+#[path = "../../../snowmint-etcd/tests/common/etcd.rs"]
+pub mod etcd;
 #[path = "../../../tests/common/files.rs"]
 pub mod files;
 #[path = "../../../tests/common/forks.rs"]

@@ -11,6 +11,7 @@
 
 #[path = "../../../tests/common/clocks.rs"]
 pub mod clocks;
+pub mod etcd;
 #[path = "../../../tests/common/files.rs"]
 pub mod files;
 #[path = "../../../tests/common/forks.rs"]
