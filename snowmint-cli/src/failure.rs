@@ -148,9 +148,9 @@ fn with_sources(f: &mut fmt::Formatter<'_>, error: &dyn std::error::Error) -> fm
 }
 
 /// `text`, its first 64 characters and an ellipsis when longer: user input echoed in a
-/// message.
+/// message, as the library's errors echo it.
 pub(crate) fn bounded(text: &str) -> String {
-    bounded_to(text, 64)
+    snowmint::error::bounded(text)
 }
 
 /// `text`, its first `max` characters and an ellipsis when longer.

@@ -339,7 +339,7 @@ impl EtcdConfig {
 
     /// The endpoints, comma separated, for messages.
     pub(crate) fn endpoint_list(&self) -> String {
-        crate::error::bounded(&self.endpoints.join(","))
+        snowmint::error::bounded(&self.endpoints.join(","))
     }
 
     /// Checks the configuration; returns the TTL in whole seconds.
@@ -348,7 +348,7 @@ impl EtcdConfig {
         if self.endpoints.is_empty() || self.endpoints.iter().any(|e| e.trim().is_empty()) {
             return invalid(format!(
                 "endpoints {}: expected one or more, none empty",
-                crate::error::bounded(&format!("{:?}", self.endpoints))
+                snowmint::error::bounded(&format!("{:?}", self.endpoints))
             ));
         }
         if self.prefix.is_empty() {

@@ -213,29 +213,9 @@ impl From<Error> for snowmint::Error {
     }
 }
 
-/// How many characters of a user's input an error repeats.
-const ECHO_CHARS: usize = 64;
-
-/// `input` as an error repeats it: at most [`ECHO_CHARS`] characters, and an ellipsis when
-/// there were more (as snowmint's own errors do).
-pub(crate) fn bounded(input: &str) -> String {
-    match input.char_indices().nth(ECHO_CHARS) {
-        Some((end, _)) => format!("{}…", &input[..end]),
-        None => input.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn long_input_is_echoed_bounded() {
-        assert_eq!(bounded("short"), "short");
-        let long = bounded(&"é".repeat(100));
-        assert_eq!(long.chars().count(), ECHO_CHARS + 1);
-        assert!(long.ends_with('…'));
-    }
 
     #[test]
     fn a_snowmint_error_round_trips_as_itself() {

@@ -84,14 +84,14 @@ impl Fence {
     fn refuse(&self, now_ns: u64, time_ms: u64) -> Result<()> {
         if let Some(reason) = self.stop_reason() {
             return Err(Error::LeaseLost {
-                key: crate::error::bounded(&self.key),
+                key: snowmint::error::bounded(&self.key),
                 reason,
             });
         }
         let valid_until_ns = self.valid_until_ns.load(Ordering::Relaxed);
         if now_ns >= valid_until_ns {
             return Err(Error::LeaseExpired {
-                key: crate::error::bounded(&self.key),
+                key: snowmint::error::bounded(&self.key),
                 ttl_ms: self.ttl_ns / 1_000_000,
                 margin_ms: self.margin_ns / 1_000_000,
                 overdue_ms: (now_ns - valid_until_ns) / 1_000_000,
@@ -105,7 +105,7 @@ impl Fence {
         // The clock ran past the mark between renewals (a step forward): renew now.
         self.nudge.notify_one();
         Err(Error::MarkReached {
-            key: crate::error::bounded(&self.mark_key),
+            key: snowmint::error::bounded(&self.mark_key),
             time_ms,
             mark_ms,
         })

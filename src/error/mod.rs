@@ -707,9 +707,22 @@ const ECHO_CHARS: usize = 64;
 /// their files under, and still one bounded line.
 const PATH_ECHO_CHARS: usize = 256;
 
-/// `input` as an error repeats it: at most [`ECHO_CHARS`] characters, and an ellipsis when
-/// there were more.
-pub(crate) fn bounded(input: &str) -> String {
+/// `input` as snowmint's errors repeat it: at most 64 characters, and an ellipsis when there
+/// were more, so an error about untrusted input stays one bounded line. For the errors of
+/// crates built on snowmint (its command-line tool, its etcd lease, a store of your own) to
+/// echo input the same way.
+///
+/// # Examples
+///
+/// ```
+/// use snowmint::error::bounded;
+///
+/// assert_eq!(bounded("node-7"), "node-7");
+/// let long = bounded(&"é".repeat(100));
+/// assert_eq!(long.chars().count(), 65);
+/// assert!(long.ends_with('…'));
+/// ```
+pub fn bounded(input: &str) -> String {
     match input.char_indices().nth(ECHO_CHARS) {
         Some((end, _)) => format!("{}…", &input[..end]),
         None => input.to_owned(),

@@ -240,7 +240,7 @@ impl Task {
             Ok(None) => {
                 let _ = timeout(limit, client.lease_revoke(lease)).await;
                 Err(Error::NodeRangeFull {
-                    prefix: crate::error::bounded(self.config.prefix()),
+                    prefix: snowmint::error::bounded(self.config.prefix()),
                     range: self.config.nodes(),
                 })
             }
@@ -441,7 +441,7 @@ impl Task {
     async fn renew(&self, held: &mut Held) -> Result<Instant, Missed> {
         if let Some(reason) = held.fence.stop_reason() {
             return Err(Missed::Lost(Error::LeaseLost {
-                key: crate::error::bounded(&held.fence.key),
+                key: snowmint::error::bounded(&held.fence.key),
                 reason,
             }));
         }
@@ -472,7 +472,7 @@ impl Task {
                 );
                 held.fence.stop(reason.clone());
                 Err(Missed::Lost(Error::LeaseLost {
-                    key: crate::error::bounded(&held.fence.key),
+                    key: snowmint::error::bounded(&held.fence.key),
                     reason,
                 }))
             }
@@ -626,7 +626,7 @@ impl Task {
                 result = match timeout(limit, write).await {
                     Ok(Ok(_)) => Ok(()),
                     Ok(Err(Failure::Lost(reason))) => Err(Error::LeaseLost {
-                        key: crate::error::bounded(&held.fence.key),
+                        key: snowmint::error::bounded(&held.fence.key),
                         reason,
                     }),
                     Ok(Err(Failure::Retry(err))) => Err(err),
@@ -656,7 +656,7 @@ fn parse_mark(value: &[u8]) -> Result<u64, String> {
         .ok_or_else(|| {
             format!(
                 "holds {:?}, expected a Unix-millisecond mark",
-                crate::error::bounded(&String::from_utf8_lossy(value))
+                snowmint::error::bounded(&String::from_utf8_lossy(value))
             )
         })
 }
