@@ -307,6 +307,32 @@ impl EtcdConfig {
             .unwrap_or_else(|| self.ttl.saturating_sub(self.margin_duration()) / 3)
     }
 
+    /// The longest steady one-way latency to etcd under which minting never stops: half of
+    /// `ttl - margin - renew_every` (2.67 s at the defaults).
+    ///
+    /// A renewal sent at `s` is confirmed one round trip later, and the deadline it confirms
+    /// is `s + ttl - margin`. The next renewal is sent at `s + renew_every` and is confirmed
+    /// at `s + renew_every + round trip`: before the first deadline exactly when the round
+    /// trip is shorter than `ttl - margin - renew_every`. The keep-alive and the mark write of
+    /// a renewal travel together, so a round trip is one request's: twice the one-way latency,
+    /// plus etcd's own time. A latency above the bound stops minting before each confirmation
+    /// (and, once the deadline has passed, the lease is no longer kept alive: see
+    /// [`EtcdLease`](crate::EtcdLease)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint_etcd::EtcdConfig;
+    /// use std::time::Duration;
+    ///
+    /// let config = EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31);
+    /// assert_eq!(config.latency_bound(), Duration::from_nanos(2_666_666_667)); // (8 s - 2.67 s) / 2
+    /// ```
+    pub fn latency_bound(&self) -> Duration {
+        let window = self.ttl.saturating_sub(self.margin_duration());
+        window.saturating_sub(self.renewal_interval()) / 2
+    }
+
     /// The longest the claim and the release wait for etcd.
     ///
     /// # Examples
