@@ -358,6 +358,12 @@ impl EtcdConfig {
         format!("{}mark/{node}", self.prefix)
     }
 
+    /// The key recording who last claimed node ID `node`: written by each claim, never
+    /// attached to a lease.
+    pub(crate) fn claim_key(&self, node: u64) -> String {
+        format!("{}claim/{node}", self.prefix)
+    }
+
     /// The prefix of every node key.
     pub(crate) fn node_prefix(&self) -> String {
         format!("{}node/", self.prefix)

@@ -106,6 +106,25 @@ pub enum Error {
         mark_ms: u64,
     },
 
+    /// A claimed node ID was handed back at once: the generator's clock reads behind the node
+    /// ID's mark by more than its [`ClockBehind`](snowmint::ClockBehind) policy waits, so it
+    /// could mint nothing there, and holding the node ID would keep every other process off
+    /// it. Claim again once the clock has caught up (after `behind_ms`), or give the generator
+    /// a policy that waits that long.
+    #[error(
+        "the generator's clock reads {behind_ms} ms behind the mark {mark_ms} ms of {key}, more          than its clock-behind policy waits ({max_ms} ms): the node id was handed back; expected          a clock within {max_ms} ms of the mark (claim again once it has caught up)"
+    )]
+    ClockBehindMark {
+        /// The node ID's key.
+        key: String,
+        /// The mark found at claim time, in Unix milliseconds.
+        mark_ms: u64,
+        /// How far the generator's clock read behind it, in milliseconds.
+        behind_ms: u64,
+        /// The longest the generator's policy waits, in milliseconds.
+        max_ms: u64,
+    },
+
     /// A call into snowmint failed: building or minting ([`snowmint::Error::ClockBehind`],
     /// ...), or the lease used in a forked child ([`snowmint::Error::Forked`]).
     #[error(transparent)]
@@ -158,8 +177,8 @@ impl Error {
     }
 
     /// Whether the same call can succeed later without any change by the caller: a lease not
-    /// yet renewed, a mark not yet raised, a busy node range, an etcd request that failed,
-    /// and snowmint's retryable errors ([`snowmint::Error::is_retryable`]).
+    /// yet renewed, a mark not yet raised, a busy node range, a node ID handed back until the
+    /// clock catches up, an etcd request that failed, and snowmint's retryable errors ([`snowmint::Error::is_retryable`]).
     ///
     /// # Examples
     ///
@@ -176,6 +195,7 @@ impl Error {
             Error::LeaseExpired { .. }
             | Error::MarkReached { .. }
             | Error::NodeRangeFull { .. }
+            | Error::ClockBehindMark { .. }
             | Error::Etcd { .. } => true,
             Error::Snowmint(error) => error.is_retryable(),
             _ => false,
@@ -208,6 +228,9 @@ impl From<Error> for snowmint::Error {
             Error::LeaseExpired { .. } => "the lease is not known to be live",
             Error::LeaseLost { .. } => "the lease is lost",
             Error::MarkReached { .. } => "the id reached the mark",
+            Error::ClockBehindMark { .. } => {
+                "the clock is behind the mark: the node id was handed back"
+            }
         };
         snowmint::Error::mark_store(STORE, reason, Some(Box::new(error)))
     }

@@ -9,8 +9,10 @@ use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+use crate::stats::Counters;
 
 /// `valid_until_ns` once minting has stopped for good: no boot-clock reading is below it.
 const STOPPED: u64 = 0;
@@ -34,6 +36,8 @@ pub(crate) struct Fence {
     pub(crate) nudge: Notify,
     pub(crate) key: String,
     pub(crate) mark_key: String,
+    /// What the lease counts, for [`LeaseStats`](crate::LeaseStats).
+    pub(crate) counters: Counters,
     ttl_ns: u64,
     margin_ns: u64,
 }
@@ -58,6 +62,7 @@ impl Fence {
             nudge: Notify::new(),
             key,
             mark_key,
+            counters: Counters::default(),
             ttl_ns,
             margin_ns,
         }
@@ -82,6 +87,14 @@ impl Fence {
     #[cold]
     #[inline(never)]
     fn refuse(&self, now_ns: u64, time_ms: u64) -> Result<()> {
+        let refused = self.refusal(now_ns, time_ms);
+        if refused.is_err() {
+            Counters::count(&self.counters.refused_mints);
+        }
+        refused
+    }
+
+    fn refusal(&self, now_ns: u64, time_ms: u64) -> Result<()> {
         if let Some(reason) = self.stop_reason() {
             return Err(Error::LeaseLost {
                 key: snowmint::error::bounded(&self.key),
@@ -123,6 +136,22 @@ impl Fence {
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
                 (now != STOPPED && until > now).then_some(until)
             });
+    }
+
+    /// The key was found gone: no ID may be returned until a re-take confirms a new lease,
+    /// which raises the deadline again (unlike [`stop`](Self::stop)).
+    pub(crate) fn suspend(&self) {
+        let now_ns = boottime_ns().max(STOPPED + 1);
+        let _ = self
+            .valid_until_ns
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |until| {
+                (until != STOPPED && until > now_ns).then_some(now_ns)
+            });
+    }
+
+    /// Whether the deadline has passed (or minting stopped for good).
+    pub(crate) fn lapsed(&self) -> bool {
+        self.live_for_ns() == 0
     }
 
     /// etcd confirmed `mark_ms` as the mark.

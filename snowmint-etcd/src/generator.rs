@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use snowmint::mark::{MarkStore, MarkedGenerator, minted_end};
-use snowmint::{Clock, Generator};
+use snowmint::{Clock, ClockBehind, Generator};
 
 use crate::error::Error;
 use crate::lease::EtcdLease;
@@ -129,6 +129,9 @@ impl MarkStore for EtcdLease {
                 .into());
             }
         }
+        if let Some(mark) = self.mark() {
+            self.hand_back_if_behind(generator, mark)?;
+        }
         let source = Arc::clone(generator);
         self.attach(Box::new(move || {
             // The lowest time the generator could mint next: its clock, or past its last tick.
@@ -155,6 +158,44 @@ impl MarkStore for EtcdLease {
     fn stop(&mut self, end_ms: u64) -> snowmint::Result<()> {
         let final_mark = end_ms.max(self.mark().unwrap_or(0));
         self.release_with(Some(final_mark)).map_err(Into::into)
+    }
+}
+
+impl EtcdLease {
+    /// Refuses a generator whose clock reads behind the mark by more than its
+    /// [`ClockBehind`] policy waits: it could mint nothing on the node ID, and holding it
+    /// would keep every other process off it. The error drops the lease, which revokes it: the
+    /// node ID is free at once, for a process whose clock can mint on it.
+    fn hand_back_if_behind<C: Clock>(
+        &self,
+        generator: &Generator<C>,
+        mark_ms: u64,
+    ) -> snowmint::Result<()> {
+        let max_ms = match generator.clock_behind_policy() {
+            ClockBehind::Wait { max_ms } | ClockBehind::TickTock { max_ms } => max_ms,
+            ClockBehind::Error => 0,
+        };
+        let behind_ms = mark_ms.saturating_sub(generator.clock().unix_ms());
+        if behind_ms <= max_ms {
+            return Ok(());
+        }
+        crate::stats::Counters::count(&self.fence().counters.hand_backs);
+        crate::trace::event!(
+            warn,
+            key = self.key(),
+            mark_ms,
+            behind_ms,
+            max_ms,
+            "handed a node id back: the generator's clock reads behind its mark by more than its \
+             clock-behind policy waits"
+        );
+        Err(Error::ClockBehindMark {
+            key: snowmint::error::bounded(self.key()),
+            mark_ms,
+            behind_ms,
+            max_ms,
+        }
+        .into())
     }
 }
 

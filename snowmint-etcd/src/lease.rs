@@ -225,6 +225,22 @@ impl EtcdLease {
         Duration::from_nanos(self.fence.live_for_ns())
     }
 
+    /// The lease's counters: refused mints, renewals and their round trips, endpoint
+    /// switches, lapses, re-takes and hand-backs ([`LeaseStats`](crate::LeaseStats)).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use snowmint_etcd::{EtcdConfig, EtcdLease};
+    ///
+    /// let lease = EtcdLease::claim(&EtcdConfig::new(["http://127.0.0.1:2379"], "/snowmint/", 0..=31))?;
+    /// assert_eq!(lease.stats().refused_mints, 0);
+    /// # Ok::<(), snowmint_etcd::Error>(())
+    /// ```
+    pub fn stats(&self) -> crate::LeaseStats {
+        self.fence.counters.snapshot()
+    }
+
     /// Checks that the lease is known live now, for callers that use the node ID for more
     /// than minting: the same deadline check a [`LeasedGenerator`](crate::LeasedGenerator)
     /// makes for every ID.

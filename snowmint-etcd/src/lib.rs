@@ -78,9 +78,11 @@ mod fence;
 mod generator;
 mod keeper;
 mod lease;
+mod stats;
 mod trace;
 
 pub use config::EtcdConfig;
 pub use error::{Error, Result};
 pub use generator::LeasedGenerator;
 pub use lease::EtcdLease;
+pub use stats::LeaseStats;

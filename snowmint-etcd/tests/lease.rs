@@ -152,21 +152,39 @@ fn a_restart_behind_the_mark_waits_or_fails_and_never_repeats_a_time() {
     let mark = start + 49 * 10 + 1; // the end of the last tick minted
     let last = *minted.last().unwrap();
 
-    // Restarted on a clock 5 s behind the mark, with a 200 ms wait: it fails, repeating nothing.
+    // Restarted on a clock 5 s behind the mark, with a 200 ms wait: it could mint nothing, so
+    // it hands the node ID back at once, repeating nothing, and the node ID is free again.
     let clock = ManualClock::new(mark - 5_000);
     let lease = EtcdLease::claim(&config).unwrap();
     assert_eq!(lease.mark(), Some(mark));
-    let second = leased(lease, &clock, Some(ClockBehind::Wait { max_ms: 200 }));
-    let started = Instant::now();
-    let err = second.mint().unwrap_err();
-    assert!(
-        matches!(err, snowmint::Error::ClockBehind { behind_ms, max_wait_ms: 200, .. } if behind_ms >= 5_000),
-        "{err:?}"
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Wait { max_ms: 200 })
+        .build()
+        .unwrap();
+    let err = Error::from(
+        LeasedGenerator::new(generator, lease)
+            .map(drop)
+            .unwrap_err(),
     );
-    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(
+        err,
+        Error::ClockBehindMark {
+            key: format!("{}node/0", config.prefix()),
+            mark_ms: mark,
+            behind_ms: 5_000,
+            max_ms: 200
+        }
+    );
+    assert!(err.is_retryable());
 
-    // 100 ms behind: it waits for the clock to pass the mark, then mints above every old ID.
+    // 100 ms behind, claimed again at once: it waits for the clock to pass the mark, then
+    // mints above every old ID.
     clock.set(mark - 100);
+    let lease = EtcdLease::claim(&config).expect("the node id was handed back");
+    assert_eq!(lease.mark(), Some(mark));
+    let second = leased(lease, &clock, Some(ClockBehind::Wait { max_ms: 200 }));
     let ticking = clock.clone();
     let next = thread::scope(|s| {
         s.spawn(move || {
@@ -252,13 +270,27 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
         "{stored} in etcd after {last} confirmed and {raised} raised"
     );
 
-    // The new holder, on the same clock, mints above the mark in etcd only.
-    let second = leased(lease, &clock, Some(ClockBehind::Error));
-    assert!(matches!(
-        second.mint(),
-        Err(snowmint::Error::ClockBehind { .. })
-    ));
+    // The new holder, on the same clock, behind the mark with no wait, hands the node ID back;
+    // claimed again once its clock passed the mark, it mints above the mark in etcd only.
+    let generator = lease
+        .resume(Layout::TWITTER, "machine")
+        .clock(clock.clone())
+        .on_clock_behind(ClockBehind::Error)
+        .build()
+        .unwrap();
+    let refused = LeasedGenerator::new(generator, lease)
+        .map(drop)
+        .unwrap_err();
+    assert!(
+        matches!(
+            Error::from(refused),
+            Error::ClockBehindMark { max_ms: 0, .. }
+        ),
+        "a generator that could mint nothing keeps the node id"
+    );
     clock.set(stored + 1); // the tick after the mark's: the mark's own tick may have IDs
+    let lease = EtcdLease::claim(&config).expect("the node id was handed back");
+    let second = leased(lease, &clock, Some(ClockBehind::Error));
     let next = second.mint().unwrap();
     assert!(next > old && Layout::TWITTER.decode(next).unwrap().unix_ms() >= stored);
 }
@@ -579,26 +611,27 @@ fn a_late_mark_write_never_lowers_the_mark_and_the_next_holder_repeats_no_id() {
     let (lease, _) = within(Duration::from_secs(8), || EtcdLease::claim(&direct).ok())
         .expect("the node id is free once the cut-off holder's lease expired");
     assert!(lease.mark().unwrap() >= confirmed);
+    // Its clock behind the mark with no wait: it could mint nothing, and hands the node ID
+    // back. Claimed again once the clock passed the mark, it mints above it.
     let behind = ManualClock::new(late_mark + 100);
-    let generator = lease
-        .resume(Layout::TWITTER, "machine")
-        .clock(behind.clone())
-        .on_clock_behind(ClockBehind::Error)
-        .build()
-        .unwrap();
-    let second = LeasedGenerator::new(generator, lease).unwrap();
-    let mut next = Vec::new();
-    for _ in 0..100 {
-        match second.mint() {
-            Ok(id) => next.push(id),
-            Err(err) => assert!(
-                matches!(err, snowmint::Error::ClockBehind { .. }),
-                "{err:?}"
-            ),
-        }
-    }
+    let on_behind = |lease: EtcdLease| {
+        let generator = lease
+            .resume(Layout::TWITTER, "machine")
+            .clock(behind.clone())
+            .on_clock_behind(ClockBehind::Error)
+            .build()
+            .unwrap();
+        LeasedGenerator::new(generator, lease)
+    };
+    let refused = on_behind(lease).map(drop).unwrap_err();
+    assert!(matches!(
+        Error::from(refused),
+        Error::ClockBehindMark { .. }
+    ));
     behind.set(stored + 1); // the tick after the mark's: the mark's own tick may have IDs
-    next.extend((0..100).map(|_| second.mint().unwrap()));
+    let lease = EtcdLease::claim(&direct).expect("the node id was handed back");
+    let second = on_behind(lease).unwrap();
+    let next: Vec<Id> = (0..100).map(|_| second.mint().unwrap()).collect();
     let repeated = next.iter().filter(|id| minted.contains(id)).count();
     assert_eq!(repeated, 0, "the next holder repeated {repeated} ids");
     drop(proxy); // the cut-off holder's release fails at once

@@ -552,6 +552,22 @@ impl<C, S: State> Generator<C, S> {
         &self.clock
     }
 
+    /// What the generator does when its clock reads behind its last minted tick: the policy
+    /// it was built with ([`GeneratorBuilder::on_clock_behind`](crate::GeneratorBuilder::on_clock_behind)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{ClockBehind, Generator, Layout};
+    ///
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build()?;
+    /// assert_eq!(generator.clock_behind_policy(), ClockBehind::Wait { max_ms: 1_000 }); // the default
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn clock_behind_policy(&self) -> ClockBehind {
+        self.on_behind
+    }
+
     /// The node bits every ID of this generator carries, in ID coordinates.
     ///
     /// # Examples

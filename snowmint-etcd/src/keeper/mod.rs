@@ -28,6 +28,9 @@
 //! needed a new format and would refuse the release's deliberate lowering; the revision compare
 //! needs neither, and also catches any write by anyone else.
 
+mod endpoints;
+mod renewal;
+mod take;
 mod task;
 
 use std::sync::mpsc as std_mpsc;

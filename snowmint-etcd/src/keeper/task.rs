@@ -1,19 +1,22 @@
 //! The lease thread's side: the requests it serves and the task that claims, renews, raises the
-//! mark and releases (the module above says how).
+//! mark, takes the node ID back after an expiry, and releases (the module above says how).
 
-use std::collections::HashSet;
-use std::future::Future;
+use std::collections::VecDeque;
 use std::sync::{Arc, mpsc as std_mpsc};
 use std::time::Duration;
 
-use etcd_client::{Client, Compare, CompareOp, ConnectOptions, GetOptions, PutOptions, Txn, TxnOp};
 use tokio::sync::mpsc;
-use tokio::time::{Instant, sleep, sleep_until, timeout, timeout_at};
+use tokio::task::{AbortHandle, JoinSet};
+use tokio::time::{Instant, sleep_until, timeout};
 
+use super::endpoints::Endpoints;
+use super::renewal::{Answer, Ask, Verdict, attempt};
+use super::take::{Refused, Taken, Taker};
 use crate::claim::{Claim, NextTime};
 use crate::config::EtcdConfig;
 use crate::error::{Error, Result};
 use crate::fence::{Fence, boottime_ns};
+use crate::stats::Counters;
 
 /// What the lease's owner asks of the thread.
 pub(super) enum Request {
@@ -49,10 +52,12 @@ pub(super) struct Task {
 
 /// A held lease, once claimed.
 struct Held {
-    client: Client,
+    endpoints: Endpoints,
+    node: u64,
     lease: i64,
-    /// The revision that created the node key: the key is still ours while its last
-    /// modification is that one (any later put or delete, by anyone, moves it).
+    /// The revision of the transaction that took the node ID: the node key is still ours
+    /// while its last modification is that one (any later put or delete, by anyone, moves
+    /// it), and nobody claimed the node ID since while the claim key's is.
     revision: i64,
     /// The mark key's mod revision as this holder last wrote or read it (0: no mark key):
     /// every mark write is guarded by it, so a late write never replaces a newer one.
@@ -66,44 +71,51 @@ struct Held {
     next_time: Option<NextTime>,
 }
 
-/// How a renewal failed.
-enum Failure {
-    /// The key or the lease is gone: stop for good.
-    Lost(String),
-    /// A transport error, or a mark write that lost its compare (the mark was re-read): try
-    /// again.
-    Retry(Error),
+/// An attempt in flight, as sent.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    /// Attempts are numbered in the order sent.
+    number: u64,
+    endpoint: usize,
+    lease: i64,
+    at: Instant,
+    at_ns: u64,
+    /// A full renewal (keep-alive and mark), or a probe.
+    renewal: bool,
+    /// The mark it writes, if any.
+    mark: Option<u64>,
 }
 
-/// How a renewal attempt went wrong.
-enum Missed {
-    /// The key or the lease is gone; minting has stopped for good.
-    Lost(Error),
-    /// No answer within the attempt's limit: retry at once.
-    TimedOut(Error),
-    /// A quick failure: retry after a backoff.
-    Failed(Error),
+/// The renewal loop's state between events.
+struct Round {
+    /// The send time of the last confirmed renewal (or of the claim's grant).
+    confirmed: Instant,
+    /// Whether a round is under way: attempts are sent until one is confirmed.
+    open: bool,
+    /// When the next attempt of the open round goes out.
+    next_send: Instant,
+    /// The endpoint the next attempt goes to.
+    next_endpoint: usize,
+    /// Quick failures in a row, for the backoff.
+    failures: u32,
+    /// The attempts in flight, oldest first.
+    flying: VecDeque<(Sent, AbortHandle)>,
+    numbered: u64,
+    /// A probe answered within the round trip a renewal needs: the next attempt renews.
+    probe_passed: bool,
+    /// The deadline passed and this was reported.
+    lapse_reported: bool,
+    /// The key or the lease was found gone: take the node ID again before renewing.
+    gone: bool,
+    /// The pending attach: its reply, the first attempt that answers it, and its give-up time.
+    attach: Option<(std_mpsc::Sender<Result<()>>, u64, Instant)>,
 }
 
-impl Missed {
-    fn into_error(self) -> Error {
-        match self {
-            Missed::Lost(err) | Missed::TimedOut(err) | Missed::Failed(err) => err,
-        }
-    }
-}
-
-/// What a mark write asks for.
-#[derive(Clone, Copy)]
-enum MarkWrite {
-    /// A renewal's raise: at least the mark last seen in etcd.
-    Raise(u64),
-    /// The release's final mark, which may lower it (nothing is minted after it).
-    Final(u64),
-}
-
-/// The first backoff after a quick failure.
+/// The first backoff after quick failures in a row.
 const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+
+/// The most attempts in flight at once; the oldest is dropped for a newer one.
+const MAX_IN_FLIGHT: usize = 8;
 
 /// `instant + by`, or a day past `instant` if that overflows: no timer needs more.
 fn later(instant: Instant, by: Duration) -> Instant {
@@ -123,6 +135,50 @@ impl Task {
         }
     }
 
+    fn taker(&self) -> Taker<'_> {
+        Taker {
+            config: &self.config,
+            ttl_secs: self.ttl_secs,
+            request_timeout: self.request_timeout,
+        }
+    }
+
+    fn error(&self, operation: &'static str, reason: impl std::fmt::Display) -> Error {
+        self.taker().error(operation, reason)
+    }
+
+    /// How long an attempt may go unanswered before the next is sent, on the next endpoint:
+    /// half the interval.
+    fn hedge_after(&self) -> Duration {
+        self.renew_every / 2
+    }
+
+    /// The window a renewal keeps minting for: `ttl - margin`. An attempt answered later than
+    /// that after its send confirms nothing, and is dropped.
+    fn window(&self) -> Duration {
+        self.config
+            .ttl_duration()
+            .saturating_sub(self.config.margin_duration())
+    }
+
+    /// The longest round trip under which minting never stops: `ttl - margin - renew_every`.
+    fn round_trip_bound(&self) -> Duration {
+        self.window().saturating_sub(self.renew_every)
+    }
+
+    /// How long to wait before the next attempt after the `failures`-th quick failure in a
+    /// row: at once for the first of each endpoint's turn, then a backoff doubling from
+    /// `FIRST_BACKOFF`, at most the hedge delay.
+    fn backoff(&self, failures: u32, endpoints: usize) -> Duration {
+        let past = failures.saturating_sub(u32::try_from(endpoints).unwrap_or(u32::MAX));
+        if past == 0 {
+            return Duration::ZERO;
+        }
+        FIRST_BACKOFF
+            .saturating_mul(1 << (past - 1).min(16))
+            .min(self.hedge_after())
+    }
+
     pub(super) fn run(
         self,
         inbox: mpsc::UnboundedReceiver<Request>,
@@ -139,546 +195,522 @@ impl Task {
             }
         };
         runtime.block_on(async move {
-            let held = match self.claim().await {
-                Ok(held) => held,
+            let mut endpoints = Endpoints::new(self.config.endpoints(), self.request_timeout);
+            let taken = match self.taker().claim(&mut endpoints).await {
+                Ok(taken) => taken,
                 Err(err) => {
                     let _ = claimed.send(Err(err));
                     return;
                 }
             };
+            let margin_ns =
+                u64::try_from(self.config.margin_duration().as_nanos()).unwrap_or(u64::MAX);
+            let fence = Arc::new(Fence::new(
+                self.config.node_key(taken.node),
+                self.config.mark_key(taken.node),
+                taken.ttl_ms.saturating_mul(1_000_000),
+                margin_ns,
+                taken.sent_ns,
+                taken.mark.unwrap_or(0),
+            ));
             let claim = Claim {
-                node: held.0,
-                mark: held.1,
-                fence: Arc::clone(&held.2.fence),
-                ttl: Duration::from_millis(held.2.ttl_ms),
+                node: taken.node,
+                mark: taken.mark,
+                fence: Arc::clone(&fence),
+                ttl: Duration::from_millis(taken.ttl_ms),
+            };
+            let mut held = Held {
+                endpoints,
+                node: taken.node,
+                lease: taken.lease,
+                revision: taken.revision,
+                mark_revision: taken.mark_revision,
+                mark_seen: taken.mark.unwrap_or(0),
+                fence,
+                ttl_ms: taken.ttl_ms,
+                next_time: None,
             };
             if claimed.send(Ok(claim)).is_err() {
                 // The claimant is gone: give the node ID back at once.
-                let mut held = held.2;
                 let _ = self.release(&mut held, None).await;
                 return;
             }
-            self.keep(held.2, inbox).await;
+            // The grant was sent before the claim's first request: the renewals run from it.
+            let since_grant = Duration::from_nanos(boottime_ns().saturating_sub(taken.sent_ns));
+            let granted = Instant::now()
+                .checked_sub(since_grant)
+                .unwrap_or_else(Instant::now);
+            self.keep(held, granted, inbox).await;
         });
     }
 
-    fn error(&self, operation: &'static str, reason: impl std::fmt::Display) -> Error {
-        Error::Etcd {
-            operation,
-            endpoints: self.config.endpoint_list(),
-            reason: reason.to_string(),
-        }
-    }
-
-    /// Runs `request` for at most `limit`.
-    async fn bounded<T, E: std::fmt::Display>(
+    /// Renews `renew_every` after the send of the last confirmed renewal (sooner when the
+    /// fence or an attach asks), sending attempts until one is confirmed; until released.
+    async fn keep(
         &self,
-        operation: &'static str,
-        limit: Duration,
-        request: impl Future<Output = Result<T, E>>,
-    ) -> Result<T> {
-        match timeout(limit, request).await {
-            Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(err)) => Err(self.error(operation, err)),
-            Err(_) => Err(self.error(operation, format_args!("no answer within {limit:?}"))),
-        }
-    }
-
-    /// Grants a lease and claims the lowest free node ID with it: the node ID, the mark found,
-    /// and the held lease.
-    async fn claim(&self) -> Result<(u64, Option<u64>, Held)> {
-        let limit = self.request_timeout;
-        let options = ConnectOptions::new().with_connect_timeout(limit);
-        let mut client = self
-            .bounded(
-                "connect",
-                limit,
-                Client::connect(self.config.endpoints(), Some(options)),
-            )
-            .await?;
-        let sent_ns = boottime_ns();
-        let grant = self
-            .bounded(
-                "lease grant",
-                limit,
-                client.lease_grant(self.ttl_secs, None),
-            )
-            .await?;
-        let lease = grant.id();
-        let margin_ns = u64::try_from(self.config.margin_duration().as_nanos()).unwrap_or(u64::MAX);
-        // The deadline and the marks follow the lease the server granted, not the one asked
-        // for: a shorter grant asked for as longer would let minting outlive the lease.
-        let ttl_ms = match granted_ttl_ms(grant.ttl(), self.ttl_secs, margin_ns) {
-            Ok(ttl_ms) => ttl_ms,
-            Err(reason) => {
-                let _ = timeout(limit, client.lease_revoke(lease)).await;
-                return Err(self.error("lease grant", reason));
-            }
+        mut held: Held,
+        granted: Instant,
+        mut inbox: mpsc::UnboundedReceiver<Request>,
+    ) {
+        let mut flying: JoinSet<(Sent, Answer)> = JoinSet::new();
+        let mut round = Round {
+            confirmed: granted,
+            open: false,
+            next_send: granted,
+            next_endpoint: held.endpoints.preferred(),
+            failures: 0,
+            flying: VecDeque::new(),
+            numbered: 0,
+            probe_passed: false,
+            lapse_reported: false,
+            gone: false,
+            attach: None,
         };
-        match self.take_lowest_free(&mut client, lease).await {
-            Ok(Some((node, revision, mark, mark_revision))) => {
-                let fence = Arc::new(Fence::new(
-                    self.config.node_key(node),
-                    self.config.mark_key(node),
-                    ttl_ms.saturating_mul(1_000_000),
-                    margin_ns,
-                    sent_ns,
-                    mark.unwrap_or(0),
-                ));
-                let held = Held {
-                    client,
-                    lease,
-                    revision,
-                    mark_revision,
-                    mark_seen: mark.unwrap_or(0),
-                    fence,
-                    ttl_ms,
-                    next_time: None,
-                };
-                Ok((node, mark, held))
-            }
-            Ok(None) => {
-                let _ = timeout(limit, client.lease_revoke(lease)).await;
-                Err(Error::NodeRangeFull {
-                    prefix: snowmint::error::bounded(self.config.prefix()),
-                    range: self.config.nodes(),
-                })
-            }
-            Err(err) => {
-                let _ = timeout(limit, client.lease_revoke(lease)).await;
-                Err(err)
-            }
-        }
-    }
-
-    /// Puts the key of the lowest node ID not held, in a transaction that succeeds only if the
-    /// key does not exist, and reads its mark in the same transaction: the node ID, the key's
-    /// creating revision, the mark and the mark key's mod revision (0 without one), or `None`
-    /// when every node ID is held.
-    ///
-    /// A node ID whose mark does not parse is skipped: nothing says how far its IDs went, so
-    /// it is not safe to mint on, and its key is given back. When no other node ID is free,
-    /// the error names the first such mark.
-    async fn take_lowest_free(
-        &self,
-        client: &mut Client,
-        lease: i64,
-    ) -> Result<Option<(u64, i64, Option<u64>, i64)>> {
-        let limit = self.request_timeout;
-        let prefix = self.config.node_prefix();
-        let listed = self
-            .bounded(
-                "claim",
-                limit,
-                client.get(
-                    prefix.as_bytes(),
-                    Some(GetOptions::new().with_prefix().with_keys_only()),
-                ),
-            )
-            .await?;
-        let held: HashSet<u64> = listed
-            .kvs()
-            .iter()
-            .filter_map(|kv| {
-                std::str::from_utf8(kv.key())
-                    .ok()?
-                    .strip_prefix(&prefix)?
-                    .parse()
-                    .ok()
-            })
-            .collect();
-        let holder = format!("snowmint pid {} lease {lease:x}", std::process::id());
-        let mut unreadable = None;
-        for node in self.config.nodes().filter(|node| !held.contains(node)) {
-            let key = self.config.node_key(node);
-            let txn = Txn::new()
-                .when([Compare::create_revision(key.as_str(), CompareOp::Equal, 0)])
-                .and_then([
-                    TxnOp::put(
-                        key.as_str(),
-                        holder.as_str(),
-                        Some(PutOptions::new().with_lease(lease)),
-                    ),
-                    TxnOp::get(self.config.mark_key(node), None),
-                ]);
-            let answer = self.bounded("claim", limit, client.txn(txn)).await?;
-            if !answer.succeeded() {
-                continue; // taken meanwhile: try the next one
-            }
-            let revision = answer.header().map_or(0, |header| header.revision());
-            let (mark, mark_revision) = match answer.op_responses().get(1) {
-                Some(etcd_client::TxnOpResponse::Get(get)) => match get.kvs().first() {
-                    Some(kv) => match parse_mark(kv.value()) {
-                        Ok(mark) => (Some(mark), kv.mod_revision()),
-                        Err(reason) => {
-                            self.give_back(client, &key, revision).await;
-                            unreadable.get_or_insert_with(|| {
-                                format!("{}: {reason}", self.config.mark_key(node))
-                            });
-                            continue;
-                        }
-                    },
-                    None => (None, 0),
-                },
-                _ => return Err(self.error("claim", "the transaction's read is missing")),
-            };
-            return Ok(Some((node, revision, mark, mark_revision)));
-        }
-        match unreadable {
-            Some(mark) => Err(self.error(
-                "claim",
-                format_args!(
-                    "no node id in {:?} is free with a readable mark; {mark} (skipped: repair \
-                     or delete that mark, once no generator uses the node id)",
-                    self.config.nodes()
-                ),
-            )),
-            None => Ok(None),
-        }
-    }
-
-    /// Deletes the node key this claim just put (at `revision`), if it is still that one. A
-    /// key left behind by a failed request stays on the claim's lease, and goes with it.
-    async fn give_back(&self, client: &mut Client, key: &str, revision: i64) {
-        let txn = Txn::new()
-            .when([Compare::mod_revision(key, CompareOp::Equal, revision)])
-            .and_then([TxnOp::delete(key, None)]);
-        let _ = timeout(self.request_timeout, client.txn(txn)).await;
-    }
-
-    /// Renews `renew_every` after the send of the last confirmed renewal (sooner when the fence
-    /// asks), retries a failed attempt at once, until released.
-    async fn keep(&self, mut held: Held, mut inbox: mpsc::UnboundedReceiver<Request>) {
-        let mut next = later(Instant::now(), self.renew_every);
-        let mut failures = 0u32;
         loop {
+            let mut wake = if round.open {
+                round.next_send
+            } else {
+                later(round.confirmed, self.renew_every)
+            };
+            if let Some((_, _, give_up)) = &round.attach {
+                wake = wake.min(*give_up);
+            }
             tokio::select! {
-                () = sleep_until(next) => {}
-                () = held.fence.nudge.notified() => {}
+                () = sleep_until(wake) => {}
+                () = held.fence.nudge.notified() => self.open(&mut round, &held),
+                Some(joined) = flying.join_next(), if !flying.is_empty() => {
+                    if let Ok((sent, answer)) = joined {
+                        self.answered(&mut held, &mut round, &mut flying, sent, answer);
+                    }
+                    continue;
+                }
                 request = inbox.recv() => match request {
                     Some(Request::Attach { next_time, reply }) => {
                         held.next_time = Some(next_time);
-                        let renewed = self.renew_within(&mut held).await;
-                        if let Ok(sent) = renewed {
-                            (next, failures) = (later(sent, self.renew_every), 0);
-                        }
-                        let _ = reply.send(renewed.map(drop));
-                        continue;
+                        let give_up = later(Instant::now(), self.request_timeout);
+                        round.attach = Some((reply, round.numbered, give_up));
+                        self.open(&mut round, &held);
+                        round.next_send = Instant::now();
                     }
                     Some(Request::Release { final_mark, reply }) => {
+                        flying.abort_all();
                         let _ = reply.send(self.release(&mut held, final_mark).await);
                         return;
                     }
                     None => {
+                        flying.abort_all();
                         let _ = self.release(&mut held, None).await;
                         return;
                     }
                 },
             }
+            let now = Instant::now();
+            if round
+                .attach
+                .as_ref()
+                .is_some_and(|(_, _, give_up)| now >= *give_up)
+            {
+                if let Some((reply, _, _)) = round.attach.take() {
+                    let limit = self.request_timeout;
+                    let _ = reply.send(Err(self.stopped_error(&held).unwrap_or_else(|| {
+                        self.error(
+                            "renewal",
+                            format_args!("no renewal confirmed within {limit:?}"),
+                        )
+                    })));
+                }
+            }
             if held.fence.stop_reason().is_some() {
-                next = later(Instant::now(), self.renew_every);
+                round.open = false;
+                round.confirmed = now;
                 continue;
             }
-            next = match self.renew(&mut held).await {
-                Ok(sent) => {
-                    failures = 0;
-                    later(sent, self.renew_every)
-                }
-                Err(missed) => {
-                    failures = failures.saturating_add(1);
-                    later(Instant::now(), self.retry_after(&missed, failures))
-                }
-            };
-        }
-    }
-
-    /// How long one renewal attempt waits for etcd: half the interval, so that two attempts
-    /// in a row may hang and the third still lands within the interval after.
-    fn attempt_limit(&self) -> Duration {
-        self.renew_every / 2
-    }
-
-    /// How long to wait before retrying after the `failures`-th failed attempt in a row: at
-    /// once after a timeout (the attempt already waited) and after a first quick failure;
-    /// then a backoff doubling from `FIRST_BACKOFF`, at most a quarter of the interval.
-    fn retry_after(&self, missed: &Missed, failures: u32) -> Duration {
-        match missed {
-            Missed::TimedOut(_) => Duration::ZERO,
-            _ if failures <= 1 => Duration::ZERO,
-            _ => FIRST_BACKOFF
-                .saturating_mul(1 << (failures - 2).min(16))
-                .min(self.renew_every / 4),
-        }
-    }
-
-    /// Renews until an attempt is confirmed, for at most the request timeout: the first
-    /// renewal after an attach. Returns the confirmed attempt's send time.
-    async fn renew_within(&self, held: &mut Held) -> Result<Instant> {
-        let limit = self.request_timeout;
-        let give_up = later(Instant::now(), limit);
-        let mut failures = 0u32;
-        loop {
-            let missed = match timeout_at(give_up, self.renew(held)).await {
-                Ok(Ok(sent)) => return Ok(sent),
-                Ok(Err(Missed::Lost(err))) => return Err(err),
-                Ok(Err(missed)) => missed,
-                Err(_) => {
-                    return Err(self.error("renewal", format_args!("no answer within {limit:?}")));
-                }
-            };
-            failures = failures.saturating_add(1);
-            let wait = self.retry_after(&missed, failures);
-            if later(Instant::now(), wait) >= give_up {
-                return Err(missed.into_error());
+            if !round.open && now >= later(round.confirmed, self.renew_every) {
+                self.open(&mut round, &held);
             }
-            sleep(wait).await;
+            if round.open && now >= round.next_send {
+                self.lapse_check(&held, &mut round);
+                if round.gone {
+                    self.retake(&mut held, &mut round, &mut flying).await;
+                } else {
+                    self.send(&mut held, &mut round, &mut flying).await;
+                }
+            }
         }
     }
 
-    /// One renewal attempt: keep the lease alive, then, in a transaction guarded by the node
-    /// key's and the mark key's mod revisions, raise the mark. The fence moves only once both
-    /// are confirmed. Returns the attempt's send time.
-    async fn renew(&self, held: &mut Held) -> Result<Instant, Missed> {
-        if let Some(reason) = held.fence.stop_reason() {
-            return Err(Missed::Lost(Error::LeaseLost {
-                key: snowmint::error::bounded(&held.fence.key),
-                reason,
-            }));
+    /// Opens a round: the next attempt goes out now, to the preferred endpoint.
+    fn open(&self, round: &mut Round, held: &Held) {
+        if !round.open {
+            round.open = true;
+            round.next_send = Instant::now();
+            round.next_endpoint = held.endpoints.preferred();
         }
-        let sent = Instant::now();
-        let sent_ns = boottime_ns();
-        let mark = held.next_time.as_ref().map(|next_time| {
-            MarkWrite::Raise(
+    }
+
+    /// Notes the deadline passing without a confirmed renewal, once per lapse.
+    fn lapse_check(&self, held: &Held, round: &mut Round) {
+        if held.fence.lapsed() && !round.lapse_reported {
+            round.lapse_reported = true;
+            round.probe_passed = false;
+            Counters::count(&held.fence.counters.lapses);
+            crate::trace::event!(
+                warn,
+                key = held.fence.key.as_str(),
+                "no renewal confirmed before the lease's deadline: minting stops until one is, \
+                 and the lease is kept alive again only once etcd answers within the round trip \
+                 a renewal needs"
+            );
+        }
+    }
+
+    /// Sends the round's next attempt: a full renewal, or a probe once the deadline has
+    /// passed (until one answers in time, so a holder that cannot renew in time stops keeping
+    /// the lease alive, and the node ID is free a TTL after the last keep-alive).
+    async fn send(&self, held: &mut Held, round: &mut Round, flying: &mut JoinSet<(Sent, Answer)>) {
+        let endpoint = round.next_endpoint;
+        round.next_endpoint = held.endpoints.after(endpoint);
+        round.next_send = later(Instant::now(), self.hedge_after());
+        let client = match held.endpoints.client(endpoint).await {
+            Ok(client) => client,
+            Err(reason) => {
+                self.failed(held, round, endpoint, &reason);
+                return;
+            }
+        };
+        let renewal = !held.fence.lapsed() || round.probe_passed;
+        let mark = match (&held.next_time, renewal) {
+            (Some(next_time), true) => Some(
                 next_time()
                     .saturating_add(held.ttl_ms)
-                    .max(held.fence.mark()),
-            )
-        });
-        let limit = self.attempt_limit();
-        match timeout(limit, self.renew_once(held, mark)).await {
-            Ok(Ok(written)) => {
-                if let Some(written) = written {
-                    held.fence.raise(written);
-                }
-                held.fence.renewed(sent_ns);
-                Ok(sent)
-            }
-            Ok(Err(Failure::Lost(reason))) => {
-                crate::trace::event!(
-                    error,
-                    key = held.fence.key.as_str(),
-                    reason = reason.as_str(),
-                    "lost a node id's lease: minting under it stops"
-                );
-                held.fence.stop(reason.clone());
-                Err(Missed::Lost(Error::LeaseLost {
-                    key: snowmint::error::bounded(&held.fence.key),
-                    reason,
-                }))
-            }
-            Ok(Err(Failure::Retry(err))) => Err(Missed::Failed(err)),
-            Err(_) => Err(Missed::TimedOut(
-                self.error("renewal", format_args!("no answer within {limit:?}")),
-            )),
-        }
-    }
-
-    async fn renew_once(
-        &self,
-        held: &mut Held,
-        mark: Option<MarkWrite>,
-    ) -> Result<Option<u64>, Failure> {
-        // A fresh keep-alive stream per renewal: its first answer is for this request, never a
-        // late one for an earlier request that timed out.
-        match held.client.lease_keep_alive(held.lease).await {
-            Ok(_) => {}
-            Err(etcd_client::Error::LeaseKeepAliveError(reason))
-                if reason.contains("not found") =>
-            {
-                return Err(Failure::Lost(format!(
-                    "its lease {:x} expired on the server",
-                    held.lease
-                )));
-            }
-            Err(err) => return Err(Failure::Retry(self.error("renewal", err))),
-        }
-        self.guarded(held, mark).await
-    }
-
-    /// Writes `mark` (if any) in a transaction that succeeds only while the node key is the
-    /// one this lease created, unmodified since (its mod revision is the claim's), and the
-    /// mark key is as this holder last wrote or read it (its mod revision). Returns the mark
-    /// written, which etcd acknowledged.
-    ///
-    /// A write that finds the node key changed is [`Failure::Lost`]; one that finds only the
-    /// mark key changed (a late write of this holder's, applied after a newer one was sent)
-    /// re-reads the mark and its revision and is [`Failure::Retry`]: nothing was written.
-    async fn guarded(
-        &self,
-        held: &mut Held,
-        mark: Option<MarkWrite>,
-    ) -> Result<Option<u64>, Failure> {
-        let key = held.fence.key.clone();
-        let mark_key = held.fence.mark_key.clone();
-        let value = mark.map(|mark| match mark {
-            MarkWrite::Raise(mark) => mark.max(held.mark_seen),
-            MarkWrite::Final(mark) => mark,
-        });
-        let mut guards = vec![Compare::mod_revision(
-            key.as_str(),
-            CompareOp::Equal,
-            held.revision,
-        )];
-        let mut writes = Vec::new();
-        if let Some(value) = value {
-            guards.push(Compare::mod_revision(
-                mark_key.as_str(),
-                CompareOp::Equal,
-                held.mark_revision,
-            ));
-            writes.push(TxnOp::put(mark_key.as_str(), value.to_string(), None));
-        }
-        let txn = Txn::new().when(guards).and_then(writes).or_else([
-            TxnOp::get(key.as_str(), None),
-            TxnOp::get(mark_key.as_str(), None),
-        ]);
-        let answer = held
-            .client
-            .txn(txn)
-            .await
-            .map_err(|err| Failure::Retry(self.error("renewal", err)))?;
-        if answer.succeeded() {
-            if let Some(value) = value {
-                let revision = answer.header().map(|header| header.revision());
-                let Some(revision) = revision.filter(|&revision| revision > 0) else {
-                    // Unknown revision: the next write loses its compare and re-reads.
-                    held.mark_revision = -1;
-                    return Err(Failure::Retry(
-                        self.error("renewal", "no revision in the answer"),
-                    ));
-                };
-                (held.mark_revision, held.mark_seen) = (revision, value);
-            }
-            return Ok(value);
-        }
-        let read = |index: usize| match answer.op_responses().get(index) {
-            Some(etcd_client::TxnOpResponse::Get(get)) => Some(get.kvs().first().cloned()),
+                    .max(held.fence.mark())
+                    .max(held.mark_seen),
+            ),
             _ => None,
         };
-        let node = read(0);
-        let held_still = matches!(&node, Some(Some(kv)) if kv.mod_revision() == held.revision);
-        if held_still {
-            let Some(found) = read(1) else {
-                return Err(Failure::Retry(
-                    self.error("renewal", "the transaction's read is missing"),
-                ));
+        let ask = Ask {
+            lease: held.lease,
+            key: held.fence.key.clone(),
+            mark_key: held.fence.mark_key.clone(),
+            revision: held.revision,
+            mark_revision: held.mark_revision,
+            mark,
+            keep_alive: renewal,
+        };
+        let sent = Sent {
+            number: round.numbered,
+            endpoint,
+            lease: held.lease,
+            at: Instant::now(),
+            at_ns: boottime_ns(),
+            renewal,
+            mark,
+        };
+        round.numbered += 1;
+        let window = self.window();
+        let handle = flying.spawn(async move {
+            let answer = match timeout(window, attempt(client, ask)).await {
+                Ok(answer) => answer,
+                Err(_) => Answer {
+                    verdict: Verdict::Failed(format!("no answer within {window:?}")),
+                    mark: None,
+                },
             };
-            let (revision, seen) = found.map_or((0, 0), |kv| {
-                (kv.mod_revision(), parse_mark(kv.value()).unwrap_or(0))
-            });
-            let stale = held.mark_revision;
-            (held.mark_revision, held.mark_seen) = (revision, seen);
-            return Err(Failure::Retry(self.error(
-                "renewal",
-                format_args!(
-                    "{mark_key} moved from revision {stale} to {revision} (a late write of this \
-                     holder's): nothing written, the mark re-read"
-                ),
-            )));
-        }
-        let found = node.flatten().map(|kv| {
-            format!(
-                "it is held by lease {:x}, written at revision {} (this lease is {:x}, which \
-                 created it at revision {})",
-                kv.lease(),
-                kv.mod_revision(),
-                held.lease,
-                held.revision
-            )
+            (sent, answer)
         });
-        Err(Failure::Lost(found.unwrap_or_else(|| {
-            format!(
-                "it is gone (its lease {:x} expired or was revoked)",
-                held.lease
-            )
-        })))
+        round.flying.push_back((sent, handle));
+        while round.flying.len() > MAX_IN_FLIGHT {
+            if let Some((_, oldest)) = round.flying.pop_front() {
+                oldest.abort();
+            }
+        }
+    }
+
+    /// Applies an attempt's answer.
+    fn answered(
+        &self,
+        held: &mut Held,
+        round: &mut Round,
+        flying: &mut JoinSet<(Sent, Answer)>,
+        sent: Sent,
+        answer: Answer,
+    ) {
+        round
+            .flying
+            .retain(|(other, _)| other.number != sent.number);
+        if sent.lease != held.lease {
+            return; // an attempt for a lease since replaced
+        }
+        if let Some((revision, value)) = answer.mark {
+            if revision > held.mark_revision || held.mark_revision < 0 {
+                (held.mark_revision, held.mark_seen) = (revision, value);
+            }
+        }
+        let counters = &held.fence.counters;
+        match answer.verdict {
+            Verdict::Confirmed if !sent.renewal => {
+                // A probe: the key is still ours. Renew at once if etcd answered within the
+                // round trip a renewal needs; otherwise probe again.
+                let round_trip = sent.at.elapsed();
+                if round_trip <= self.round_trip_bound() {
+                    round.probe_passed = true;
+                    round.next_send = Instant::now();
+                }
+            }
+            Verdict::Confirmed => {
+                if let Some(written) = sent.mark {
+                    held.fence.raise(written);
+                }
+                held.fence.renewed(sent.at_ns);
+                if sent.at <= round.confirmed {
+                    return; // a later renewal was confirmed already
+                }
+                // The other attempts of the round carry a guard this one's write moved: they
+                // change nothing, and are left to end (their answers still tell the mark).
+                round.confirmed = sent.at;
+                let round_trip = sent.at.elapsed();
+                counters.renewed(round_trip);
+                crate::trace::event!(
+                    debug,
+                    key = held.fence.key.as_str(),
+                    endpoint = held.endpoints.url(sent.endpoint),
+                    round_trip_ms = round_trip.as_millis() as u64,
+                    "renewed a node id's lease"
+                );
+                if held.endpoints.prefer(sent.endpoint) {
+                    Counters::count(&counters.endpoint_switches);
+                    crate::trace::event!(
+                        warn,
+                        key = held.fence.key.as_str(),
+                        endpoint = held.endpoints.url(sent.endpoint),
+                        "renewals switched to another etcd endpoint: it answered first"
+                    );
+                }
+                if round.lapse_reported {
+                    crate::trace::event!(
+                        info,
+                        key = held.fence.key.as_str(),
+                        "a renewal was confirmed: minting resumes"
+                    );
+                }
+                (round.open, round.failures, round.lapse_reported) = (false, 0, false);
+                round.probe_passed = false;
+                if let Some((reply, first, give_up)) = round.attach.take() {
+                    if sent.number >= first && sent.mark.is_some() {
+                        let _ = reply.send(Ok(()));
+                    } else {
+                        // Confirmed before the attach: renew again, now with the mark.
+                        round.attach = Some((reply, first, give_up));
+                        self.open(round, held);
+                    }
+                }
+            }
+            Verdict::MarkMoved => {
+                // Nothing was written; the guard is now the mark as found: go again at once.
+                Counters::count(&counters.failed_attempts);
+                if round.open {
+                    round.next_send = Instant::now();
+                }
+            }
+            Verdict::Gone(reason) => {
+                let _ = &reason; // read only by the event
+                Counters::count(&counters.failed_attempts);
+                held.fence.suspend();
+                crate::trace::event!(
+                    warn,
+                    key = held.fence.key.as_str(),
+                    reason = reason.as_str(),
+                    "a node id's lease is gone on the server: minting stops, and the node id is \
+                     taken again if nobody claimed it since"
+                );
+                round.gone = true;
+                self.open(round, held);
+                round.next_send = Instant::now();
+            }
+            Verdict::Taken(reason) => self.lose(held, round, flying, reason),
+            Verdict::Failed(reason) => self.failed(held, round, sent.endpoint, &reason),
+        }
+    }
+
+    /// An attempt failed on `endpoint`: connect anew next time, and send the next attempt to
+    /// the next endpoint (at once, or after a backoff once every endpoint failed in a row).
+    fn failed(&self, held: &mut Held, round: &mut Round, endpoint: usize, reason: &str) {
+        Counters::count(&held.fence.counters.failed_attempts);
+        held.endpoints.forget(endpoint);
+        let _ = reason;
+        crate::trace::event!(
+            debug,
+            key = held.fence.key.as_str(),
+            endpoint = held.endpoints.url(endpoint),
+            reason,
+            "a renewal attempt failed"
+        );
+        if round.open {
+            round.failures = round.failures.saturating_add(1);
+            let backoff = self.backoff(round.failures, held.endpoints.len());
+            round.next_send = round.next_send.min(later(Instant::now(), backoff));
+        }
+    }
+
+    /// The node ID is held by another: minting stops for good.
+    fn lose(
+        &self,
+        held: &mut Held,
+        round: &mut Round,
+        flying: &mut JoinSet<(Sent, Answer)>,
+        reason: String,
+    ) {
+        crate::trace::event!(
+            error,
+            key = held.fence.key.as_str(),
+            reason = reason.as_str(),
+            "lost a node id's lease: minting under it stops"
+        );
+        held.fence.stop(reason);
+        flying.abort_all();
+        round.flying.clear();
+        round.open = false;
+        if let Some((reply, _, _)) = round.attach.take() {
+            let _ = reply.send(Err(self
+                .stopped_error(held)
+                .unwrap_or_else(|| self.error("renewal", "the node id was lost"))));
+        }
+    }
+
+    /// [`Error::LeaseLost`] once minting stopped for good.
+    fn stopped_error(&self, held: &Held) -> Option<Error> {
+        held.fence.stop_reason().map(|reason| Error::LeaseLost {
+            key: snowmint::error::bounded(&held.fence.key),
+            reason,
+        })
+    }
+
+    /// Takes the node ID again with a fresh lease after etcd expired the old one, if nobody
+    /// claimed it since: minting resumes at once, above every ID minted on it. One request at
+    /// a time, on the round's next endpoint.
+    async fn retake(
+        &self,
+        held: &mut Held,
+        round: &mut Round,
+        flying: &mut JoinSet<(Sent, Answer)>,
+    ) {
+        let endpoint = round.next_endpoint;
+        round.next_endpoint = held.endpoints.after(endpoint);
+        round.next_send = later(Instant::now(), self.hedge_after());
+        let mut client = match held.endpoints.client(endpoint).await {
+            Ok(client) => client,
+            Err(reason) => return self.failed(held, round, endpoint, &reason),
+        };
+        match self
+            .taker()
+            .retake(&mut client, held.node, held.revision)
+            .await
+        {
+            Ok(Taken {
+                lease,
+                revision,
+                mark,
+                mark_revision,
+                ttl_ms,
+                sent_ns,
+                ..
+            }) => {
+                (held.lease, held.revision, held.ttl_ms) = (lease, revision, ttl_ms);
+                if mark_revision >= 0 {
+                    (held.mark_revision, held.mark_seen) = (mark_revision, mark.unwrap_or(0));
+                }
+                if let Some(mark) = mark {
+                    held.fence.raise(mark);
+                }
+                held.fence.renewed(sent_ns);
+                held.endpoints.prefer(endpoint);
+                Counters::count(&held.fence.counters.reclaims);
+                crate::trace::event!(
+                    info,
+                    key = held.fence.key.as_str(),
+                    lease,
+                    "took a node id again with a fresh lease after etcd expired the old one: \
+                     minting resumes"
+                );
+                round.gone = false;
+                // Raise the mark with the new lease at once.
+                round.next_send = Instant::now();
+                round.next_endpoint = endpoint;
+                round.probe_passed = true;
+            }
+            Err(Refused::Taken(reason)) => self.lose(held, round, flying, reason),
+            Err(Refused::Failed(err)) => self.failed(held, round, endpoint, &err.to_string()),
+        }
     }
 
     /// Writes `final_mark` (guarded, as a renewal's; retried when a late write of this
-    /// holder's moved the mark), revokes the lease, and stops the fence.
+    /// holder's moved the mark), revokes the lease, and stops the fence. Each endpoint is
+    /// tried in turn, from the preferred one, within the request timeout.
     async fn release(&self, held: &mut Held, final_mark: Option<u64>) -> Result<()> {
         let limit = self.request_timeout;
-        let mut result = Ok(());
         let lost = held.fence.stop_reason().is_some();
-        if !lost {
-            if let Some(mark) = final_mark {
-                let write = async {
-                    // Each late write moves the mark once; three tries outlast any in flight.
-                    let mut written = self.guarded(held, Some(MarkWrite::Final(mark))).await;
-                    for _ in 0..2 {
-                        if !matches!(written, Err(Failure::Retry(_))) {
-                            break;
-                        }
-                        written = self.guarded(held, Some(MarkWrite::Final(mark))).await;
-                    }
-                    written
+        let give_up = later(Instant::now(), limit);
+        let mut result = Ok(());
+        let mut endpoint = held.endpoints.preferred();
+        if let (false, Some(mark)) = (lost, final_mark) {
+            // Each late write moves the mark once; a few tries outlast any in flight.
+            result = Err(self.error("release", format_args!("no answer within {limit:?}")));
+            for _ in 0..held.endpoints.len().max(3) {
+                let Ok(client) = held.endpoints.client(endpoint).await else {
+                    endpoint = held.endpoints.after(endpoint);
+                    continue;
                 };
-                result = match timeout(limit, write).await {
-                    Ok(Ok(_)) => Ok(()),
-                    Ok(Err(Failure::Lost(reason))) => Err(Error::LeaseLost {
-                        key: snowmint::error::bounded(&held.fence.key),
-                        reason,
-                    }),
-                    Ok(Err(Failure::Retry(err))) => Err(err),
-                    Err(_) => {
-                        Err(self.error("release", format_args!("no answer within {limit:?}")))
-                    }
+                let ask = Ask {
+                    lease: held.lease,
+                    key: held.fence.key.clone(),
+                    mark_key: held.fence.mark_key.clone(),
+                    revision: held.revision,
+                    mark_revision: held.mark_revision,
+                    mark: Some(mark),
+                    keep_alive: false,
                 };
+                let Ok(answer) = tokio::time::timeout_at(give_up, attempt(client, ask)).await
+                else {
+                    break;
+                };
+                if let Some((revision, value)) = answer.mark {
+                    (held.mark_revision, held.mark_seen) = (revision, value);
+                }
+                match answer.verdict {
+                    Verdict::Confirmed => {
+                        result = Ok(());
+                        break;
+                    }
+                    Verdict::Gone(reason) | Verdict::Taken(reason) => {
+                        result = Err(Error::LeaseLost {
+                            key: snowmint::error::bounded(&held.fence.key),
+                            reason,
+                        });
+                        break;
+                    }
+                    Verdict::MarkMoved => {}
+                    Verdict::Failed(reason) => {
+                        result = Err(self.error("release", reason));
+                        endpoint = held.endpoints.after(endpoint);
+                    }
+                }
             }
         }
         held.fence.stop("it was released".into());
-        let revoked = self
-            .bounded("release", limit, held.client.lease_revoke(held.lease))
-            .await;
         if lost {
             // The lease is already gone on the server: revoking it can only fail.
             return result;
         }
+        let revoked = match held.endpoints.client(endpoint).await {
+            Ok(mut client) => {
+                self.taker()
+                    .bounded("release", client.lease_revoke(held.lease))
+                    .await
+            }
+            Err(reason) => Err(self.error("release", reason)),
+        };
         result.and(revoked.map(drop))
     }
-}
-
-/// A mark's value: decimal Unix milliseconds.
-fn parse_mark(value: &[u8]) -> Result<u64, String> {
-    std::str::from_utf8(value)
-        .ok()
-        .and_then(|text| text.trim().parse().ok())
-        .ok_or_else(|| {
-            format!(
-                "holds {:?}, expected a Unix-millisecond mark",
-                snowmint::error::bounded(&String::from_utf8_lossy(value))
-            )
-        })
-}
-
-/// The granted time to live in milliseconds, checked: positive, and longer than the margin
-/// taken off it (as the configuration's is checked).
-fn granted_ttl_ms(granted_secs: i64, asked_secs: i64, margin_ns: u64) -> Result<u64, String> {
-    let ttl_ms = u64::try_from(granted_secs)
-        .ok()
-        .filter(|&secs| secs > 0)
-        .and_then(|secs| secs.checked_mul(1_000))
-        .ok_or_else(|| {
-            format!("the server granted a ttl of {granted_secs} s (asked for {asked_secs} s)")
-        })?;
-    if u128::from(ttl_ms) * 1_000_000 <= u128::from(margin_ns) {
-        return Err(format!(
-            "the server granted a ttl of {granted_secs} s (asked for {asked_secs} s), not more \
-             than the margin of {:?}; expected a longer lease, or a smaller margin",
-            Duration::from_nanos(margin_ns)
-        ));
-    }
-    Ok(ttl_ms)
 }
 
 #[cfg(test)]
@@ -686,35 +718,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_granted_ttl_is_checked_against_the_margin() {
-        assert_eq!(granted_ttl_ms(5, 3, 1_000_000_000), Ok(5_000));
-        let short = granted_ttl_ms(1, 3, 1_000_000_000).unwrap_err();
-        assert_eq!(
-            short,
-            "the server granted a ttl of 1 s (asked for 3 s), not more than the margin of 1s; \
-             expected a longer lease, or a smaller margin"
-        );
-        assert!(granted_ttl_ms(0, 3, 0).is_err());
-        assert!(granted_ttl_ms(-1, 3, 0).is_err());
-        assert!(granted_ttl_ms(i64::MAX, 3, 0).is_err());
+    fn quick_failures_go_round_the_endpoints_at_once_then_back_off_within_the_hedge_delay() {
+        let config = EtcdConfig::new(["e"], "/p/", 0..=0).renew_every(Duration::from_millis(400));
+        let task = Task::new(&config, 10);
+        assert_eq!(task.hedge_after(), Duration::from_millis(200));
+        let waits: Vec<u128> = (1..=10).map(|n| task.backoff(n, 3).as_millis()).collect();
+        assert_eq!(waits, [0, 0, 0, 5, 10, 20, 40, 80, 160, 200]);
+        assert_eq!(task.backoff(u32::MAX, 1), Duration::from_millis(200));
     }
 
     #[test]
-    fn a_failed_renewal_is_retried_at_once_then_backs_off_within_a_quarter_interval() {
-        let config = EtcdConfig::new(["e"], "/p/", 0..=0).renew_every(Duration::from_millis(400));
+    fn the_round_trip_bound_is_the_window_less_the_interval() {
+        let config = EtcdConfig::new(["e"], "/p/", 0..=0);
         let task = Task::new(&config, 10);
-        let failed = || Missed::Failed(task.error("renewal", "refused"));
-        let timed_out = Missed::TimedOut(task.error("renewal", "no answer"));
-        assert_eq!(task.attempt_limit(), Duration::from_millis(200));
-        assert_eq!(task.retry_after(&timed_out, 9), Duration::ZERO);
-        let waits: Vec<u128> = (1..=8)
-            .map(|n| task.retry_after(&failed(), n).as_millis())
-            .collect();
-        assert_eq!(waits, [0, 5, 10, 20, 40, 80, 100, 100]);
-        assert_eq!(
-            task.retry_after(&failed(), u32::MAX),
-            Duration::from_millis(100)
-        );
+        assert_eq!(task.window(), Duration::from_secs(8));
+        assert_eq!(task.round_trip_bound(), 2 * config.latency_bound());
     }
 
     #[test]
@@ -725,19 +743,5 @@ mod tests {
             later(now, Duration::from_secs(1)),
             now + Duration::from_secs(1)
         );
-    }
-
-    #[test]
-    fn an_unreadable_mark_is_echoed_bounded() {
-        let reason = parse_mark("9".repeat(10_000).as_bytes()).unwrap_err();
-        assert!(reason.len() < 200, "{reason}");
-    }
-
-    #[test]
-    fn marks_are_decimal_milliseconds() {
-        assert_eq!(parse_mark(b"1700000000000"), Ok(1_700_000_000_000));
-        assert!(parse_mark(b"-1").unwrap_err().contains("\"-1\""));
-        assert!(parse_mark(b"").is_err());
-        assert!(parse_mark(&[0xff]).is_err());
     }
 }
