@@ -20,13 +20,17 @@ use crate::error::{Error, Result};
 ///   the difference between the two machines' clock rates and the time the last ID takes to
 ///   reach its user.
 /// - `renew_every` (default `(ttl - margin) / 3`): how often the lease is renewed and the
-///   mark raised. A renewal is sent `renew_every` after the send of the last
-///   confirmed one; each attempt waits at most half of `renew_every` for etcd, and one that
-///   times out or fails is retried at once (quick failures in a row back off, doubling from
-///   5 ms up to a quarter of `renew_every`). So minting goes on while etcd is frozen (its requests
-///   wait, then are answered) for less than `ttl - margin - renew_every` (two intervals by
-///   default: 5.3 s for the default TTL), and with the default interval two attempts in a row
-///   may hang until their timeout: the third still renews before the deadline.
+///   mark raised. A renewal is sent `renew_every` after the send of the last confirmed one.
+///   Its keep-alive and its mark write travel together, so it takes one round trip. An
+///   attempt not answered within half of `renew_every` is sent again to the next endpoint (the
+///   earlier one stays in flight: the first confirmation wins), one that fails is retried on
+///   the next endpoint at once (quick failures on every endpoint back off, doubling from 5 ms
+///   up to half of `renew_every`), and each attempt waits up to `ttl - margin` for its answer.
+///   So minting goes on under a steady one-way latency below
+///   [`latency_bound`](Self::latency_bound) (`(ttl - margin - renew_every) / 2`: 2.67 s for
+///   the default TTL), and while etcd is frozen (its requests wait, then are answered) for
+///   less than `ttl - margin - renew_every` (5.3 s for the default TTL), whichever member
+///   answers.
 /// - `request_timeout` (default 5 s, at most [`MAX_REQUEST_TIMEOUT`](Self::MAX_REQUEST_TIMEOUT)):
 ///   the longest the claim and the release wait for etcd.
 ///
@@ -38,7 +42,9 @@ use crate::error::{Error, Result};
 ///
 /// Node ID `n` is held by the key `PREFIX` `node/` `n`, attached to the holder's lease (so
 /// etcd deletes it when the lease expires), and its mark is kept in `PREFIX`
-/// `mark/` `n`, which outlives leases. End the prefix with `/`.
+/// `mark/` `n`, which outlives leases. Each claim also writes `PREFIX` `claim/` `n` (not
+/// attached to a lease): a holder whose lease etcd expired takes the node ID again only while
+/// that key is still its own claim's. End the prefix with `/`.
 ///
 /// # Examples
 ///
@@ -110,7 +116,8 @@ impl EtcdConfig {
     /// assert_eq!(EtcdConfig::MAX_REQUEST_TIMEOUT, Duration::from_secs(3_600));
     /// ```
     pub const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(3_600);
-    /// The shortest renewal interval a claim accepts: each renewal is two requests to etcd.
+    /// The shortest renewal interval a claim accepts: each renewal is two requests to etcd
+    /// (a keep-alive and a transaction), sent together.
     ///
     /// # Examples
     ///

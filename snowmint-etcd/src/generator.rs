@@ -24,7 +24,9 @@ use crate::lease::EtcdLease;
 ///   TTL after it received that request, so after it. The check is on the mint path, against
 ///   the local clock: it holds when the renewals hang silently (a frozen server) as when they
 ///   fail. Past the deadline minting fails with [`Error::LeaseExpired`]; a later confirmed
-///   renewal restores it. A key found gone or held by another lease stops the generator for
+///   renewal restores it. A key found gone stops minting at once; the node ID is taken again
+///   with a fresh lease if nobody claimed it since (then every ID minted on it since is this
+///   generator's), and otherwise, as for a key held by another lease, the generator stops for
 ///   good ([`Error::LeaseLost`]).
 /// - **Mark.** With every renewal the holder writes `mark = now + TTL` to the node
 ///   ID's mark key, in a transaction that succeeds only while its key is the one it created
@@ -46,9 +48,11 @@ use crate::lease::EtcdLease;
 ///   lease to the parent. A child claims a lease of its own.
 ///
 /// If the clock reads behind the mark at the start (a restart on a host whose clock is behind
-/// the last holder's), the generator's [`ClockBehind`](snowmint::ClockBehind) policy waits or
-/// fails, exactly as for a resumed snapshot: pick `ClockBehind::Wait { max_ms }` with `max_ms`
-/// at least the TTL to wait rather than fail.
+/// the last holder's), the generator's [`ClockBehind`] policy waits, exactly as for a resumed
+/// snapshot: pick `ClockBehind::Wait { max_ms }` with `max_ms` at least the TTL to wait rather
+/// than fail. A generator whose clock reads further behind than its policy waits could mint
+/// nothing: [`MarkedGenerator::new`] hands the node ID back at once (the lease is revoked, so
+/// a process with a good clock can claim it) and fails with [`Error::ClockBehindMark`].
 ///
 /// # Errors
 ///
@@ -65,8 +69,8 @@ use crate::lease::EtcdLease;
 /// Measured roughly on this project's build machine (2 vCPUs of a KVM guest, `tsc` clock
 /// source, release build, one thread): the boot-clock read alone 24 ns, `LeasedGenerator::mint`
 /// 40 ns against 11 ns for `Generator::mint`, so about 30 ns per ID. A clock source without a
-/// vDSO path turns the read into a system call. The renewals run on the lease's own thread,
-/// two etcd requests each.
+/// vDSO path turns the read into a system call. The renewals run on the lease's own thread:
+/// two etcd requests each, sent together (one round trip).
 ///
 /// # Examples
 ///
@@ -94,8 +98,10 @@ impl MarkStore for EtcdLease {
     /// the mark found at claim time (it was built with [`EtcdLease::resume`]), then raises the
     /// mark in etcd above the generator's clock, from then on with every renewal.
     ///
-    /// [`Error::InvalidLeaseConfig`] for a generator that does not fit; the errors of a
-    /// renewal ([`Error::Etcd`], [`Error::LeaseLost`]) when the first mark cannot be written;
+    /// [`Error::InvalidLeaseConfig`] for a generator that does not fit;
+    /// [`Error::ClockBehindMark`] for one whose clock reads behind the mark by more than its
+    /// [`ClockBehind`] policy waits (the lease is then dropped, which revokes it); the errors
+    /// of a renewal ([`Error::Etcd`], [`Error::LeaseLost`]) when the first mark cannot be written;
     /// each as a [`snowmint::Error::MarkStore`] ([`Error::of`] takes it out).
     fn start<C: Clock + Send + Sync + 'static>(
         &self,

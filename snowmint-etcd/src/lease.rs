@@ -19,8 +19,9 @@ use crate::keeper::Keeper;
 /// the lowest free node ID of the range, attached to the lease; the same transaction reads the
 /// node ID's mark. A thread of the lease's own (`snowmint-etcd`, with its own
 /// single-threaded tokio runtime: callers need none) then renews the lease every
-/// [`EtcdConfig::renewal_interval`] (retrying a failed renewal at once), and with each renewal
-/// raises the mark, in a transaction that succeeds only while the key's last modification is
+/// [`EtcdConfig::renewal_interval`] (a keep-alive and the mark write sent together, again on
+/// the next endpoint when one does not answer in time), and with each renewal raises the
+/// mark, in a transaction that succeeds only while the key's last modification is
 /// this claim's (its mod revision), so only the key's holder writes it, and a key deleted or
 /// overwritten by anyone is noticed; and only while the mark key's last modification is the
 /// one this holder last wrote or read, so a renewal that reaches etcd late, after a newer one,
@@ -62,7 +63,8 @@ pub struct EtcdLease {
 
 impl EtcdLease {
     /// Connects to etcd and claims the lowest free node ID of `config`'s range; blocks until
-    /// it holds one (at most a few of `config`'s request timeouts).
+    /// it holds one (at most a few of `config`'s request timeouts per endpoint: an endpoint
+    /// that fails or does not answer in time is left for the next).
     ///
     /// # Errors
     ///

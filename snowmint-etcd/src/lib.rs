@@ -18,19 +18,35 @@
 //! keeps minting until its deadline, below its last confirmed mark, then fails with
 //! [`Error::LeaseExpired`]. If the partition heals before etcd expires the lease, the next
 //! renewal restores minting and nothing changed hands. If it heals after, etcd has deleted
-//! the key and another process may hold the node ID: the first renewal finds that, and the
-//! generator stops for good with [`Error::LeaseLost`]; claim a new lease to mint again.
-//! Meanwhile the other side can claim the node ID only after the lease expired, a TTL after
-//! the last renewal etcd received, and mints above the cut-off holder's mark. A holder killed
-//! without releasing frees its node ID the same way, about a TTL later.
+//! the key: the holder takes the same node ID again with a fresh lease, at once, if nobody
+//! claimed it meanwhile (each claim is recorded in the node ID's claim key, so every ID minted
+//! on it since is this holder's); if another process did, the generator stops for good with
+//! [`Error::LeaseLost`], and a new lease is needed to mint again. Meanwhile the other side can
+//! claim the node ID only after the lease expired, a TTL after the last keep-alive etcd
+//! received, and mints above the cut-off holder's mark. Once its deadline has passed, a holder
+//! sends no keep-alive until etcd answers within the round trip a renewal needs, so a holder
+//! that cannot renew in time does not keep the node ID from others. A holder killed without
+//! releasing frees its node ID the same way, about a TTL later.
+//!
+//! **Slow or far etcd.** A renewal is one round trip: its keep-alive and its mark write travel
+//! together. Minting never stops under a steady one-way latency below
+//! [`EtcdConfig::latency_bound`] (2.67 s at the defaults). Each endpoint has its own
+//! connection; a renewal attempt not answered within half the interval is sent again to the
+//! next endpoint, the first confirmation wins, and later renewals go first to the endpoint
+//! that answered: one slow or dead member of a cluster costs no mint.
 //!
 //! **Choosing the TTL.** Shorter frees a dead holder's node ID sooner and bounds how long a
-//! restart waits for the mark; longer rides out longer etcd hiccups without a stall. The
-//! default, 10 s with a 2 s margin, renews every 2.7 s after the last confirmed renewal was
-//! sent, gives each attempt 1.3 s and retries a failed one at once: etcd may freeze for up to
-//! 5.3 s, or two attempts in a row hang, without a stall (see [`EtcdConfig`]'s timing). Give
-//! the generator a `ClockBehind::Wait { max_ms }` of at least the TTL, so that a start on a
-//! clock behind the last holder's mark waits instead of failing.
+//! restart waits for the mark; longer rides out longer etcd hiccups and higher latency without
+//! a stall. The default, 10 s with a 2 s margin, renews every 2.7 s after the last confirmed
+//! renewal was sent: etcd may freeze for up to 5.3 s, or answer 2.67 s late each way, without
+//! a stall (see [`EtcdConfig`]'s timing). Give the generator a `ClockBehind::Wait { max_ms }`
+//! of at least the TTL, so that a start on a clock behind the last holder's mark waits instead
+//! of failing; a generator whose clock is further behind than its policy waits hands the node
+//! ID back at once ([`Error::ClockBehindMark`]).
+//!
+//! **Observing.** [`EtcdLease::stats`] counts refused mints, renewals and their round trips,
+//! endpoint switches, lapses, re-takes and hand-backs ([`LeaseStats`]); with the `tracing`
+//! feature each of those events is also logged.
 //!
 //! **Errors.** This crate's [`Error`]; a leased generator's methods return
 //! [`snowmint::Error`], carrying the lease's refusals as the source of a
@@ -42,8 +58,10 @@
 //!
 //! # Feature flags
 //!
-//! - **`tracing`** (off by default): one `tracing` event (target `snowmint_etcd`) per lease
-//!   claim and release (`info`) and loss (`error`). Pulls `tracing` 0.1.
+//! - **`tracing`** (off by default): `tracing` events (target `snowmint_etcd`) for a lease's
+//!   claim, release and re-take (`info`), each confirmed renewal with its round trip
+//!   (`debug`), a lapse, an endpoint switch, a key found gone and a hand-back (`warn`), and a
+//!   loss (`error`). Pulls `tracing` 0.1.
 //!
 //! # Examples
 //!

@@ -848,3 +848,141 @@ fn a_leased_generator_dropped_in_a_forked_child_leaves_the_parents_lease_alone_a
     ));
     generator.shutdown().unwrap();
 }
+
+/// A holder, through a proxy the test pauses, whose lease is revoked behind its back: minting
+/// stops, then `after_revoke` runs (with the holder still cut off), then the proxy resumes.
+/// Returns the holder and the IDs it minted before.
+fn revoked_behind_its_back(
+    endpoints: &str,
+    prefix: &str,
+    after_revoke: impl FnOnce(),
+) -> (
+    LeasedGenerator<snowmint::clock::CachedClock>,
+    Vec<Id>,
+    Proxy,
+) {
+    let proxy = Proxy::start(endpoints.split(',').next().unwrap());
+    let config = config(&proxy.endpoint, prefix, 0..=0);
+    let lease = EtcdLease::claim(&config).unwrap();
+    let holder = lease.resume(Layout::TWITTER, "machine");
+    let holder = LeasedGenerator::new(holder.build().unwrap(), lease).unwrap();
+    let before: Vec<Id> = (0..1_000).map(|_| holder.mint().unwrap()).collect();
+    let lease = lease_id(endpoints, prefix);
+    proxy.pause();
+    etcdctl(endpoints, &["lease", "revoke", &format!("{lease:x}")]);
+    // Minting stops by the deadline, at most ttl - margin after the last renewal sent.
+    within(TTL, || holder.mint().is_err().then_some(()))
+        .expect("minting stops while the holder cannot renew");
+    after_revoke();
+    proxy.resume();
+    (holder, before, proxy)
+}
+
+/// Regression: a holder whose lease etcd expired (a freeze or a partition longer than the
+/// TTL) stopped for good and left its node ID idle, though nobody else claimed it. It takes
+/// the node ID again with a fresh lease, at once, and mints on above its own IDs.
+#[test]
+fn a_holder_whose_lease_expired_takes_its_node_id_again_if_nobody_claimed_it() {
+    let Some(endpoints) = endpoints("retake") else {
+        return;
+    };
+    let prefix = prefix("retake");
+    let (holder, before, _proxy) = revoked_behind_its_back(&endpoints, &prefix, || {});
+    let (after, waited) = within(Duration::from_secs(2), || holder.mint().ok())
+        .expect("minting resumes once the holder reaches etcd again");
+    assert!(after > *before.last().unwrap());
+    assert!(
+        waited < Duration::from_secs(1),
+        "resumed {waited:?} after etcd answered"
+    );
+    let stats = holder.store().stats();
+    assert_eq!(stats.reclaims, 1, "{stats:?}");
+    assert!(stats.refused_mints >= 1 && stats.lapses >= 1, "{stats:?}");
+    // The node key is held again, by a new lease, and renewals go on.
+    assert_ne!(lease_id(&endpoints, &prefix), 0);
+    thread::sleep(TTL);
+    assert!(holder.mint().unwrap() > after);
+    holder.shutdown().unwrap();
+}
+
+/// A holder whose lease expired while another process claimed its node ID (and released it)
+/// must not take it again: the other's IDs may be above its own. It stops for good, and
+/// repeats none of the other's IDs.
+#[test]
+fn a_holder_whose_node_id_was_claimed_meanwhile_stops_for_good() {
+    let Some(endpoints) = endpoints("claimed_meanwhile") else {
+        return;
+    };
+    let prefix = prefix("claimed-meanwhile");
+    let direct = config(&endpoints, &prefix, 0..=0);
+    let mut other_ids = Vec::new();
+    let (holder, before, _proxy) = revoked_behind_its_back(&endpoints, &prefix, || {
+        let lease = EtcdLease::claim(&direct).expect("the revoked node id is free");
+        let generator = lease
+            .resume(Layout::TWITTER, "machine")
+            .on_clock_behind(ClockBehind::Wait { max_ms: 10_000 })
+            .build()
+            .unwrap();
+        let other = LeasedGenerator::new(generator, lease).unwrap();
+        other_ids.extend((0..1_000).map(|_| other.mint().unwrap()));
+        other.shutdown().unwrap(); // the node key is free again; the claim key moved
+    });
+    let (err, _) = within(Duration::from_secs(3), || {
+        let err = Error::from(holder.mint().unwrap_err());
+        matches!(err, Error::LeaseLost { .. }).then_some(err)
+    })
+    .expect("the holder finds its node id was claimed since");
+    assert!(
+        err.to_string()
+            .contains("another holder claimed the node id since"),
+        "{err}"
+    );
+    thread::sleep(Duration::from_millis(500));
+    assert!(holder.mint().is_err(), "a lost holder mints no more");
+    assert!(other_ids.iter().all(|id| !before.contains(id)));
+    assert_eq!(holder.store().stats().reclaims, 0);
+}
+
+/// One of two endpoints stops answering (its connection stalls): the renewal attempt on it is
+/// followed by one on the other endpoint within half an interval, so no mint is refused, and
+/// renewals stay on the endpoint that answered.
+#[test]
+fn a_stalled_endpoint_costs_no_mint_and_renewals_switch_to_the_other() {
+    let Some(endpoints) = endpoints("stalled_endpoint") else {
+        return;
+    };
+    let upstream = endpoints.split(',').next().unwrap();
+    let (stalled, clean) = (Proxy::start(upstream), Proxy::start(upstream));
+    let config = EtcdConfig::new(
+        [stalled.endpoint.as_str(), clean.endpoint.as_str()],
+        prefix("stalled-endpoint"),
+        0..=0,
+    )
+    .ttl(Duration::from_secs(3))
+    .margin(Duration::from_millis(600));
+    let lease = EtcdLease::claim(&config).unwrap();
+    let generator = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let generator = LeasedGenerator::new(generator, lease).unwrap();
+    stalled.pause();
+    let started = Instant::now();
+    let (mut minted, mut refused) = (0u64, Vec::new());
+    while started.elapsed() < Duration::from_secs(4) {
+        match generator.mint() {
+            Ok(_) => minted += 1,
+            Err(err) => refused.push(err),
+        }
+        thread::sleep(Duration::from_micros(200));
+    }
+    assert!(
+        refused.is_empty(),
+        "{} mints refused: {:?}",
+        refused.len(),
+        refused.first()
+    );
+    let stats = generator.store().stats();
+    assert_eq!(stats.endpoint_switches, 1, "{stats:?}");
+    assert!(stats.renewals >= 4, "{stats:?}");
+    assert!(minted > 1_000);
+    drop(generator);
+    stalled.resume();
+}

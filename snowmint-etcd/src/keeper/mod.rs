@@ -8,11 +8,28 @@
 //! # Renewals
 //!
 //! A renewal is due `renew_every` after the send of the last confirmed one (the deadline runs
-//! from that send, so this keeps the whole window `ttl - margin - renew_every` for retries),
-//! not after the previous attempt ended. Each attempt waits at most half the interval; one that
-//! timed out is retried at once, one that failed quickly after a backoff doubling from
-//! `FIRST_BACKOFF` up to a quarter of the interval. An attempt is in flight at every moment
-//! etcd could answer, but for those backoffs.
+//! from that send), not after the previous attempt ended. An attempt is a keep-alive and the
+//! guarded mark write, sent together on one endpoint's own connection
+//! ([`renewal`](self::renewal)); it is confirmed when both are answered. The first attempt of
+//! a round goes to the endpoint that confirmed last; one not answered within half the
+//! interval is followed by another on the next endpoint, without cancelling it, and the first
+//! confirmation closes the round. A failed attempt is followed at once by one on the next
+//! endpoint (a backoff doubling from `FIRST_BACKOFF` once every endpoint failed in a row), and
+//! its endpoint connects anew. An attempt waits up to `ttl - margin` for its answer: later, it
+//! could not move the deadline.
+//!
+//! # When the deadline passes, and when the key is gone
+//!
+//! Past the deadline, attempts are probes (the guarded transaction, no keep-alive, no write)
+//! until one is answered within `ttl - margin - renew_every`, the round trip a renewal needs;
+//! then a full renewal follows. A holder that cannot renew in time therefore stops keeping its
+//! lease alive, and etcd frees its node ID a TTL after the last keep-alive it received.
+//!
+//! When etcd says the lease expired, or the node key is gone, the fence stops admitting IDs at
+//! once, and the node ID is taken again with a fresh lease ([`take`](self::take)) if its node
+//! key is free and its claim key is still the one this holder's claim wrote: nobody claimed
+//! it since, so every ID minted on it since is this holder's, and the generator goes on above
+//! them. A node key held by another lease, or a claim key moved, stops the generator for good.
 //!
 //! # The mark only goes up
 //!

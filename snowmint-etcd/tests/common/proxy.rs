@@ -146,6 +146,12 @@ impl Proxy {
         self.wait(limit, |state| state.paused)
     }
 
+    /// Pauses all traffic now: bytes in either direction wait until [`resume`](Self::resume).
+    pub fn pause(&self) {
+        lock(&self.shared).paused = true;
+        self.shared.changed.notify_all();
+    }
+
     /// Lets the paused bytes through, in order.
     pub fn resume(&self) {
         lock(&self.shared).paused = false;
