@@ -60,8 +60,14 @@
 //! `LeasedGenerator`, a [`MarkedGenerator`] over the lease, returns an ID only while the lease
 //! is known live (a local deadline on the boot clock) and below the mark, so two holders of
 //! one node ID never mint the same time, even when their clocks disagree and even when one of
-//! them cannot tell it lost its lease. Its crate docs spell out the guarantee, what happens on
-//! a partition and how to choose the TTL. The CLI's `snowmint mint --etcd ENDPOINTS --prefix
+//! them cannot tell it lost its lease. It keeps minting when etcd is slow, far or briefly
+//! gone: a renewal is one round trip (minting never stops under a steady one-way latency below
+//! `EtcdConfig::latency_bound`, 2.67 s at the defaults), an attempt a member does not answer in
+//! time goes to the next member, a holder whose lease etcd expired takes its node ID again if
+//! nobody claimed it since, and a holder that cannot mint on its node ID (its clock too far
+//! behind the mark, or etcd too slow to renew in time) gives it back. `EtcdLease::stats`
+//! counts why a node ID is idle. Its crate docs spell out the guarantee, what happens on a
+//! partition and how to choose the TTL. The CLI's `snowmint mint --etcd ENDPOINTS --prefix
 //! P` (`snowmint-cli`'s `etcd` feature) leases the layout's first node field for one run.
 //!
 //! [`NodeIdSource`]: crate::node_id::NodeIdSource
