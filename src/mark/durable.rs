@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// path must agree among themselves (the last rename wins).
 ///
 /// A temporary file left by a write cut short is never read or reused; on an error it is
-/// removed.
+/// removed, and a process's first write to `path` removes those of `path` left by processes
+/// no longer running (a write killed midway; on Linux, where `/proc` tells which processes run).
 ///
 /// # Errors
 ///
@@ -73,6 +74,9 @@ pub fn replace_durably(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     written?;
+    if first_write_of(path) {
+        remove_abandoned(path);
+    }
     sync_dir(path).map_err(|e| {
         io::Error::new(
             e.kind(),
@@ -82,6 +86,59 @@ pub fn replace_durably(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
         )
     })
 }
+
+/// Whether this is the process's first write to `path`.
+fn first_write_of(path: &Path) -> bool {
+    static WRITTEN: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut written = WRITTEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if written.iter().any(|seen| seen == path) {
+        return false;
+    }
+    written.push(path.to_owned());
+    true
+}
+
+/// Removes the temporary files of `path` (`PATH.tmp.PID.N`) whose process no longer runs: what
+/// a write killed midway left. Best effort: a file that cannot be listed or removed stays.
+#[cfg(target_os = "linux")]
+fn remove_abandoned(path: &Path) {
+    let (Some(name), Some(dir)) = (path.file_name(), path.parent()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let mut prefix = name.to_owned();
+    prefix.push(".tmp.");
+    let Some(prefix) = prefix.to_str() else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        let Some((pid, count)) = rest.split_once('.') else {
+            continue;
+        };
+        let numbers = pid.parse::<u32>().is_ok() && count.parse::<u64>().is_ok();
+        let gone = || !Path::new("/proc").join(pid).exists();
+        if numbers && pid != std::process::id().to_string() && gone() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Which processes run is not known here: temporary files of killed writes stay.
+#[cfg(not(target_os = "linux"))]
+fn remove_abandoned(_path: &Path) {}
 
 /// Makes a rename in `path`'s directory durable.
 #[cfg(unix)]
@@ -98,4 +155,31 @@ fn sync_dir(path: &Path) -> io::Result<()> {
 #[cfg(not(unix))]
 fn sync_dir(_path: &Path) -> io::Result<()> {
     Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// Regression: a write killed midway left `PATH.tmp.PID.N` beside the file for good. The
+    /// next process's first write removes it, and leaves a running process's alone.
+    #[test]
+    fn a_first_write_removes_temporary_files_of_processes_no_longer_running() {
+        let dir = std::env::temp_dir().join(format!("snowmint-abandoned-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let abandoned = dir.join(format!("state.tmp.{dead}.4"));
+        let running = dir.join(format!("state.tmp.{}.9", std::process::id()));
+        let live_other = dir.join("state.tmp.1.0"); // pid 1 always runs
+        let other_file = dir.join(format!("other.tmp.{dead}.4"));
+        for file in [&abandoned, &running, &live_other, &other_file] {
+            fs::write(file, b"cut short").unwrap();
+        }
+        replace_durably(dir.join("state"), b"new\n").unwrap();
+        assert!(!abandoned.exists(), "a dead process's temporary file stays");
+        assert!(running.exists() && live_other.exists() && other_file.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }
