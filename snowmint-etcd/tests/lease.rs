@@ -9,8 +9,7 @@
 
 use std::collections::HashSet;
 use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -21,10 +20,10 @@ use snowmint_etcd::{Error, EtcdConfig, EtcdLease, LeasedGenerator};
 
 use common::clocks::wall_ms;
 use common::etcd::{TTL, config, endpoints, prefix, within};
+use common::private_etcd::PrivateEtcd;
 use common::proxy::Proxy;
 use common::threads::on_threads;
 
-/// Runs `etcdctl` against `endpoints`, successfully.
 /// A leased generator on `lease` (the Twitter layout's machine field), minting on `clock`, with
 /// the clock-behind policy `on_behind` or the default.
 fn leased(
@@ -41,6 +40,7 @@ fn leased(
     LeasedGenerator::new(builder.build().unwrap(), lease).unwrap()
 }
 
+/// Runs `etcdctl` against `endpoints`, successfully.
 fn etcdctl(endpoints: &str, args: &[&str]) -> String {
     let output = Command::new("etcdctl")
         .env("ETCDCTL_API", "3")
@@ -295,65 +295,6 @@ fn a_key_taken_by_another_lease_stops_the_holder_for_good() {
     assert!(next > old && Layout::TWITTER.decode(next).unwrap().unix_ms() >= stored);
 }
 
-/// A private etcd on ports of its own, killed (and its data removed) when dropped.
-struct PrivateEtcd {
-    child: Child,
-    dir: PathBuf,
-    endpoint: String,
-}
-
-impl PrivateEtcd {
-    fn start() -> Self {
-        let port = || {
-            TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port()
-        };
-        let (client, peer) = (port(), port());
-        let dir =
-            std::env::temp_dir().join(format!("snowmint-etcd-{}-{client}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let endpoint = format!("http://127.0.0.1:{client}");
-        let peer_url = format!("http://127.0.0.1:{peer}");
-        let child = Command::new("etcd")
-            .arg("--name=frozen")
-            .arg(format!("--data-dir={}", dir.display()))
-            .arg(format!("--listen-client-urls={endpoint}"))
-            .arg(format!("--advertise-client-urls={endpoint}"))
-            .arg(format!("--listen-peer-urls={peer_url}"))
-            .arg(format!("--initial-advertise-peer-urls={peer_url}"))
-            .arg(format!("--initial-cluster=frozen={peer_url}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start a private etcd (the etcd-server package)");
-        PrivateEtcd {
-            child,
-            dir,
-            endpoint,
-        }
-    }
-
-    fn signal(&self, signal: &str) {
-        let status = Command::new("kill")
-            .args([signal, &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success(), "kill {signal}");
-    }
-}
-
-impl Drop for PrivateEtcd {
-    fn drop(&mut self) {
-        self.signal("-CONT");
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 #[test]
 fn a_frozen_etcd_stops_minting_by_the_deadline_and_a_renewal_resumes_it() {
     if endpoints("a_frozen_etcd").is_none() {
@@ -378,7 +319,7 @@ fn a_frozen_etcd_stops_minting_by_the_deadline_and_a_renewal_resumes_it() {
 
     // The deadline known before the freeze: a renewal answered meanwhile only moves it later.
     let known_deadline = Instant::now() + generator.store().live_for();
-    etcd.signal("-STOP");
+    etcd.freeze();
     let mut last = before;
     let (err, stopped_after) = within(ttl, || match generator.mint() {
         Ok(id) => {
@@ -400,7 +341,7 @@ fn a_frozen_etcd_stops_minting_by_the_deadline_and_a_renewal_resumes_it() {
         "minting went on until the deadline, not stopping at the first missed renewal"
     );
 
-    etcd.signal("-CONT");
+    etcd.thaw();
     let (next, _) = within(Duration::from_secs(2), || generator.mint().ok())
         .expect("a renewal after the thaw restores minting");
     assert!(next > last);
