@@ -927,3 +927,60 @@ fn a_stalled_endpoint_costs_no_mint_and_renewals_switch_to_the_other() {
     drop(generator);
     stalled.resume();
 }
+
+/// Regression: a holder whose renewals etcd answered later than `ttl - margin` (a far or
+/// overloaded cluster) minted nothing, yet every attempt's keep-alive still reached etcd and
+/// kept the lease alive: the node ID stayed held, idle, for as long as the latency lasted.
+/// Past its deadline the holder sends no keep-alive until etcd answers in time, so the node
+/// ID is free about a TTL later, for a process that can use it.
+#[test]
+fn a_holder_that_cannot_renew_in_time_lets_its_node_id_go() {
+    let Some(endpoints) = endpoints("cannot_renew_in_time") else {
+        return;
+    };
+    let upstream = endpoints.split(',').next().unwrap();
+    let proxy = common::faults::delay_proxy::DelayProxy::start(upstream);
+    let prefix = prefix("cannot-renew");
+    // TTL 3 s, margin 1 s: a renewal must be answered within 2 s of its send to move the
+    // deadline; a one-way delay of 1.5 s makes every round trip 3 s.
+    let (ttl, margin) = (Duration::from_secs(3), Duration::from_secs(1));
+    let timing = |config: EtcdConfig| {
+        config
+            .ttl(ttl)
+            .margin(margin)
+            .request_timeout(Duration::from_secs(3))
+    };
+    let config = timing(EtcdConfig::new([proxy.endpoint.as_str()], &prefix, 0..=0));
+    let lease = EtcdLease::claim(&config).unwrap();
+    let holder = lease.resume(Layout::TWITTER, "machine").build().unwrap();
+    let holder = LeasedGenerator::new(holder, lease).unwrap();
+    let before = holder.mint().unwrap();
+    proxy.set_delay(Duration::from_millis(1_500));
+
+    let direct = timing(EtcdConfig::new([upstream], &prefix, 0..=0));
+    let (other, took) = within(Duration::from_secs(15), || EtcdLease::claim(&direct).ok())
+        .expect("the node id of a holder that cannot renew in time is freed");
+    // The deadline (at most 2 s), the last keep-alive sent before it still in flight (1.5 s),
+    // then the TTL (3 s) and etcd's expiry check.
+    assert!(
+        took < Duration::from_secs(9),
+        "the node id was freed {took:?} after the delay began"
+    );
+    assert!(holder.mint().is_err(), "the first holder mints no more");
+    assert!(holder.store().stats().lapses >= 1);
+    let generator = other
+        .resume(Layout::TWITTER, "machine")
+        .on_clock_behind(ClockBehind::Wait { max_ms: 5_000 })
+        .build()
+        .unwrap();
+    let other = LeasedGenerator::new(generator, other).unwrap();
+    assert!(other.mint().unwrap() > before);
+    proxy.set_delay(Duration::ZERO);
+    // Back in time, the first holder finds its node id held by another and stops for good.
+    let (err, _) = within(Duration::from_secs(10), || {
+        let err = Error::from(holder.mint().unwrap_err());
+        matches!(err, Error::LeaseLost { .. }).then_some(err)
+    })
+    .expect("the first holder learns it lost the node id");
+    assert!(err.to_string().contains("held by lease"), "{err}");
+}
