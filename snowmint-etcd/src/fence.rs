@@ -149,6 +149,11 @@ impl Fence {
             });
     }
 
+    /// The lease's time to live the deadline is computed with, in milliseconds.
+    pub(crate) fn ttl_ms(&self) -> u64 {
+        self.ttl_ns / 1_000_000
+    }
+
     /// Whether the deadline has passed (or minting stopped for good).
     pub(crate) fn lapsed(&self) -> bool {
         self.live_for_ns() == 0

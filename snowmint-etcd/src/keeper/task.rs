@@ -606,6 +606,16 @@ impl Task {
             .retake(&mut client, held.node, held.revision)
             .await
         {
+            Ok(Taken { lease, ttl_ms, .. }) if ttl_ms < held.fence.ttl_ms() => {
+                // The deadline assumes the first grant's TTL: a shorter one cannot be used.
+                let _ = timeout(self.request_timeout, client.lease_revoke(lease)).await;
+                let reason = format!(
+                    "its lease expired on the server, and the new lease was granted a ttl of \
+                     {ttl_ms} ms, shorter than the first one's {} ms",
+                    held.fence.ttl_ms()
+                );
+                self.lose(held, round, flying, reason);
+            }
             Ok(Taken {
                 lease,
                 revision,
