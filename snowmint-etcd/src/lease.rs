@@ -10,6 +10,7 @@ use crate::config::EtcdConfig;
 use crate::error::Result;
 use crate::fence::Fence;
 use crate::keeper::Keeper;
+use crate::stats::LeaseStats;
 
 /// A node ID leased from etcd: held by this process alone while the lease lives, renewed in
 /// the background, and given back on [`release`](Self::release) or drop.
@@ -228,7 +229,7 @@ impl EtcdLease {
     }
 
     /// The lease's counters: refused mints, renewals and their round trips, endpoint
-    /// switches, lapses, re-takes and hand-backs ([`LeaseStats`](crate::LeaseStats)).
+    /// switches, lapses, re-takes and hand-backs ([`LeaseStats`]).
     ///
     /// # Examples
     ///
@@ -239,7 +240,7 @@ impl EtcdLease {
     /// assert_eq!(lease.stats().refused_mints, 0);
     /// # Ok::<(), snowmint_etcd::Error>(())
     /// ```
-    pub fn stats(&self) -> crate::LeaseStats {
+    pub fn stats(&self) -> LeaseStats {
         self.fence.counters.snapshot()
     }
 
