@@ -229,6 +229,7 @@ fn run(spec: &Spec) {
         let lease = match EtcdLease::claim(&config) {
             Ok(lease) => lease,
             Err(err) => {
+                // One event per run of failures of one kind (the variant's name).
                 let kind = format!("{err:?}")
                     .split([' ', '{', '('])
                     .next()
