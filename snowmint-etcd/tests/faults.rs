@@ -77,6 +77,46 @@ fn latency_bound(config: &EtcdConfig) -> Duration {
     window.saturating_sub(config.renewal_interval()) / 2
 }
 
+/// A fleet of one holder per node ID of `nodes`, all minting, and a standby to take over a
+/// node ID that is freed.
+fn minting_fleet(
+    name: &str,
+    endpoints: &[&str],
+    nodes: std::ops::RangeInclusive<u64>,
+    timing: Timing,
+) -> Fleet {
+    let mut fleet = Fleet::new(name, endpoints, nodes.clone(), timing);
+    for _ in nodes {
+        fleet.spawn();
+    }
+    fleet.wait_minting(READY);
+    fleet.spawn(); // a standby
+    fleet
+}
+
+/// The target of a fault minting rides out: no node-time unable to mint, but the machine's
+/// noise, `during` the fault.
+fn stalls_nothing(fault: &str, figures: &Figures, during: &str) {
+    target(fault, figures.unable <= MACHINE_NOISE, || {
+        format!(
+            "{:?} unable to mint {during}, expected none",
+            figures.unable
+        )
+    });
+}
+
+/// The target of a fault that ends: minting resumes within one renewal interval (`every`) of
+/// `after` (the fault's end).
+fn resumes_within_an_interval(fault: &str, figures: &Figures, every: Duration, after: &str) {
+    target(fault, figures.stall_after <= every + MACHINE_SLACK, || {
+        format!(
+            "minting resumed {:?} after {after}, expected within one renewal interval \
+             ({every:?})",
+            figures.stall_after
+        )
+    });
+}
+
 /// Runs a holder when this binary was started as one (see `common::faults::holder`); passes
 /// at once otherwise. Its name is `holder::HOLDER_TEST`.
 #[test]
@@ -96,22 +136,14 @@ fn a_steady_one_second_delay_at_the_defaults_refuses_no_mint() {
     let proxy = DelayProxy::start(&etcd.endpoint);
     let timing = Timing::default();
     let every = interval(&timing);
-    let mut fleet = Fleet::new("delay", &[proxy.endpoint.as_str()], 0..=0, timing);
-    fleet.spawn();
-    fleet.wait_minting(READY);
-    fleet.spawn(); // a standby
+    let fleet = minting_fleet("delay", &[proxy.endpoint.as_str()], 0..=0, timing);
 
     let start = wall_ms();
     proxy.set_delay(Duration::from_secs(1));
     thread::sleep(3 * every + Duration::from_secs(1));
     proxy.set_delay(Duration::ZERO);
     let figures = fleet.figures(fault, Window::new(start, wall_ms(), every));
-    target(fault, figures.unable <= MACHINE_NOISE, || {
-        format!(
-            "{:?} unable to mint under a 1 s one-way delay, expected none",
-            figures.unable
-        )
-    });
+    stalls_nothing(fault, &figures, "under a 1 s one-way delay");
 }
 
 /// One member of three 4 s slow (one-way), the two others clean: no mint is refused.
@@ -141,23 +173,18 @@ fn one_slow_member(fault: &str, members: usize) {
     let endpoints: Vec<&str> = proxies.iter().map(|p| p.endpoint.as_str()).collect();
     let timing = Timing::short(Duration::from_secs(5), Duration::from_secs(1));
     let every = interval(&timing);
-    let mut fleet = Fleet::new("slow-member", &endpoints, 0..=1, timing);
-    fleet.spawn();
-    fleet.spawn();
-    fleet.wait_minting(READY);
-    fleet.spawn(); // a standby
+    let fleet = minting_fleet("slow-member", &endpoints, 0..=1, timing);
 
     let start = wall_ms();
     proxies[0].set_delay(Duration::from_secs(4));
     thread::sleep(Duration::from_secs(8));
     proxies[0].set_delay(Duration::ZERO);
     let figures = fleet.figures(fault, Window::new(start, wall_ms(), every));
-    target(fault, figures.unable <= MACHINE_NOISE, || {
-        format!(
-            "{:?} unable to mint with one slow member of {members}, expected none",
-            figures.unable
-        )
-    });
+    stalls_nothing(
+        fault,
+        &figures,
+        &format!("with one slow member of {members}"),
+    );
 }
 
 /// Every endpoint blackholed for 4 s (a partition longer than the TTL: etcd expires the
@@ -172,10 +199,7 @@ fn a_healed_partition_resumes_minting_within_one_interval() {
     let proxy = DelayProxy::start(&etcd.endpoint);
     let timing = short();
     let every = interval(&timing);
-    let mut fleet = Fleet::new("partition", &[proxy.endpoint.as_str()], 0..=0, timing);
-    fleet.spawn();
-    fleet.wait_minting(READY);
-    fleet.spawn(); // a standby
+    let fleet = minting_fleet("partition", &[proxy.endpoint.as_str()], 0..=0, timing);
 
     let start = wall_ms();
     proxy.blackhole(true);
@@ -183,13 +207,7 @@ fn a_healed_partition_resumes_minting_within_one_interval() {
     proxy.blackhole(false);
     let healed = wall_ms();
     let figures = fleet.figures(fault, Window::new(start, healed, Duration::from_secs(3)));
-    target(fault, figures.stall_after <= every + MACHINE_SLACK, || {
-        format!(
-            "minting resumed {:?} after the partition healed, expected within one renewal \
-             interval ({every:?})",
-            figures.stall_after
-        )
-    });
+    resumes_within_an_interval(fault, &figures, every, "the partition healed");
 }
 
 /// etcd frozen (`SIGSTOP`) for 400 ms less than `ttl - margin - renew_every`, the outage the
@@ -208,23 +226,15 @@ fn an_etcd_frozen_within_the_promised_outage_stalls_no_mint() {
     };
     let every = interval(&timing);
     let promised = Duration::from_secs(4 - 1 - 1);
-    let mut fleet = Fleet::new("short-freeze", &[etcd.endpoint.as_str()], 0..=0, timing);
-    fleet.spawn();
-    fleet.wait_minting(READY);
-    fleet.spawn(); // a standby
+    let fleet = minting_fleet("short-freeze", &[etcd.endpoint.as_str()], 0..=0, timing);
 
     let start = wall_ms();
     etcd.freeze();
     thread::sleep(promised - Duration::from_millis(400));
     etcd.thaw();
     let figures = fleet.figures(fault, Window::new(start, wall_ms(), every));
-    target(fault, figures.unable <= MACHINE_NOISE, || {
-        format!(
-            "{:?} unable to mint through a freeze within the promised {promised:?}, expected \
-             none",
-            figures.unable
-        )
-    });
+    let within = format!("through a freeze within the promised {promised:?}");
+    stalls_nothing(fault, &figures, &within);
 }
 
 /// etcd frozen for 4 s, longer than the TTL (3 s): on the thaw etcd expires the lease, and
@@ -238,10 +248,7 @@ fn an_etcd_frozen_past_the_ttl_resumes_minting_within_one_interval_of_the_thaw()
     let etcd = PrivateEtcd::start();
     let timing = short();
     let every = interval(&timing);
-    let mut fleet = Fleet::new("long-freeze", &[etcd.endpoint.as_str()], 0..=0, timing);
-    fleet.spawn();
-    fleet.wait_minting(READY);
-    fleet.spawn(); // a standby
+    let fleet = minting_fleet("long-freeze", &[etcd.endpoint.as_str()], 0..=0, timing);
 
     let start = wall_ms();
     etcd.freeze();
@@ -250,13 +257,7 @@ fn an_etcd_frozen_past_the_ttl_resumes_minting_within_one_interval_of_the_thaw()
     etcd.wait_healthy(Duration::from_secs(5));
     let answered = wall_ms();
     let figures = fleet.figures(fault, Window::new(start, answered, Duration::from_secs(3)));
-    target(fault, figures.stall_after <= every + MACHINE_SLACK, || {
-        format!(
-            "minting resumed {:?} after etcd answered again, expected within one renewal \
-             interval ({every:?})",
-            figures.stall_after
-        )
-    });
+    resumes_within_an_interval(fault, &figures, every, "etcd answered again");
 }
 
 /// etcd killed (`SIGKILL`) and restarted on the same data directory 3 s later (minting has
@@ -271,10 +272,7 @@ fn an_etcd_killed_and_restarted_resumes_minting_within_one_interval() {
     let mut etcd = PrivateEtcd::start();
     let timing = short();
     let every = interval(&timing);
-    let mut fleet = Fleet::new("restart", &[etcd.endpoint.as_str()], 0..=0, timing);
-    fleet.spawn();
-    fleet.wait_minting(READY);
-    fleet.spawn(); // a standby
+    let fleet = minting_fleet("restart", &[etcd.endpoint.as_str()], 0..=0, timing);
 
     let start = wall_ms();
     etcd.kill();
@@ -282,13 +280,7 @@ fn an_etcd_killed_and_restarted_resumes_minting_within_one_interval() {
     etcd.restart();
     let answered = wall_ms();
     let figures = fleet.figures(fault, Window::new(start, answered, Duration::from_secs(3)));
-    target(fault, figures.stall_after <= every + MACHINE_SLACK, || {
-        format!(
-            "minting resumed {:?} after the restarted etcd answered, expected within one \
-             renewal interval ({every:?})",
-            figures.stall_after
-        )
-    });
+    resumes_within_an_interval(fault, &figures, every, "the restarted etcd answered");
 }
 
 /// A holder paused (`SIGSTOP`) for 5 s, longer than the TTL (3 s): the standby takes its node

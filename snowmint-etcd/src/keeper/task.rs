@@ -71,6 +71,22 @@ struct Held {
     next_time: Option<NextTime>,
 }
 
+impl Held {
+    /// What an attempt asks, with the guards as known now: write `mark` (if any), and keep
+    /// the lease alive too if `keep_alive`.
+    fn ask(&self, mark: Option<u64>, keep_alive: bool) -> Ask {
+        Ask {
+            lease: self.lease,
+            key: self.fence.key.clone(),
+            mark_key: self.fence.mark_key.clone(),
+            revision: self.revision,
+            mark_revision: self.mark_revision,
+            mark,
+            keep_alive,
+        }
+    }
+}
+
 /// An attempt in flight, as sent.
 #[derive(Debug, Clone, Copy)]
 struct Sent {
@@ -388,15 +404,7 @@ impl Task {
             ),
             _ => None,
         };
-        let ask = Ask {
-            lease: held.lease,
-            key: held.fence.key.clone(),
-            mark_key: held.fence.mark_key.clone(),
-            revision: held.revision,
-            mark_revision: held.mark_revision,
-            mark,
-            keep_alive: renewal,
-        };
+        let ask = held.ask(mark, renewal);
         let sent = Sent {
             number: round.numbered,
             endpoint,
@@ -450,12 +458,12 @@ impl Task {
         match answer.verdict {
             Verdict::Confirmed if !sent.renewal => {
                 // A probe: the key is still ours. Renew at once if etcd answered within the
-                // round trip a renewal needs; otherwise probe again.
-                let round_trip = sent.at.elapsed();
-                if round_trip <= self.round_trip_bound() {
+                // round trip a renewal needs; otherwise probe again at once (etcd answers now:
+                // the probe may have waited out an outage that has ended).
+                if sent.at.elapsed() <= self.round_trip_bound() {
                     round.probe_passed = true;
-                    round.next_send = Instant::now();
                 }
+                round.next_send = Instant::now();
             }
             Verdict::Confirmed => {
                 if let Some(written) = sent.mark {
@@ -670,15 +678,7 @@ impl Task {
                     endpoint = held.endpoints.after(endpoint);
                     continue;
                 };
-                let ask = Ask {
-                    lease: held.lease,
-                    key: held.fence.key.clone(),
-                    mark_key: held.fence.mark_key.clone(),
-                    revision: held.revision,
-                    mark_revision: held.mark_revision,
-                    mark: Some(mark),
-                    keep_alive: false,
-                };
+                let ask = held.ask(Some(mark), false);
                 let Ok(answer) = tokio::time::timeout_at(give_up, attempt(client, ask)).await
                 else {
                     break;

@@ -22,6 +22,7 @@ pub mod private_etcd;
 #[path = "../../../tests/common/process.rs"]
 pub mod process;
 pub mod proxy;
+pub mod relay;
 pub mod signal;
 #[path = "../../../tests/common/threads.rs"]
 pub mod threads;

@@ -10,10 +10,12 @@
 
 use std::collections::HashSet;
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{Shutdown, TcpStream};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use super::relay::relay;
 
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 const DATA: u8 = 0;
@@ -68,30 +70,16 @@ fn lock(shared: &Shared) -> MutexGuard<'_, State> {
 impl Proxy {
     /// A proxy to `upstream` (`http://host:port` or `host:port`).
     pub fn start(upstream: &str) -> Proxy {
-        let upstream = upstream
-            .trim()
-            .trim_start_matches("http://")
-            .trim_end_matches('/')
-            .to_owned();
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let endpoint = format!("http://{}", listener.local_addr().unwrap());
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
         });
-        let accepting = Arc::clone(&shared);
-        thread::spawn(move || {
-            for client in listener.incoming() {
-                if lock(&accepting).stopped {
-                    return;
-                }
-                let Ok(client) = client else { continue };
-                let Ok(server) = TcpStream::connect(&upstream) else {
-                    continue;
-                };
-                connect(&accepting, client, server);
-            }
-        });
+        let (accepting, pairing) = (Arc::clone(&shared), Arc::clone(&shared));
+        let endpoint = relay(
+            upstream,
+            move || lock(&accepting).stopped,
+            move |client, server| connect(&pairing, client, server),
+        );
         Proxy { endpoint, shared }
     }
 

@@ -8,12 +8,14 @@
 //! at once (refused while the server is down, which closes the client's connection).
 
 use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use crate::common::relay::relay;
 
 /// The proxy; stops (closing every connection) when dropped.
 pub struct DelayProxy {
@@ -70,31 +72,16 @@ fn lock(shared: &Shared) -> MutexGuard<'_, State> {
 impl DelayProxy {
     /// A proxy to `upstream` (`http://host:port` or `host:port`), with no delay.
     pub fn start(upstream: &str) -> DelayProxy {
-        let upstream = upstream
-            .trim()
-            .trim_start_matches("http://")
-            .trim_end_matches('/')
-            .to_owned();
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let endpoint = format!("http://{}", listener.local_addr().unwrap());
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
         });
-        let accepting = Arc::clone(&shared);
-        thread::spawn(move || {
-            for client in listener.incoming() {
-                if lock(&accepting).stopped {
-                    return;
-                }
-                let Ok(client) = client else { continue };
-                // Refused while the server is down: the client's connection closes at once.
-                let Ok(server) = TcpStream::connect(&upstream) else {
-                    continue;
-                };
-                connect(&accepting, client, server);
-            }
-        });
+        let (accepting, pairing) = (Arc::clone(&shared), Arc::clone(&shared));
+        let endpoint = relay(
+            upstream,
+            move || lock(&accepting).stopped,
+            move |client, server| connect(&pairing, client, server),
+        );
         DelayProxy { endpoint, shared }
     }
 
