@@ -45,8 +45,12 @@
 //! needed a new format and would refuse the release's deliberate lowering; the revision compare
 //! needs neither, and also catches any write by anyone else.
 
+// The thread's loop (`task`) over what it keeps (`state`); one attempt (`renewal`) and what
+// its answer does (`answers`); taking a node ID (`take`); a client per endpoint (`endpoints`).
+mod answers;
 mod endpoints;
 mod renewal;
+mod state;
 mod take;
 mod task;
 

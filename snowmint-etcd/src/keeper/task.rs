@@ -6,11 +6,12 @@ use std::sync::{Arc, mpsc as std_mpsc};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep_until, timeout};
 
 use super::endpoints::Endpoints;
-use super::renewal::{Answer, Ask, Verdict, attempt};
+use super::renewal::{Answer, Verdict, attempt};
+use super::state::{Held, Round, Sent, later};
 use super::take::{Refused, Taken, Taker};
 use crate::claim::{Claim, NextTime};
 use crate::config::EtcdConfig;
@@ -50,96 +51,11 @@ pub(super) struct Task {
     request_timeout: Duration,
 }
 
-/// A held lease, once claimed.
-struct Held {
-    endpoints: Endpoints,
-    node: u64,
-    lease: i64,
-    /// The revision of the transaction that took the node ID: the node key is still ours
-    /// while its last modification is that one (any later put or delete, by anyone, moves
-    /// it), and nobody claimed the node ID since while the claim key's is.
-    revision: i64,
-    /// The mark key's mod revision as this holder last wrote or read it (0: no mark key):
-    /// every mark write is guarded by it, so a late write never replaces a newer one.
-    mark_revision: i64,
-    /// The mark's value at `mark_revision` (0 when there is none): a raise writes at least
-    /// this.
-    mark_seen: u64,
-    fence: Arc<Fence>,
-    /// The granted time to live, in milliseconds: how far past the next time a mark reaches.
-    ttl_ms: u64,
-    next_time: Option<NextTime>,
-}
-
-impl Held {
-    /// What an attempt asks, with the guards as known now: write `mark` (if any), and keep
-    /// the lease alive too if `keep_alive`.
-    fn ask(&self, mark: Option<u64>, keep_alive: bool) -> Ask {
-        Ask {
-            lease: self.lease,
-            key: self.fence.key.clone(),
-            mark_key: self.fence.mark_key.clone(),
-            revision: self.revision,
-            mark_revision: self.mark_revision,
-            mark,
-            keep_alive,
-        }
-    }
-}
-
-/// An attempt in flight, as sent.
-#[derive(Debug, Clone, Copy)]
-struct Sent {
-    /// Attempts are numbered in the order sent.
-    number: u64,
-    endpoint: usize,
-    lease: i64,
-    at: Instant,
-    at_ns: u64,
-    /// A full renewal (keep-alive and mark), or a probe.
-    renewal: bool,
-    /// The mark it writes, if any.
-    mark: Option<u64>,
-}
-
-/// The renewal loop's state between events.
-struct Round {
-    /// The send time of the last confirmed renewal (or of the claim's grant).
-    confirmed: Instant,
-    /// Whether a round is under way: attempts are sent until one is confirmed.
-    open: bool,
-    /// When the next attempt of the open round goes out.
-    next_send: Instant,
-    /// The endpoint the next attempt goes to.
-    next_endpoint: usize,
-    /// Quick failures in a row, for the backoff.
-    failures: u32,
-    /// The attempts in flight, oldest first.
-    flying: VecDeque<(Sent, AbortHandle)>,
-    numbered: u64,
-    /// A probe answered within the round trip a renewal needs: the next attempt renews.
-    probe_passed: bool,
-    /// The deadline passed and this was reported.
-    lapse_reported: bool,
-    /// The key or the lease was found gone: take the node ID again before renewing.
-    gone: bool,
-    /// The pending attach: its reply, the first attempt that answers it, and its give-up time.
-    attach: Option<(std_mpsc::Sender<Result<()>>, u64, Instant)>,
-}
-
 /// The first backoff after quick failures in a row.
 const FIRST_BACKOFF: Duration = Duration::from_millis(5);
 
 /// The most attempts in flight at once; the oldest is dropped for a newer one.
 const MAX_IN_FLIGHT: usize = 8;
-
-/// `instant + by`, or a day past `instant` if that overflows: no timer needs more.
-fn later(instant: Instant, by: Duration) -> Instant {
-    instant
-        .checked_add(by)
-        .or_else(|| instant.checked_add(Duration::from_secs(86_400)))
-        .unwrap_or(instant)
-}
 
 impl Task {
     pub(super) fn new(config: &EtcdConfig, ttl_secs: i64) -> Self {
@@ -159,33 +75,33 @@ impl Task {
         }
     }
 
-    fn error(&self, operation: &'static str, reason: impl std::fmt::Display) -> Error {
+    pub(super) fn error(&self, operation: &'static str, reason: impl std::fmt::Display) -> Error {
         self.taker().error(operation, reason)
     }
 
     /// How long an attempt may go unanswered before the next is sent, on the next endpoint:
     /// half the interval.
-    fn hedge_after(&self) -> Duration {
+    pub(super) fn hedge_after(&self) -> Duration {
         self.renew_every / 2
     }
 
     /// The window a renewal keeps minting for: `ttl - margin`. An attempt answered later than
     /// that after its send confirms nothing, and is dropped.
-    fn window(&self) -> Duration {
+    pub(super) fn window(&self) -> Duration {
         self.config
             .ttl_duration()
             .saturating_sub(self.config.margin_duration())
     }
 
     /// The longest round trip under which minting never stops: `ttl - margin - renew_every`.
-    fn round_trip_bound(&self) -> Duration {
+    pub(super) fn round_trip_bound(&self) -> Duration {
         self.window().saturating_sub(self.renew_every)
     }
 
     /// How long to wait before the next attempt after the `failures`-th quick failure in a
     /// row: at once for the first of each endpoint's turn, then a backoff doubling from
     /// `FIRST_BACKOFF`, at most the hedge delay.
-    fn backoff(&self, failures: u32, endpoints: usize) -> Duration {
+    pub(super) fn backoff(&self, failures: u32, endpoints: usize) -> Duration {
         let past = failures.saturating_sub(u32::try_from(endpoints).unwrap_or(u32::MAX));
         if past == 0 {
             return Duration::ZERO;
@@ -301,6 +217,11 @@ impl Task {
                     continue;
                 }
                 request = inbox.recv() => match request {
+                    Some(Request::Attach { reply, .. }) if held.fence.stop_reason().is_some() => {
+                        let _ = reply.send(Err(self.stopped_error(&held).unwrap_or_else(|| {
+                            self.error("renewal", "the node id was lost")
+                        })));
+                    }
                     Some(Request::Attach { next_time, reply }) => {
                         held.next_time = Some(next_time);
                         let give_up = later(Instant::now(), self.request_timeout);
@@ -356,7 +277,7 @@ impl Task {
     }
 
     /// Opens a round: the next attempt goes out now, to the preferred endpoint.
-    fn open(&self, round: &mut Round, held: &Held) {
+    pub(super) fn open(&self, round: &mut Round, held: &Held) {
         if !round.open {
             round.open = true;
             round.next_send = Instant::now();
@@ -365,7 +286,7 @@ impl Task {
     }
 
     /// Notes the deadline passing without a confirmed renewal, once per lapse.
-    fn lapse_check(&self, held: &Held, round: &mut Round) {
+    pub(super) fn lapse_check(&self, held: &Held, round: &mut Round) {
         if held.fence.lapsed() && !round.lapse_reported {
             round.lapse_reported = true;
             round.probe_passed = false;
@@ -432,165 +353,6 @@ impl Task {
                 oldest.abort();
             }
         }
-    }
-
-    /// Applies an attempt's answer.
-    fn answered(
-        &self,
-        held: &mut Held,
-        round: &mut Round,
-        flying: &mut JoinSet<(Sent, Answer)>,
-        sent: Sent,
-        answer: Answer,
-    ) {
-        round
-            .flying
-            .retain(|(other, _)| other.number != sent.number);
-        if sent.lease != held.lease {
-            return; // an attempt for a lease since replaced
-        }
-        if let Some((revision, value)) = answer.mark {
-            if revision > held.mark_revision || held.mark_revision < 0 {
-                (held.mark_revision, held.mark_seen) = (revision, value);
-            }
-        }
-        let counters = &held.fence.counters;
-        match answer.verdict {
-            Verdict::Confirmed if !sent.renewal => {
-                // A probe: the key is still ours. Renew at once if etcd answered within the
-                // round trip a renewal needs; otherwise probe again at once (etcd answers now:
-                // the probe may have waited out an outage that has ended).
-                if sent.at.elapsed() <= self.round_trip_bound() {
-                    round.probe_passed = true;
-                }
-                round.next_send = Instant::now();
-            }
-            Verdict::Confirmed => {
-                if let Some(written) = sent.mark {
-                    held.fence.raise(written);
-                }
-                held.fence.renewed(sent.at_ns);
-                if sent.at <= round.confirmed {
-                    return; // a later renewal was confirmed already
-                }
-                // The other attempts of the round carry a guard this one's write moved: they
-                // change nothing, and are left to end (their answers still tell the mark).
-                round.confirmed = sent.at;
-                let round_trip = sent.at.elapsed();
-                counters.renewed(round_trip);
-                crate::trace::event!(
-                    debug,
-                    key = held.fence.key.as_str(),
-                    endpoint = held.endpoints.url(sent.endpoint),
-                    round_trip_ms = round_trip.as_millis() as u64,
-                    "renewed a node id's lease"
-                );
-                if held.endpoints.prefer(sent.endpoint) {
-                    Counters::count(&counters.endpoint_switches);
-                    crate::trace::event!(
-                        warn,
-                        key = held.fence.key.as_str(),
-                        endpoint = held.endpoints.url(sent.endpoint),
-                        "renewals switched to another etcd endpoint: it answered first"
-                    );
-                }
-                if round.lapse_reported {
-                    crate::trace::event!(
-                        info,
-                        key = held.fence.key.as_str(),
-                        "a renewal was confirmed: minting resumes"
-                    );
-                }
-                (round.open, round.failures, round.lapse_reported) = (false, 0, false);
-                round.probe_passed = false;
-                if let Some((reply, first, give_up)) = round.attach.take() {
-                    if sent.number >= first && sent.mark.is_some() {
-                        let _ = reply.send(Ok(()));
-                    } else {
-                        // Confirmed before the attach: renew again, now with the mark.
-                        round.attach = Some((reply, first, give_up));
-                        self.open(round, held);
-                    }
-                }
-            }
-            Verdict::MarkMoved => {
-                // Nothing was written; the guard is now the mark as found: go again at once.
-                Counters::count(&counters.failed_attempts);
-                if round.open {
-                    round.next_send = Instant::now();
-                }
-            }
-            Verdict::Gone(reason) => {
-                let _ = &reason; // read only by the event
-                Counters::count(&counters.failed_attempts);
-                held.fence.suspend();
-                crate::trace::event!(
-                    warn,
-                    key = held.fence.key.as_str(),
-                    reason = reason.as_str(),
-                    "a node id's lease is gone on the server: minting stops, and the node id is \
-                     taken again if nobody claimed it since"
-                );
-                round.gone = true;
-                self.open(round, held);
-                round.next_send = Instant::now();
-            }
-            Verdict::Taken(reason) => self.lose(held, round, flying, reason),
-            Verdict::Failed(reason) => self.failed(held, round, sent.endpoint, &reason),
-        }
-    }
-
-    /// An attempt failed on `endpoint`: connect anew next time, and send the next attempt to
-    /// the next endpoint (at once, or after a backoff once every endpoint failed in a row).
-    fn failed(&self, held: &mut Held, round: &mut Round, endpoint: usize, reason: &str) {
-        Counters::count(&held.fence.counters.failed_attempts);
-        held.endpoints.forget(endpoint);
-        let _ = reason;
-        crate::trace::event!(
-            debug,
-            key = held.fence.key.as_str(),
-            endpoint = held.endpoints.url(endpoint),
-            reason,
-            "a renewal attempt failed"
-        );
-        if round.open {
-            round.failures = round.failures.saturating_add(1);
-            let backoff = self.backoff(round.failures, held.endpoints.len());
-            round.next_send = round.next_send.min(later(Instant::now(), backoff));
-        }
-    }
-
-    /// The node ID is held by another: minting stops for good.
-    fn lose(
-        &self,
-        held: &mut Held,
-        round: &mut Round,
-        flying: &mut JoinSet<(Sent, Answer)>,
-        reason: String,
-    ) {
-        crate::trace::event!(
-            error,
-            key = held.fence.key.as_str(),
-            reason = reason.as_str(),
-            "lost a node id's lease: minting under it stops"
-        );
-        held.fence.stop(reason);
-        flying.abort_all();
-        round.flying.clear();
-        round.open = false;
-        if let Some((reply, _, _)) = round.attach.take() {
-            let _ = reply.send(Err(self
-                .stopped_error(held)
-                .unwrap_or_else(|| self.error("renewal", "the node id was lost"))));
-        }
-    }
-
-    /// [`Error::LeaseLost`] once minting stopped for good.
-    fn stopped_error(&self, held: &Held) -> Option<Error> {
-        held.fence.stop_reason().map(|reason| Error::LeaseLost {
-            key: snowmint::error::bounded(&held.fence.key),
-            reason,
-        })
     }
 
     /// Takes the node ID again with a fresh lease after etcd expired the old one, if nobody
@@ -743,15 +505,5 @@ mod tests {
         let task = Task::new(&config, 10);
         assert_eq!(task.window(), Duration::from_secs(8));
         assert_eq!(task.round_trip_bound(), 2 * config.latency_bound());
-    }
-
-    #[test]
-    fn later_never_overflows() {
-        let now = Instant::now();
-        assert!(later(now, Duration::MAX) > now);
-        assert_eq!(
-            later(now, Duration::from_secs(1)),
-            now + Duration::from_secs(1)
-        );
     }
 }
