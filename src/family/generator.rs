@@ -48,8 +48,8 @@ use crate::mint::{Attempt, mint_many_by};
 pub struct FamilyGenerator<F: Family, G: Engine = Generator> {
     pub(crate) engine: G,
     pub(crate) map: F::Map,
-    /// Where the family may remember the current tick's first ID (see [`Engine`]).
-    pub(crate) starts: G::Starts,
+    /// What the family keeps to remember the current tick's first ID in (see [`Engine`]).
+    pub(crate) memory: G::Memory,
 }
 
 // On the default engine only, so that `SnoGenerator::LAYOUT` names one constant.
@@ -76,9 +76,9 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
     /// The generator on `engine`, mapping its words with `map`.
     pub(super) fn on(engine: G, map: F::Map) -> Self {
         FamilyGenerator {
+            memory: engine.memory(),
             engine,
             map,
-            starts: G::Starts::default(),
         }
     }
 
@@ -124,7 +124,7 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
     #[inline]
     pub fn mint(&self) -> Result<F> {
         let word = self.engine.next_word(true)?;
-        Ok(F::id(&self.map, &self.starts, word))
+        Ok(F::id(&self.map, &self.engine.starts(&self.memory), word))
     }
 
     /// Mints the next ID, or fails if this tick's sequence is used up.
@@ -166,7 +166,7 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
     #[inline]
     pub fn try_mint(&self) -> Result<F> {
         let word = self.engine.next_word(false)?;
-        Ok(F::id(&self.map, &self.starts, word))
+        Ok(F::id(&self.map, &self.engine.starts(&self.memory), word))
     }
 
     /// Mints up to `out.len()` consecutive IDs of one tick with one reservation, writes them
@@ -326,7 +326,7 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
         Ok(self
             .engine
             .word_or_wait()?
-            .map(|word| F::id(&self.map, &self.starts, word)))
+            .map(|word| F::id(&self.map, &self.engine.starts(&self.memory), word)))
     }
 
     /// [`mint_batch`](Self::mint_batch) without ever waiting: how many IDs were written, or
@@ -404,7 +404,12 @@ impl<F: Family, G: Engine> FamilyGenerator<F, G> {
     #[inline(always)]
     fn fill(&self, out: &mut [F], first: u64, count: u64) -> usize {
         // `count <= out.len()`, and the run's sequence values stay inside the field.
-        F::fill(&self.map, &self.starts, &mut out[..count as usize], first);
+        F::fill(
+            &self.map,
+            &self.engine.starts(&self.memory),
+            &mut out[..count as usize],
+            first,
+        );
         count as usize
     }
 }

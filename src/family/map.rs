@@ -24,7 +24,7 @@ pub(crate) mod sealed {
     use std::fmt;
 
     use crate::error::Result;
-    use crate::family::engine::Starts;
+    use crate::family::starts::Starts;
     use crate::generator::ClockBehind;
     use crate::layout::Layout;
 

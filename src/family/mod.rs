@@ -15,7 +15,8 @@
 //! None of its own: a family generator adds no atomic to the engine it wraps. Uniqueness and
 //! order rest on the engine's state word (see the generator module's `# Orderings`); a minted
 //! ID is a function of the state word and of what the family fixed at build. On an engine one
-//! thread owns, a family may remember the current tick's first ID in a `Cell`.
+//! thread owns, a family may remember the current tick's first ID in a `Cell`; on one threads
+//! share, each thread remembers its own in a thread-local, keyed by the generator.
 //!
 //! # Examples
 //!
@@ -39,10 +40,13 @@ mod builder;
 mod engine;
 mod generator;
 mod map;
+mod starts;
 
 pub use builder::FamilyBuilder;
 pub use engine::Engine;
-pub(crate) use engine::Starts;
 pub use generator::FamilyGenerator;
 pub use map::Family;
 pub(crate) use map::sealed;
+#[cfg(test)]
+pub(crate) use starts::Remember;
+pub(crate) use starts::Starts;

@@ -67,7 +67,10 @@
 //! None of its own: a 128-bit generator adds no atomic to the engine it wraps. Uniqueness
 //! and order rest on the engine's state word (see the generator module's `# Orderings`); a
 //! minted ID is a function of the state word and the key, which never changes after build.
-//! The per-thread generator remembers the current millisecond's first ID in a `Cell`.
+//! Each generator computes a millisecond's first ID once per thread that mints in it and
+//! remembers it (the local generator in a `Cell` of its own; the shared and the sharded one
+//! in a thread-local, keyed by the generator and the millisecond), so an ID costs the
+//! engine's mint and an addition.
 //!
 //! # Examples
 //!

@@ -40,12 +40,25 @@
 //! each reservation ends the other sharers' runs, so sharers minting at once take one ID per
 //! compare-and-swap, as on a plain [`Generator`](crate::Generator).
 //!
+//! # A value of the run's generator's tick
+//!
+//! Beside the run, a thread keeps one value of a tick of the run's generator, for the type
+//! that wraps the generator: a 128-bit family's first ID of a millisecond (its keyed start,
+//! two 64x64->128-bit multiplies), which each of the millisecond's IDs adds its sequence to
+//! ([`remembered`]). It is kept only while the run is of the generator it was computed for:
+//! a run of another generator forgets it, so its key is the run's own generator number, which
+//! a single mint's fast path has just compared, and what is left to check is its tick. The
+//! value must be a function of the generator and the tick alone, so that an answer from
+//! memory is what computing it gives.
+//!
 //! # Fork story
 //!
 //! A run is in a thread-local, so a child of `fork()` has a copy of the forking thread's run,
 //! which would hand out IDs its parent hands out too. The child handler
 //! ([`after_fork_in_child`]) drops it; the child's next mint goes to the shard, which fails
-//! with [`Error::Forked`](crate::Error::Forked).
+//! with [`Error::Forked`](crate::Error::Forked). Dropping the run forgets its value too (its
+//! generator number is then 0), and a sharded generator built in the child has a number of
+//! its own.
 
 use std::cell::Cell;
 
@@ -72,6 +85,11 @@ struct Run {
     word: Cell<*const AtomicU64>,
     /// How many IDs the run held when it was reserved.
     size: Cell<u64>,
+    /// A value of one tick of the generator numbered `generator` (a 128-bit family's first
+    /// ID): the tick's state word with sequence 0 (0 for none), and the value. See
+    /// [`remembered`].
+    memo_tick: Cell<u64>,
+    memo: Cell<u128>,
 }
 
 thread_local! {
@@ -85,6 +103,8 @@ thread_local! {
             end: Cell::new(0),
             word: Cell::new(std::ptr::null()),
             size: Cell::new(0),
+            memo_tick: Cell::new(0),
+            memo: Cell::new(0),
         }
     };
 }
@@ -151,7 +171,10 @@ pub(super) fn next_size(generator: u64, cap: u64) -> u64 {
 /// ID itself. A reservation with no reading starts an empty run of that size.
 pub(super) fn start(generator: u64, word: &AtomicU64, step: u64, reserved: &ReservedIds) {
     RUN.with(|run| {
-        run.generator.set(generator);
+        if run.generator.replace(generator) != generator {
+            // The value of another generator's tick.
+            run.memo_tick.set(0);
+        }
         run.size.set(reserved.count);
         run.word.set(word);
         match reserved.reading {
@@ -170,6 +193,48 @@ pub(super) fn start(generator: u64, word: &AtomicU64, step: u64, reserved: &Rese
             None => run.end.set(run.next.get()),
         }
     });
+}
+
+/// `value(tick)` plus the bits of `word` under `sequence_mask`, where `tick` is `word` with
+/// those bits clear and `value` a function of the generator numbered `generator` and the tick
+/// alone: remembered beside this thread's run while the run is that generator's (see the
+/// module's `# A value of the run's generator's tick`), computed otherwise.
+#[inline(always)]
+pub(super) fn remembered(
+    generator: u64,
+    word: u64,
+    sequence_mask: u64,
+    value: impl FnOnce(u64) -> u128,
+) -> u128 {
+    RUN.with(|run| {
+        let sequence = word.wrapping_sub(run.memo_tick.get());
+        // Tick 0 for none: no generator mints in it, so its value is never asked for. On a
+        // single mint's fast path, `take` compared the same number a moment ago.
+        if run.generator.get() == generator && sequence <= sequence_mask {
+            return run.memo.get() + u128::from(sequence);
+        }
+        remember(run, generator, word, sequence_mask, value)
+    })
+}
+
+/// [`remembered`] for a tick whose value is not in memory: computed, and kept if this
+/// thread's run is of `generator`.
+#[cold]
+#[inline(never)]
+fn remember(
+    run: &Run,
+    generator: u64,
+    word: u64,
+    sequence_mask: u64,
+    value: impl FnOnce(u64) -> u128,
+) -> u128 {
+    let tick = word & !sequence_mask;
+    let memo = value(tick);
+    if run.generator.get() == generator {
+        run.memo_tick.set(tick);
+        run.memo.set(memo);
+    }
+    memo + u128::from(word & sequence_mask)
 }
 
 /// [`after_fork_in_child`], registered with the fork handlers by every sharded generator

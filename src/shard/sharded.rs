@@ -281,6 +281,22 @@ impl<C: Clock> ShardedGenerator<C> {
         }))
     }
 
+    /// `value(tick)` plus the bits of `word` under `sequence_mask`, where `tick` is `word`
+    /// with those bits clear: remembered beside the calling thread's run of this generator
+    /// (after a single mint, one compare of the tick), computed otherwise. For a 128-bit
+    /// family's first IDs: `value` must be a function of this generator and the tick alone
+    /// (of what the one family generator that owns this one fixed at build).
+    #[inline(always)]
+    pub(crate) fn remembered(
+        &self,
+        word: u64,
+        sequence_mask: u64,
+        value: impl FnOnce(u64) -> u128,
+    ) -> u128 {
+        // The number `take_from_run` checks the run against, read from the same field.
+        runs::remembered(self.id, word, sequence_mask, value)
+    }
+
     /// Mints up to `out.len()` IDs from the calling thread's shard with one compare-and-swap.
     /// See [`Generator::mint_batch`].
     ///
