@@ -550,7 +550,8 @@ mod fork {
             .unwrap();
         let parents = shared.mint_many(1_000).unwrap();
         local.mint().unwrap();
-        sharded.mint().unwrap();
+        // This thread remembers each generator's start of `T0`.
+        let parents_sharded = sharded.mint().unwrap();
         let ended = forks::fork(|pipe| {
             is_forked("mint", shared.mint(), "UlidGenerator", parent)?;
             is_forked("mint_many", shared.mint_many(3), "UlidGenerator", parent)?;
@@ -563,16 +564,31 @@ mod fork {
                 parent,
             )?;
             is_forked("sharded mint", sharded.mint(), "Uuid7Generator", parent)?;
-            // A new generator, on the same clock: its own key.
+            // New generators, on the same clock: keys of their own.
             let own = UlidGenerator::builder().clock(&clock).build().unwrap();
-            for id in own.mint_many(1_000).map_err(|e| e.to_string())? {
+            let mut ids = vec![own.mint().map_err(|e| e.to_string())?];
+            ids.extend(own.mint_many(999).map_err(|e| e.to_string())?);
+            for id in ids {
                 writeln!(pipe, "{id}").map_err(|e| e.to_string())?;
             }
+            let own = Uuid7Generator::builder()
+                .clock(&clock)
+                .build_sharded(Shards::SplitSequence(2))
+                .unwrap();
+            let id = own.mint().map_err(|e| e.to_string())?;
+            writeln!(pipe, "{id}").map_err(|e| e.to_string())?;
             Ok(())
         })
         .wait(Duration::from_secs(30));
         ended.success().unwrap();
-        let childs: Vec<Ulid> = ended.output.lines().map(|l| l.parse().unwrap()).collect();
+        let mut lines: Vec<&str> = ended.output.lines().collect();
+        let childs_sharded: Uuid7 = lines.pop().unwrap().parse().unwrap();
+        assert_eq!(childs_sharded.unix_ms(), T0);
+        assert!(
+            childs_sharded.random().abs_diff(parents_sharded.random()) > 1 << 22,
+            "the child's start {childs_sharded:?} is its parent's {parents_sharded:?}",
+        );
+        let childs: Vec<Ulid> = lines.iter().map(|l| l.parse().unwrap()).collect();
         assert_eq!(childs.len(), 1_000);
         assert!(childs.iter().all(|id| id.unix_ms() == T0));
         assert!(

@@ -13,6 +13,7 @@ use snowmint::{
     Generator, Id, Layout,
     clock::{CachedClock, MonotonicClock},
     encoding::Encoding,
+    id128::{Ulid, UlidGenerator, Uuid7Generator},
     shard::Shards,
     sno::{SnoGenerator, SnoId},
 };
@@ -156,6 +157,30 @@ fn batches_shards_and_a_private_cached_clock_allocate_nothing() {
         }
     });
     assert_eq!(counted, 0, "batches, shards or the cached clock allocated");
+}
+
+#[test]
+fn the_128_bit_generators_allocate_nothing() {
+    let shared = Uuid7Generator::builder().build().unwrap();
+    let sharded = UlidGenerator::builder()
+        .build_sharded(Shards::SplitSequence(2))
+        .unwrap();
+    let local = UlidGenerator::builder().build_local().unwrap();
+    let mut batch = [Ulid::default(); 256];
+    shared.mint().unwrap();
+    sharded.mint().unwrap();
+    local.mint().unwrap();
+    let counted = allocations_in(|| {
+        for _ in 0..MINTS / 256 {
+            std::hint::black_box(sharded.mint_batch(&mut batch).unwrap());
+        }
+        for _ in 0..MINTS {
+            std::hint::black_box(shared.mint().unwrap());
+            std::hint::black_box(sharded.mint().unwrap());
+            std::hint::black_box(local.mint().unwrap());
+        }
+    });
+    assert_eq!(counted, 0, "a 128-bit generator allocated");
 }
 
 #[test]
