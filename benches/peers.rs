@@ -176,7 +176,7 @@
 //! run notes it in the row instead, since its handles are the library's assignment under
 //! test, not a wrong contender).
 //!
-//! Run with `cargo bench --bench peers` (about six minutes on two cores). The summary tables
+//! Run with `cargo bench --bench peers` (about eight minutes on two cores). The summary tables
 //! at the end are markdown, medians of criterion's estimates read back from
 //! `target/criterion`. With `SNOWMINT_BENCH_OUT=DIR` set, the run also writes them into DIR,
 //! a stamped file per section, with a plot of the scaling figures ([`report`]);
@@ -743,7 +743,7 @@ fn main() {
         return;
     }
     let mut criterion = Criterion::default()
-        // 94 benches at about 3 s each (with analysis and plots) keep the whole run near six
+        // 121 benches at about 3 s each (with analysis and plots) keep the whole run near eight
         // minutes on two cores; a tenth of the default resamples makes the plots'
         // density estimates ten times cheaper (they were 3.7 s a bench).
         .warm_up_time(Duration::from_millis(500))
