@@ -1,5 +1,6 @@
 //! UUIDv7 and ULID minting: snowmint's 128-bit generators against `uuid`'s `Uuid::now_v7`,
-//! `ulid`'s monotonic `Generator` and ferroid 2.0's ULID generators, in paired rounds.
+//! `ulid`'s monotonic `Generator`, ferroid 2.0's ULID generators and `scru128::new`, in
+//! paired rounds.
 //!
 //! Each round times every contender of a row back to back (alternating which goes first) for
 //! [`WINDOW`] on 1 thread, then on 2; a ratio is taken within each round, and the report gives
@@ -17,6 +18,12 @@
 //!   and `ThreadRandom`, `try_next_id` yielding while pending.
 //! - `ferroid-thread-local`: ferroid's `thread_local::Ulid::new_ulid_mono`, yielding while
 //!   pending.
+//! - `scru128-new`: `scru128::new()` (4.x), its README's form: one process-wide generator
+//!   behind a mutex. A SCRU128 ID is a ULID's shape, 48 bits of Unix ms over 80 others (two
+//!   24-bit counters, the upper one re-randomized each second, and 32 random bits on every
+//!   ID), so it is set beside snowmint's ULID generators, without a target. It has no node
+//!   field and a fixed 128-bit layout, so it cannot run on a 64-bit Snowflake layout; the peer
+//!   bench (`peers.rs`) also runs it, beside `uuid` and `ulid`, in its scenarios.
 //! - `snowmint-uuid7-sharded`, `snowmint-ulid-sharded`: `build_sharded(Shards::SplitSequence(n))`,
 //!   a shard for each thread of the largest count.
 //! - `snowmint-64-shared`, `snowmint-64-local`, `snowmint-64-sharded`: the 64-bit engine alone
@@ -175,6 +182,16 @@ impl Contender for UlidCrate {
     }
 }
 
+struct Scru128New;
+impl Contender for Scru128New {
+    type Handle<'a> = ();
+    fn handle(&self) {}
+    #[inline(always)]
+    fn mint(_: &mut ()) -> u128 {
+        scru128::new().to_u128()
+    }
+}
+
 struct FerroidLock(LockMonoUlidGenerator<ULID, MonotonicClock, ThreadRandom>);
 impl Contender for FerroidLock {
     type Handle<'a> = &'a LockMonoUlidGenerator<ULID, MonotonicClock, ThreadRandom>;
@@ -318,6 +335,7 @@ fn main() {
             )),
         )),
         Box::new(Named("ferroid-thread-local", FerroidLocal)),
+        Box::new(Named("scru128-new", Scru128New)),
         Box::new(Named(
             "snowmint-64-shared",
             Engine64(snowmint::Generator::builder(ENGINE).build().unwrap()),
@@ -366,6 +384,9 @@ fn main() {
         ("snowmint-ulid-local", "ulid-generator", Some(1.0 / 3.0)),
         ("snowmint-ulid-shared", "ferroid-lock-mono", Some(1.0)),
         ("snowmint-ulid-local", "ferroid-thread-local", Some(1.0)),
+        // SCRU128, a ULID's shape: beside snowmint's ULID generators, without a target.
+        ("snowmint-ulid-shared", "scru128-new", None),
+        ("snowmint-ulid-local", "scru128-new", None),
         // Scaling: what the 128-bit IDs add to the engine they wrap, at each thread count.
         ("snowmint-uuid7-shared", "snowmint-64-shared", Some(1.3)),
         ("snowmint-ulid-shared", "snowmint-64-shared", Some(1.3)),

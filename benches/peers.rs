@@ -2,9 +2,9 @@
 //!
 //! | group or table | scenario | what it measures |
 //! |---|---|---|
-//! | `s1-saturation-twitter/<contender>/<threads>` | 1 | one shared generator on the Twitter layout (41 time, 10 node, 12 sequence bits), 1, 2 and 8 threads; aggregate IDs/s, and the percentage of the layout's ceiling (4,096,000 IDs/s) from a separate run of 0.5 s ([`saturation_rate`]) |
+//! | `s1-saturation-twitter/<contender>/<threads>` | 1 | one shared generator on the Twitter layout (41 time, 10 node, 12 sequence bits), 1, 2 and 8 threads; aggregate IDs/s, and the percentage of the layout's ceiling (4,096,000 IDs/s) from a separate run of 0.5 s (3 s for xid, whose ticks are seconds) ([`saturation_rate`]) |
 //! | `s2-hot-path/<contender>/<threads>` | 2 | one shared generator on 41/0/22 (never capped by its sequence), 1, 2 and 4 threads; ns/ID |
-//! | `s3-sharded/<N>-threads` | 3 | N = `available_parallelism()` threads: snowmint's per-core shards (a `ShardedGenerator`, its shard looked up per mint or once per thread, and one `LocalGenerator` per thread) and each peer's per-thread form, against one shared generator of snowmint and of each peer; aggregate IDs/s |
+//! | `s3-sharded/<N>-threads` | 3 | N = `available_parallelism()` threads: snowmint's per-core shards (a `ShardedGenerator`, its shard looked up per mint or once per thread, and one `LocalGenerator` per thread) and each peer's per-thread form, against one shared generator of snowmint and of each peer (the process-wide one of uuid, scru128, xid and yitter); aggregate IDs/s |
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer: snowmint's `mint_batch` and snowflake_me's `next_ids_into`, every other contender one ID at a time; ns/ID |
 //! | table "s5" | 5 | one mint every 500 ns on one thread, on the Twitter layout: p50, p99, p99.9 and max of each call |
 //! | table "s6" | 6 | the largest gap, in ticks, between an ID's time and the wall clock read right after it, in scenario 1's check pass and in scenario 5 |
@@ -71,6 +71,42 @@
 //! - `ulid` 3.0: the monotonic `ulid::Generator` (`&mut self`), behind a `Mutex` when shared
 //!   and one per thread in scenarios 3 and 4, as its docs' example (an overflow of the random
 //!   bits would commit the increment, as the example shows). No ceiling.
+//! - `scru128` 4.x: `scru128::new()`, its README's form: one process-wide generator behind a
+//!   mutex, reading the system clock and drawing a random number on every mint. A SCRU128
+//!   ID is 128 bits: 48 of Unix ms, a 24-bit counter re-randomized each second, a 24-bit
+//!   counter re-randomized each ms, 32 random bits. It has no node field and its layout is
+//!   fixed, so it cannot run on 41/10/12; it sits where `uuid` and `ulid` sit, with no
+//!   ceiling (2^48 IDs a ms), and in every scenario on its own layout. `id128.rs` sets it
+//!   beside snowmint's ULID generators, whose IDs have the same shape.
+//! - `xid` 1.x (the Rust port of rs/xid): `xid::new()`, its README's form, one process-wide
+//!   generator. An xid is 96 bits (widened here to 128): 4 bytes of Unix seconds, 3 of
+//!   machine, 2 of process ID, 3 of a counter that starts at a random value, counts every ID
+//!   of the process, and wraps. Its fixed layout has no ms and no sequence bound, so it
+//!   cannot run on 41/10/12: it runs on its own in every scenario. Its "sortable" holds by
+//!   the second only (the counter wraps within one), so its check asks that each thread's
+//!   seconds never go back, not that its IDs increase. It never waits: past 16,777,216 IDs
+//!   in one second its counter has wrapped and it repeats IDs, so that rate is given as its
+//!   ceiling, and a figure above it is one at which it repeated IDs (scenario 1 counts whole
+//!   seconds, and says so in the cell). Its checks, 200,000 IDs a thread, stay below it.
+//! - `yitter`: Yitter's "drift" IdGenerator in the `yit_id_generator` crate 1.0 (published
+//!   from yitter/IdGenerator; `idgenerator` 2.0 is a third party's port of it, not run here),
+//!   its README's form: options set once (`IdGeneratorOptions::New`,
+//!   `YitIdHelper::SetIdGenerator`), then `YitIdHelper::NextId()` from any thread (a
+//!   process-wide generator behind a mutex, reading the system clock through chrono on every
+//!   mint). Its worker and sequence widths are options, so it runs on the true 41/10/12:
+//!   `WorkerIdBitLength` 10 (worker 0), `SeqBitLength` 12, `BaseTime` Twitter's epoch, and
+//!   `MaxSeqNumber` 4095, without which the crate caps the sequence at 63 whatever
+//!   `SeqBitLength` says. The rest stays at its defaults: sequence numbers 0 to 4 of each
+//!   tick are kept back (for clock rollback), so a tick holds 4,091 IDs, and a full tick
+//!   does not wait but borrows the next one, up to 2000 ticks (`TopOverCostCount`) ahead of
+//!   the clock, then sleeps in steps of 1 ms until the clock catches up. So its IDs/s can
+//!   pass the ceiling for a while, its IDs' time runs up to 2 s ahead of the clock (its check
+//!   allows that much more; scenario 6 shows how far), and its saturation figure counts IDs
+//!   over the run's wall time, not over its IDs' ticks. Its options are one process-wide
+//!   setting, so in scenario 2 it runs on 41/10/12 too (it allows 41/1/21 at most, never
+//!   41/0/22), capped like snowflaked. The crate sleeps 500 ms when it makes its generator
+//!   and again when it sets the options: that happens once, when a thread first takes it,
+//!   untimed.
 //!
 //! ferroid's clock and snowmint's default clock are both one load of an atomic that a
 //! background thread updates every millisecond, while `snowmint-monotonic` reads a hardware
@@ -117,9 +153,12 @@
 //!
 //! [`saturation_rate`] counts only the IDs of whole ticks, those after every thread's first
 //! tick and before every thread's last (a run's first and last ticks are partial), so a run's
-//! edges add nothing to the figure and a tick nobody minted in counts as lost; no contender
-//! here runs its time ahead of the clock (snowmint borrows only when told to), so its ticks
-//! are the clock's. The busy row runs another process, this bench's own executable with
+//! edges add nothing to the figure and a tick nobody minted in counts as lost; a run lasts at
+//! least three ticks. No contender but yitter runs its time ahead of the clock (snowmint
+//! borrows only when told to), so their ticks are the clock's; yitter's drift borrows ticks,
+//! so its figure is its IDs over the run's wall time. Over whole ticks a figure above the
+//! ceiling means a tick held more IDs than the layout has values for, so IDs repeated: xid's
+//! can. The busy row runs another process, this bench's own executable with
 //! `SNOWMINT_SPIN_SECONDS` set (`targets::Spinner`), which spins one thread per core until it
 //! is killed (or for that many seconds, if this one dies first).
 //!
@@ -127,15 +166,17 @@
 //!
 //! Before each scenario is timed, every contender mints through the same code, on the same
 //! thread counts ([`check`]: 200,000 IDs per thread, sonyflake 2,560; batches 300,000), and
-//! the run panics (`CHECK FAILED`) unless the IDs are unique, strictly increasing per thread, and carry a time
-//! within 2 s of the wall clock read right after each (every contender here promises order,
-//! except `rs-snowflake-bucket`, checked for uniqueness only); a contender minting constant or
-//! time-less IDs, or on another layout than the bench assumes, fails. Scenario 5 checks the
-//! IDs it minted the same way; scenario 3 also checks that the sharded generator's threads
-//! mint from distinct shards (the scaling run notes it in the row instead, since its handles
-//! are the library's assignment under test, not a wrong contender).
+//! the run panics (`CHECK FAILED`) unless the IDs are unique, strictly increasing per thread,
+//! and carry a time within 2 s of the wall clock read right after each (yitter's up to 2 s
+//! more ahead, its drift). Every contender here promises that order, except xid, whose
+//! seconds are checked never to go back instead, and `rs-snowflake-bucket`, checked for
+//! uniqueness only; a contender minting constant or time-less IDs, or on another layout than
+//! the bench assumes, fails. Scenario 5 checks the IDs it minted the same way; scenario 3
+//! also checks that the sharded generator's threads mint from distinct shards (the scaling
+//! run notes it in the row instead, since its handles are the library's assignment under
+//! test, not a wrong contender).
 //!
-//! Run with `cargo bench --bench peers` (about six minutes on two cores). The summary tables
+//! Run with `cargo bench --bench peers` (about eight minutes on two cores). The summary tables
 //! at the end are markdown, medians of criterion's estimates read back from
 //! `target/criterion`. With `SNOWMINT_BENCH_OUT=DIR` set, the run also writes them into DIR,
 //! a stamped file per section, with a plot of the scaling figures ([`report`]);
@@ -213,7 +254,8 @@ fn saturation(c: &mut Criterion, summary: &mut Summary, gaps: &RefCell<BTreeMap<
         .collect();
     let table = summary.table(
         "Scenario 1: saturation, Twitter layout, one shared generator (aggregate IDs/s; \
-         ceiling 4,096,000/s, sonyflake 25,600/s)",
+         ceiling 4,096,000/s, sonyflake 25,600/s, xid 16,777,216/s where its counter wraps; \
+         yitter over wall time)",
         &columns,
     );
     for threads in S1_THREADS {
@@ -228,18 +270,26 @@ fn saturation(c: &mut Criterion, summary: &mut Summary, gaps: &RefCell<BTreeMap<
         each_shared!(&set, |x| {
             let cell = match saturation_rate(x, threads, SATURATION_RUN) {
                 Some(rate) => {
-                    let percent = percent_of(x.spec(), rate);
+                    let spec = x.spec();
+                    let percent = percent_of(spec, rate);
+                    // Over whole ticks, more than the ceiling is more IDs in a tick than the
+                    // layout has values for; over wall time, IDs stamped ahead of the clock.
+                    let beyond = match spec.ceiling {
+                        Some(ceiling) if rate > ceiling as f64 && spec.drift_ms > 0 => {
+                            ", its IDs' time ahead of the clock"
+                        }
+                        Some(ceiling) if rate > ceiling as f64 => ", so it repeated IDs",
+                        _ => "",
+                    };
                     println!(
                         "s1 saturation: {:<16} {threads} threads: {:>14.0} IDs/s = {percent} \
-                         of the layout's ceiling ({} IDs in {} s)",
-                        x.spec().name,
+                         of the layout's ceiling ({} IDs/s){beyond}",
+                        spec.name,
                         rate,
-                        x.spec()
-                            .ceiling
+                        spec.ceiling
                             .map_or_else(|| "none".to_owned(), |c| c.to_string()),
-                        SATURATION_RUN.as_secs_f64()
                     );
-                    format!("{} ({percent})", millions(rate))
+                    format!("{} ({percent}{beyond})", millions(rate))
                 }
                 None => "inconclusive (no whole tick)".to_owned(),
             };
@@ -292,8 +342,8 @@ fn hot_path(c: &mut Criterion, summary: &mut Summary) {
         .map(|threads| format!("{threads} thr: ns/ID per thread (aggregate)"))
         .collect();
     let table = summary.table(
-        "Scenario 2: hot path, 41/0/22 (snowflaked, rs-snowflake: 41/10/12, sonyflake: its own; \
-         capped), one shared generator",
+        "Scenario 2: hot path, 41/0/22 (snowflaked, rs-snowflake, yitter: 41/10/12, sonyflake: \
+         its own; capped), one shared generator",
         &columns,
     );
     let mut group = c.benchmark_group("s2-hot-path");
@@ -440,6 +490,18 @@ fn sharded(c: &mut Criterion, summary: &mut Summary) {
         (
             "uuid-v7 (process-wide)",
             sharded_bench(&mut group, &name, threads, &set.uuid, "uuid-v7-shared"),
+        ),
+        (
+            "scru128 (process-wide)",
+            sharded_bench(&mut group, &name, threads, &set.scru128, "scru128-shared"),
+        ),
+        (
+            "xid (process-wide, 96 bits)",
+            sharded_bench(&mut group, &name, threads, &set.xid, "xid-shared"),
+        ),
+        (
+            "yitter (process-wide, 41/10/12)",
+            sharded_bench(&mut group, &name, threads, &set.yitter, "yitter-shared"),
         ),
     ] {
         row(label, cell);
@@ -681,7 +743,7 @@ fn main() {
         return;
     }
     let mut criterion = Criterion::default()
-        // 94 benches at about 3 s each (with analysis and plots) keep the whole run near six
+        // 121 benches at about 3 s each (with analysis and plots) keep the whole run near eight
         // minutes on two cores; a tenth of the default resamples makes the plots'
         // density estimates ten times cheaper (they were 3.7 s a bench).
         .warm_up_time(Duration::from_millis(500))

@@ -2,7 +2,7 @@
 //! [`Mint`]; each peer behind it as its README builds it (see the bench's docs).
 
 use std::hint::spin_loop;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Once};
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -15,6 +15,7 @@ use snowmint::{
     clock::{CachedClock, MonotonicClock},
     shard::{ShardedGenerator, Shards},
 };
+use yit_id_generator::{IdGeneratorOptions, YitIdHelper};
 
 use crate::support::{EPOCH_MS, HOT};
 
@@ -22,6 +23,11 @@ use crate::support::{EPOCH_MS, HOT};
 const SONYFLAKE_EPOCH_MS: u64 = 1_409_529_600_000;
 /// IDs each thread mints in a check (sonyflake: fewer, see [`sonyflake`]).
 pub const CHECK_PER_THREAD: usize = 200_000;
+/// xid's counter: 3 bytes, process-wide, wrapping; more IDs than this in one second repeat.
+const XID_COUNTER: u64 = 1 << 24;
+/// Yitter's `TopOverCostCount` left at its default: the most ticks its drift borrows ahead of
+/// the clock, 1 ms each.
+const YITTER_MOST_DRIFT_MS: u64 = 2000;
 
 // ferroid accepts a 0-bit machine field, so its layout is exactly 41/0/22.
 ferroid::define_snowflake_id!(
@@ -96,9 +102,28 @@ pub struct Spec {
     pub ceiling: Option<u64>,
     /// IDs per thread in a check.
     pub check_per_thread: usize,
-    /// Whether each thread's IDs strictly increase and carry the time they were minted at:
-    /// every contender's promise, except `rs-snowflake-bucket`'s.
-    pub ordered: bool,
+    /// What the contender promises of each thread's IDs, so what its check asks.
+    pub order: Order,
+    /// How far ahead of the clock the contender stamps IDs by design, in ms: 0 but for
+    /// yitter, whose drift borrows up to 2000 ticks when a tick fills. A check allows it that
+    /// much more ahead; a saturation run counts such a contender's IDs over its wall time,
+    /// since its ticks are not the clock's ([`crate::measure::saturation_rate`]).
+    pub drift_ms: u64,
+}
+
+/// What a contender promises of the order of each thread's IDs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Each thread's IDs strictly increase and carry the time they were minted at: every
+    /// contender's promise but the two below.
+    Increasing,
+    /// Each thread's IDs carry the time they were minted at, in order of that time only:
+    /// xid, whose counter starts at a random value and wraps, so that two IDs of one second
+    /// can come in either order (its "sortable" is by the second).
+    ByTime,
+    /// Unique only: `rs-snowflake-bucket`, whose times run ahead of the clock and whose IDs
+    /// decrease within a refill.
+    Unordered,
 }
 
 impl Spec {
@@ -113,11 +138,12 @@ impl Spec {
             tick_ms: 1,
             ceiling: Some((1 << sequence) * 1000),
             check_per_thread: CHECK_PER_THREAD,
-            ordered: true,
+            order: Order::Increasing,
+            drift_ms: 0,
         }
     }
 
-    /// A 128-bit ID with 48 bits of Unix ms on top (UUID v7, ULID).
+    /// A 128-bit ID with 48 bits of Unix ms on top (UUID v7, ULID, SCRU128).
     const fn unix_ms_128(name: &'static str) -> Spec {
         Spec {
             name,
@@ -127,7 +153,8 @@ impl Spec {
             tick_ms: 1,
             ceiling: None,
             check_per_thread: CHECK_PER_THREAD,
-            ordered: true,
+            order: Order::Increasing,
+            drift_ms: 0,
         }
     }
 
@@ -141,7 +168,8 @@ impl Spec {
             tick_ms: layout.tick_ms(),
             ceiling: Some((layout.max_sequence() + 1) * 1000 / layout.tick_ms()),
             check_per_thread: CHECK_PER_THREAD,
-            ordered: true,
+            order: Order::Increasing,
+            drift_ms: 0,
         }
     }
 
@@ -443,12 +471,46 @@ shared!([] Peer<UuidV7>, |_g| uuid::Uuid::now_v7().as_u128());
 shared!([] Peer<Mutex<ulid::Generator>>, |g| mint_ulid(
     &mut g.lock().expect("ulid lock")
 ));
+shared!([] Peer<Scru128>, |_g| scru128::new().to_u128());
+shared!([] Peer<Xid>, |_g| xid_bits(&xid::new()));
+
+// Not `shared!`: a thread sets the helper's options, once per process, before it mints.
+impl Contender for Peer<Yitter> {
+    type Local<'a>
+        = ()
+    where
+        Self: 'a;
+
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    fn with_local<'a, R>(&'a self, work: impl FnOnce(&mut Self::Local<'a>) -> R) -> R {
+        yitter_options();
+        work(&mut ())
+    }
+
+    #[inline(always)]
+    fn mint(&self, (): &mut ()) -> u128 {
+        u128::from(YitIdHelper::NextId() as u64)
+    }
+}
 
 /// A generator whose back-off spins instead of yielding.
 pub struct Spinning<G>(G);
 
 /// uuid's process-wide v7 context, reached through `Uuid::now_v7`.
 pub struct UuidV7;
+
+/// scru128's process-wide generator, reached through `scru128::new`.
+pub struct Scru128;
+
+/// xid's process-wide generator, reached through `xid::new`.
+pub struct Xid;
+
+/// Yitter's process-wide generator, reached through `YitIdHelper::NextId` once
+/// [`yitter_options`] has set it up.
+pub struct Yitter;
 
 fn ferroid_clock() -> FerroidClock {
     FerroidClock::<1>::with_epoch(TWITTER_EPOCH)
@@ -594,7 +656,7 @@ pub fn rs_snowflake_bucket()
 -> Own<snowflake::SnowflakeIdBucket, impl Fn(&mut snowflake::SnowflakeIdBucket) -> u128 + Sync> {
     Own::new(
         Spec {
-            ordered: false,
+            order: Order::Unordered,
             ..Spec::snowflake("rs-snowflake-bucket", 42, 22, 12)
         },
         [snowflake::SnowflakeIdBucket::with_epoch(
@@ -617,12 +679,79 @@ fn sonyflake() -> Peer<sonyflake::Sonyflake> {
             ceiling: Some(25_600),
             // 10 ticks' worth per thread: enough to cross ticks, short enough to wait for.
             check_per_thread: 2_560,
-            ordered: true,
+            order: Order::Increasing,
+            drift_ms: 0,
         },
         generator: sonyflake::Sonyflake::builder()
             .machine_id(&|| Ok(1))
             .finalize()
             .expect("sonyflake with machine ID 1"),
+    }
+}
+
+fn scru128() -> Peer<Scru128> {
+    Peer {
+        spec: Spec::unix_ms_128("scru128"),
+        generator: Scru128,
+    }
+}
+
+/// xid's 12 bytes, big-endian, in the low 96 bits: 4 bytes of Unix seconds, 3 of machine,
+/// 2 of process, 3 of counter.
+#[inline(always)]
+fn xid_bits(id: &xid::Id) -> u128 {
+    let mut bytes = [0; 16];
+    bytes[4..].copy_from_slice(id.as_bytes());
+    u128::from_be_bytes(bytes)
+}
+
+fn xid() -> Peer<Xid> {
+    Peer {
+        spec: Spec {
+            name: "xid",
+            time_shift: 64,
+            time_bits: 32,
+            epoch_ms: 0,
+            tick_ms: 1000,
+            // Not a cap it keeps: past this many IDs in one second its counter has wrapped and
+            // it repeats IDs.
+            ceiling: Some(XID_COUNTER),
+            check_per_thread: CHECK_PER_THREAD,
+            order: Order::ByTime,
+            drift_ms: 0,
+        },
+        generator: Xid,
+    }
+}
+
+/// Sets Yitter's process-wide generator up, once, on the Twitter layout: 41 time bits from
+/// Twitter's epoch, 10 worker bits (worker 0), 12 sequence bits, as its README's options
+/// (`IdGeneratorOptions::New`, then `YitIdHelper::SetIdGenerator`) allow. `MaxSeqNumber` is
+/// set to 4095 because the crate, left at its default of 0, caps the sequence at 63 whatever
+/// `SeqBitLength` says. Its other defaults stay: sequence numbers 0 to 4 of each tick kept
+/// back (for clock rollback), and the drift: a full tick borrows the next one, up to 2000
+/// ticks ahead of the clock, before it sleeps until the clock catches up. The crate sleeps
+/// 500 ms when it makes its generator and again when it sets the options, so this runs when a
+/// thread first mints through it, untimed, not when a set is built.
+fn yitter_options() {
+    static SET: Once = Once::new();
+    SET.call_once(|| {
+        let mut options = IdGeneratorOptions::New(0);
+        options.BaseTime = EPOCH_MS as i64;
+        options.WorkerIdBitLength = 10;
+        options.SeqBitLength = 12;
+        options.MaxSeqNumber = 4095;
+        YitIdHelper::SetIdGenerator(options);
+    });
+}
+
+fn yitter() -> Peer<Yitter> {
+    Peer {
+        spec: Spec {
+            drift_ms: YITTER_MOST_DRIFT_MS,
+            ..Spec::snowflake("yitter", 41, 22, 12)
+        },
+        generator: Yitter,
     }
 }
 
@@ -677,6 +806,9 @@ pub struct SharedSet<F> {
     pub sonyflake: Peer<sonyflake::Sonyflake>,
     pub uuid: Peer<UuidV7>,
     pub ulid: Peer<Mutex<ulid::Generator>>,
+    pub scru128: Peer<Scru128>,
+    pub xid: Peer<Xid>,
+    pub yitter: Peer<Yitter>,
 }
 
 /// Runs `$body` with `$x` bound to each contender of a [`SharedSet`] in turn, in the order of
@@ -685,7 +817,7 @@ macro_rules! each_shared {
     ($set:expr, |$x:ident| $body:expr) => {
         each_shared!(@fields $set, $x, $body,
             snowmint snowmint_monotonic ferroid snowflake_me snowflaked
-            rs_snowflake sonyflake uuid ulid)
+            rs_snowflake sonyflake uuid ulid scru128 xid yitter)
     };
     (@fields $set:expr, $x:ident, $body:expr, $($field:ident)*) => {{
         let set = $set;
@@ -697,7 +829,8 @@ macro_rules! each_shared {
 }
 pub(crate) use each_shared;
 
-/// Scenario 1's and 5's set: every contender on its Twitter layout (sonyflake on its own).
+/// Scenario 1's and 5's set: every contender on its Twitter layout (sonyflake, and the
+/// 128-bit and xid IDs, on their own).
 pub fn twitter_set() -> SharedSet<Ferroid<SnowflakeTwitterId>> {
     SharedSet {
         snowmint: snowmint_default(Layout::TWITTER),
@@ -709,10 +842,14 @@ pub fn twitter_set() -> SharedSet<Ferroid<SnowflakeTwitterId>> {
         sonyflake: sonyflake(),
         uuid: uuid_v7(),
         ulid: ulid(),
+        scru128: scru128(),
+        xid: xid(),
+        yitter: yitter(),
     }
 }
 
-/// Scenario 2's set: 41/0/22 where the contender allows it, its own layout otherwise.
+/// Scenario 2's set: 41/0/22 where the contender allows it, its own layout otherwise (yitter:
+/// 41/10/12, the one layout its process-wide generator is set to).
 pub fn hot_set() -> SharedSet<Ferroid<FerroidHot>> {
     SharedSet {
         snowmint: snowmint_default(HOT),
@@ -724,5 +861,8 @@ pub fn hot_set() -> SharedSet<Ferroid<FerroidHot>> {
         sonyflake: sonyflake(),
         uuid: uuid_v7(),
         ulid: ulid(),
+        scru128: scru128(),
+        xid: xid(),
+        yitter: yitter(),
     }
 }

@@ -10,7 +10,7 @@ use criterion::{BenchmarkGroup, BenchmarkId};
 use snowmint::Clock;
 use snowmint::shard::ShardedGenerator;
 
-use crate::contenders::{Contender, Spec};
+use crate::contenders::{Contender, Order, Spec};
 use crate::support::on_threads;
 
 /// The furthest an ID's time may be from the wall clock read right after it, in a check.
@@ -55,27 +55,42 @@ impl Gap {
     }
 }
 
-/// Panics unless all IDs are unique and, where the contender promises it ([`Spec::ordered`]),
-/// each thread's strictly increase and every ID's time was within `MOST_GAP_MS` of the wall
-/// clock read right after it (`gap`): a contender minting constant or time-less IDs, or on
-/// another layout than its [`Spec`] says, fails.
+/// Panics unless all IDs are unique and, as far as the contender promises ([`Spec::order`]),
+/// each thread's strictly increase (or their times never go back) and every ID's time was
+/// within `MOST_GAP_MS` of the wall clock read right after it (`gap`; ahead, its
+/// [`Spec::drift_ms`] more): a contender minting constant or time-less IDs, or on another
+/// layout than its [`Spec`] says, fails.
 pub fn check_ids(spec: &Spec, config: &str, per_thread: &[Vec<u128>], gap: Gap) {
     let contender = spec.name;
-    if spec.ordered {
+    if spec.order != Order::Unordered {
+        let (out_of_order, promise): (fn(&Spec, u128, u128) -> bool, _) = match spec.order {
+            Order::ByTime => (
+                |spec, a, b| spec.ticks(a) > spec.ticks(b),
+                "its time went back",
+            ),
+            _ => (|_, a, b| a >= b, "not strictly increasing"),
+        };
         for (thread, ids) in per_thread.iter().enumerate() {
-            if let Some(pair) = ids.windows(2).find(|pair| pair[0] >= pair[1]) {
+            if let Some(pair) = ids
+                .windows(2)
+                .find(|pair| out_of_order(spec, pair[0], pair[1]))
+            {
                 panic!(
                     "CHECK FAILED: {contender} ({config}): thread {thread} minted {} then {}: \
-                     not strictly increasing",
+                     {promise}",
                     pair[0], pair[1]
                 );
             }
         }
-        let gap_ms = gap.largest().unsigned_abs() * spec.tick_ms;
+        let (ahead_ms, behind_ms) = (
+            gap.ahead.unsigned_abs() * spec.tick_ms,
+            gap.behind.unsigned_abs() * spec.tick_ms,
+        );
         assert!(
-            gap_ms < MOST_GAP_MS,
-            "CHECK FAILED: {contender} ({config}): an ID's time was {gap_ms} ms from the wall \
+            ahead_ms < MOST_GAP_MS + spec.drift_ms && behind_ms < MOST_GAP_MS,
+            "CHECK FAILED: {contender} ({config}): an ID's time was {} ms from the wall \
              clock's (ahead {} ticks, behind {}): not the layout its spec says",
+            ahead_ms.max(behind_ms),
             gap.ahead,
             gap.behind
         );
@@ -218,15 +233,23 @@ pub fn noting_full_ticks(name: &str, full_ticks: impl Fn() -> Option<u64>, bench
 
 /// IDs/s of `c` on `threads` threads minting for `run`, counted over whole ticks: the IDs
 /// whose time is a tick after every thread's first and before every thread's last, divided by
-/// those ticks' length. Each thread's IDs increase (the checks make sure), so its ticks come
-/// in order and it counts them as they come. `None` where the run spanned no whole tick in
-/// which every thread minted: on a busy machine a thread can sit descheduled for most of a
-/// run, and the run then says nothing about the generator.
+/// those ticks' length. Each thread's IDs' ticks never go back (the checks make sure), so its
+/// ticks come in order and it counts them as they come. `None` where the run spanned no whole
+/// tick in which every thread minted: on a busy machine a thread can sit descheduled for most
+/// of a run, and the run then says nothing about the generator. A run lasts at least three
+/// of the contender's ticks (xid's are seconds), so that it spans a whole one. A contender
+/// whose ticks are not the clock's ([`Spec::drift_ms`]) is counted over the run's wall time
+/// instead: every ID, from the first thread's start to the last one's end.
+///
+/// Over whole ticks, a rate above the layout's ceiling means some tick held more IDs than the
+/// layout has values for: the contender repeated IDs.
 pub fn saturation_rate<C: Contender>(c: &C, threads: usize, run: Duration) -> Option<f64> {
     let spec = c.spec();
+    let run = run.max(Duration::from_millis(3 * spec.tick_ms));
     let runs = on_threads(threads, || {
         c.with_local(|local| {
-            let deadline = Instant::now() + run;
+            let started = Instant::now();
+            let deadline = started + run;
             // (tick, IDs minted in it), in order.
             let mut ticks: Vec<(i64, u64)> = Vec::with_capacity(4096);
             let mut tick = spec.ticks(c.mint(local));
@@ -241,13 +264,25 @@ pub fn saturation_rate<C: Contender>(c: &C, threads: usize, run: Duration) -> Op
                         (tick, minted) = (next, 1);
                     }
                 }
-                if Instant::now() >= deadline {
+                let now = Instant::now();
+                if now >= deadline {
                     ticks.push((tick, minted));
-                    return ticks;
+                    return (started, now, ticks);
                 }
             }
         })
     });
+    let runs: Vec<_> = runs.into_iter().map(|(_, _, run)| run).collect();
+    if spec.drift_ms > 0 {
+        let started = runs.iter().map(|run| run.0).min().expect("one thread");
+        let ended = runs.iter().map(|run| run.1).max().expect("one thread");
+        let minted: u64 = runs
+            .iter()
+            .flat_map(|(_, _, ticks)| ticks)
+            .map(|(_, minted)| minted)
+            .sum();
+        return Some(minted as f64 / (ended - started).as_secs_f64());
+    }
     let first = runs.iter().map(|(_, _, ticks)| ticks[0].0).max();
     let last = runs
         .iter()
