@@ -9,7 +9,7 @@ use crate::contenders::{
 };
 use crate::measure::{check, distinct_shards, ids_per_s};
 use crate::rounds::{Rounds, rotated, shown_or_inconclusive};
-use crate::summary::{Cell, Summary};
+use crate::summary::{Cell, RATIO_NOTE, Summary};
 
 /// Set to `1` in the environment, the bench runs only this scenario.
 pub const SCALING_ONLY_ENV: &str = "SNOWMINT_SCALING_ONLY";
@@ -42,6 +42,7 @@ impl Pairing {
             "notes".to_owned(),
         ];
         let table = summary.table_of("threads", title, &columns);
+        summary.note(table, RATIO_NOTE);
         Pairing {
             table,
             names: [a.to_owned(), b.to_owned()],
@@ -78,8 +79,9 @@ impl Pairing {
         });
         let full = full_ticks() - full_before;
         if full > 0 {
+            let ticks = if full == 1 { "tick" } else { "ticks" };
             notes.push(format!(
-                "{full} full ticks of snowmint while timed (its clock's tick outlasted the \
+                "{full} full {ticks} of snowmint while timed (its clock's tick outlasted the \
                  sequence)"
             ));
         }

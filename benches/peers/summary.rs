@@ -28,6 +28,8 @@ struct Table {
     rows_are: String,
     columns: Vec<String>,
     rows: Vec<(String, BTreeMap<String, Cell>)>,
+    /// A line under the table: how to read it.
+    note: Option<String>,
 }
 
 /// A part of the run whose tables go together (`scenarios`, `scaling`, `targets`).
@@ -106,8 +108,14 @@ impl Summary {
             rows_are: rows_are.to_owned(),
             columns: columns.to_vec(),
             rows: Vec::new(),
+            note: None,
         });
         self.tables.len() - 1
+    }
+
+    /// Puts `text` in a line under `table`, where a reader meets the table.
+    pub fn note(&mut self, table: usize, text: &str) {
+        self.tables[table].note = Some(text.to_owned());
     }
 
     pub fn set(&mut self, table: usize, row: &str, column: &str, cell: Cell) {
@@ -173,6 +181,9 @@ impl Summary {
                     .collect();
                 let _ = writeln!(out, "| {row} | {} |", shown.join(" | "));
             }
+            if let Some(note) = &table.note {
+                let _ = writeln!(out, "\n{note}");
+            }
             out.push('\n');
         }
         out
@@ -233,3 +244,11 @@ pub fn median_cell(path: String, threads: usize) -> Cell {
 pub fn columns(names: &[&str]) -> Vec<String> {
     names.iter().map(|name| (*name).to_owned()).collect()
 }
+
+/// The line under a table of ratios: why a median ratio can disagree with the medians beside
+/// it.
+pub const RATIO_NOTE: &str = "A ratio is the median of the ratios taken within each round (both \
+contenders timed back to back); the figures beside it are each contender's median over its own \
+rounds. The two can disagree: a contender ahead by its median figure can have a median ratio on \
+the other side of 1 when its good rounds and the other's fell in different rounds. The ratio is \
+the figure a target is judged on, since a slow minute of the machine falls on both sides of it.";

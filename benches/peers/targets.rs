@@ -12,7 +12,7 @@ use snowmint::{Generator, Layout, clock::CachedClock, shard::Shards};
 use crate::contenders::{Contender, hot_set, snowmint_local_shards, twitter_set};
 use crate::measure::{check, ns_per_id, paced_run, percentile, saturation_rate};
 use crate::rounds::{Rounds, Spread, rotated, shown_or_inconclusive};
-use crate::summary::{Cell, Summary, columns};
+use crate::summary::{Cell, RATIO_NOTE, Summary, columns};
 use crate::support::HOT;
 use crate::{PACE_NS, S1_THREADS};
 
@@ -46,20 +46,17 @@ enum Bound {
 }
 
 impl Bound {
-    /// "met", or by how much, relative to the bound, `figure` missed it; "inconclusive"
-    /// without a figure.
+    /// "met", or how `figure` compares with the bound it missed; "inconclusive" without a
+    /// figure.
     fn verdict(self, figure: Option<f64>) -> String {
         let Some(figure) = figure else {
             return "inconclusive".to_owned();
         };
-        let missed = match self {
-            Bound::AtMost(bound) => figure / bound - 1.0,
-            Bound::AtLeast(bound) => 1.0 - figure / bound,
-        };
-        if missed <= 0.0 {
-            "met".to_owned()
-        } else {
-            format!("missed by {:.1}%", 100.0 * missed)
+        match self {
+            Bound::AtMost(bound) if figure <= bound => "met".to_owned(),
+            Bound::AtLeast(bound) if figure >= bound => "met".to_owned(),
+            Bound::AtMost(bound) => format!("missed: {figure:.2} is above {bound:.2}"),
+            Bound::AtLeast(bound) => format!("missed: {figure:.2} is below {bound:.2}"),
         }
     }
 }
@@ -98,6 +95,7 @@ pub fn targets(summary: &mut Summary) {
         ),
         &columns,
     );
+    summary.note(table, RATIO_NOTE);
     println!("\ntargets:");
     // A row's figure (`None` where no round gave one), and beside it what else it shows and
     // how many of its rounds were inconclusive.
