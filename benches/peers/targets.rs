@@ -41,7 +41,9 @@ const PAIRED_PACED_MINTS: usize = 50_000;
 /// A bound the issue sets on a figure.
 #[derive(Clone, Copy)]
 enum Bound {
+    /// At most this figure (a ratio, a rate).
     AtMost(f64),
+    /// At least this percentage.
     AtLeast(f64),
 }
 
@@ -56,7 +58,7 @@ impl Bound {
             Bound::AtMost(bound) if figure <= bound => "met".to_owned(),
             Bound::AtLeast(bound) if figure >= bound => "met".to_owned(),
             Bound::AtMost(bound) => format!("missed: {figure:.2} is above {bound:.2}"),
-            Bound::AtLeast(bound) => format!("missed: {figure:.2} is below {bound:.2}"),
+            Bound::AtLeast(bound) => format!("missed: {figure:.1}% is below {bound}%"),
         }
     }
 }
