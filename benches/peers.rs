@@ -201,6 +201,8 @@ mod summary;
     reason = "this bench times through `measure::timed`, whose threads mint through `&mut`"
 )]
 mod support;
+#[path = "peers/tails.rs"]
+mod tails;
 #[path = "peers/targets.rs"]
 mod targets;
 
@@ -670,7 +672,7 @@ fn paced(summary: &mut Summary, gaps: &RefCell<BTreeMap<String, Gap>>) {
         } else {
             (PACE_NS, PACED_MINTS)
         };
-        let (latencies, gap) = paced_run(x, &clock, pace, count);
+        let (latencies, gap, _) = paced_run(x, &clock, pace, count, "s5 paced");
         let figures = [
             count.to_string(),
             format!("{pace} ns"),
@@ -769,6 +771,12 @@ fn main() {
         finish(&summary, report.as_ref(), "scaling", started);
         return;
     }
+    if std::env::var(tails::TAILS_ONLY_ENV).is_ok_and(|only| only == "1") {
+        summary.section("tails");
+        tails::tails(&mut summary);
+        finish(&summary, report.as_ref(), "tails", started);
+        return;
+    }
     summary.section("scenarios");
     saturation(&mut criterion, &mut summary, &gaps);
     hot_path(&mut criterion, &mut summary);
@@ -776,6 +784,8 @@ fn main() {
     batch(&mut criterion, &mut summary);
     paced(&mut summary, &gaps);
     accuracy(&mut summary, &gaps.borrow());
+    summary.section("tails");
+    tails::tails(&mut summary);
     summary.section("scaling");
     scaling::scaling(&mut summary);
     summary.section("targets");

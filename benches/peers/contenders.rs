@@ -512,7 +512,8 @@ pub struct Xid;
 /// [`yitter_options`] has set it up.
 pub struct Yitter;
 
-fn ferroid_clock() -> FerroidClock {
+/// ferroid's ticker clock from Twitter's epoch, as its README sets it up.
+pub fn ferroid_clock() -> FerroidClock {
     FerroidClock::<1>::with_epoch(TWITTER_EPOCH)
 }
 

@@ -313,19 +313,21 @@ pub fn percentile(sorted: &[u64], q: f64) -> u64 {
     sorted[rank - 1]
 }
 
-/// One mint every `pace` ns, `count` times, on this thread: each call's latency, sorted, and
-/// the largest gaps to the wall clock. Panics unless the IDs pass [`check_ids`].
+/// One mint every `pace` ns (0: back to back), `count` times, on this thread: each call's
+/// latency, sorted, the largest gaps to the wall clock, and how long the mints took. Panics
+/// unless the IDs pass [`check_ids`] (`config` names the run in its message).
 pub fn paced_run<C: Contender>(
     c: &C,
     clock: &quanta::Clock,
     pace: u64,
     count: usize,
-) -> (Vec<u64>, Gap) {
+    config: &str,
+) -> (Vec<u64>, Gap, Duration) {
     let spec = c.spec();
     let mut latencies = Vec::with_capacity(count);
     let mut ids = Vec::with_capacity(count);
     let mut gap = Gap::default();
-    c.with_local(|local| {
+    let took = c.with_local(|local| {
         let base = clock.raw();
         let mut due = 0;
         for _ in 0..count {
@@ -341,8 +343,9 @@ pub fn paced_run<C: Contender>(
             // No catching up after a stall: the next mint is one period after this one.
             due = (due + pace).max(clock.delta_as_nanos(base, end));
         }
+        Duration::from_nanos(clock.delta_as_nanos(base, clock.raw()))
     });
-    check_ids(spec, "s5 paced", &[ids], gap);
+    check_ids(spec, config, &[ids], gap);
     latencies.sort_unstable();
-    (latencies, gap)
+    (latencies, gap, took)
 }

@@ -206,3 +206,87 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
+
+/// One horizontal bar per `(row, figure in ns)`, on a log10 axis (the figures span tens of ns
+/// to a second), `title` above, `stamp` below it.
+pub fn bars(rows: &[(String, f64)], title: &str, stamp: &str) -> String {
+    const BAR: f64 = 16.0;
+    const LABEL: f64 = 330.0;
+    const PLOT_RIGHT: f64 = 760.0;
+    let height = TOP + BAR * rows.len() as f64 + 50.0;
+    let decades = |ns: f64| ns.max(1.0).log10();
+    let highest = rows
+        .iter()
+        .map(|&(_, f)| decades(f))
+        .fold(1.0_f64, f64::max);
+    let x_high = highest.ceil();
+    let x = |ns: f64| LABEL + decades(ns) / x_high * (PLOT_RIGHT - LABEL);
+    let bottom = TOP + BAR * rows.len() as f64;
+
+    let mut svg = String::new();
+    // Writing to a `String` cannot fail: the results below are ignored.
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(
+        svg,
+        r##"<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="10" y="24" font-size="15">{}</text>"#,
+        escape(title)
+    );
+    let _ = writeln!(
+        svg,
+        r##"<text x="10" y="42" font-size="10" fill="#555555">{}</text>"##,
+        escape(stamp)
+    );
+    // A gridline and a label per decade.
+    for decade in 0..=x_high as u32 {
+        let at = x(10f64.powi(decade as i32));
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{at:.1}" y1="{TOP}" x2="{at:.1}" y2="{bottom:.1}" stroke="#cccccc" stroke-width="0.5"/>"##
+        );
+        let label = match decade {
+            0..=2 => format!("{} ns", 10u64.pow(decade)),
+            3..=5 => format!("{} µs", 10u64.pow(decade - 3)),
+            6..=8 => format!("{} ms", 10u64.pow(decade - 6)),
+            _ => format!("{} s", 10u64.pow(decade - 9)),
+        };
+        let _ = writeln!(
+            svg,
+            r#"<text x="{at:.1}" y="{:.1}" text-anchor="middle">{label}</text>"#,
+            bottom + 16.0
+        );
+    }
+    for (k, (row, figure)) in rows.iter().enumerate() {
+        let top = TOP + BAR * k as f64;
+        let colour = COLOURS[k % COLOURS.len()];
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            LABEL - 6.0,
+            top + BAR - 4.0,
+            escape(row)
+        );
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{LABEL}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>{}: {figure:.0} ns</title></rect>"#,
+            top + 2.0,
+            x(*figure) - LABEL,
+            BAR - 4.0,
+            escape(row)
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">p99.9 of a call (log scale)</text>"#,
+        (LABEL + PLOT_RIGHT) / 2.0,
+        bottom + 34.0
+    );
+    svg.push_str("</svg>\n");
+    svg
+}

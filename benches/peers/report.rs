@@ -1,8 +1,9 @@
 //! A run's report for BENCHMARKS.md: with `SNOWMINT_BENCH_OUT=DIR` in the environment, the
 //! run writes into DIR, besides printing its summary, one markdown file per section it ran
-//! (`scenarios.md`, `scaling.md`, `targets.md`), each opening with a stamp (the commit, the
-//! date, the machine, its load at the start, how long the run took); `scaling.svg`, the
-//! scaling figures against the thread count; after a full run, criterion's plots of
+//! (`scenarios.md`, `tails.md`, `scaling.md`, `targets.md`), each opening with a stamp (the
+//! commit, the date, the machine, its load at the start, how long the run took); `scaling.svg`,
+//! the scaling figures against the thread count; `tails.svg`, the p99.9 of each row of the
+//! tails' tables; after a full run, criterion's plots of
 //! scenarios 1 and 2 (`s1-saturation-twitter.svg`, `s2-hot-path.svg`); and `stamp.txt`, the
 //! stamp as `key=value` lines for `benches/regenerate`, which splices the files into
 //! BENCHMARKS.md.
@@ -113,6 +114,14 @@ impl Report {
                 "scaling.svg",
                 &plot::lines(summary.series(), self.cores, title, &stamp),
             );
+        }
+        if !summary.bars().is_empty() {
+            let stamp = format!(
+                "commit {}, {}, {} cores, CPU {}; one thread, Twitter layout",
+                self.commit, self.date, self.cores, self.cpu
+            );
+            let title = "Tails: p99.9 of a mint call, per contender and row";
+            self.save("tails.svg", &plot::bars(summary.bars(), title, &stamp));
         }
         if sections.iter().any(|section| section.name == "scenarios") {
             let home = criterion_home();

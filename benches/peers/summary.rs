@@ -57,6 +57,8 @@ pub struct Summary {
     tables: Vec<Table>,
     sections: Vec<Section>,
     series: Vec<Series>,
+    /// `(row, figure)` of the tails' tables, in the order recorded, for their plot.
+    bars: Vec<(String, f64)>,
 }
 
 impl Summary {
@@ -91,6 +93,16 @@ impl Summary {
     /// The series recorded with [`Summary::point`].
     pub fn series(&self) -> &[Series] {
         &self.series
+    }
+
+    /// Records `figure` of `row`, for a plot of one bar per row.
+    pub fn bar(&mut self, row: &str, figure: f64) {
+        self.bars.push((row.to_owned(), figure));
+    }
+
+    /// The bars recorded with [`Summary::bar`].
+    pub fn bars(&self) -> &[(String, f64)] {
+        &self.bars
     }
 
     pub fn table(&mut self, title: &str, columns: &[String]) -> usize {

@@ -180,15 +180,28 @@ pub fn targets(summary: &mut Summary) {
     let mut pooled: [Vec<u64>; 3] = Default::default();
     let mut runs = 0;
     let rounds: Rounds<3> = rotated(PAIRED_ROUNDS, |k| {
-        let (latencies, _) = match k {
-            0 => paced_run(&twitter.snowmint, &clock, PACE_NS, PAIRED_PACED_MINTS),
+        let (latencies, ..) = match k {
+            0 => paced_run(
+                &twitter.snowmint,
+                &clock,
+                PACE_NS,
+                PAIRED_PACED_MINTS,
+                "s5 paced",
+            ),
             1 => paced_run(
                 &twitter.snowmint_monotonic,
                 &clock,
                 PACE_NS,
                 PAIRED_PACED_MINTS,
+                "s5 paced",
             ),
-            _ => paced_run(&twitter.ferroid, &clock, PACE_NS, PAIRED_PACED_MINTS),
+            _ => paced_run(
+                &twitter.ferroid,
+                &clock,
+                PACE_NS,
+                PAIRED_PACED_MINTS,
+                "s5 paced",
+            ),
         };
         let p999 = percentile(&latencies, 0.999) as f64;
         // The warm-up round's three runs are left out, as `rotated` leaves out its figures.
