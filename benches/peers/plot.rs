@@ -212,7 +212,7 @@ fn escape(text: &str) -> String {
 pub fn bars(rows: &[(String, f64)], title: &str, stamp: &str) -> String {
     const BAR: f64 = 16.0;
     const LABEL: f64 = 330.0;
-    const PLOT_RIGHT: f64 = 760.0;
+    const PLOT_RIGHT: f64 = 700.0;
     let height = TOP + BAR * rows.len() as f64 + 50.0;
     let decades = |ns: f64| ns.max(1.0).log10();
     let highest = rows
@@ -262,9 +262,16 @@ pub fn bars(rows: &[(String, f64)], title: &str, stamp: &str) -> String {
             bottom + 16.0
         );
     }
+    // One colour per group of rows: the part of a row's name before its first `:`.
+    let mut groups: Vec<&str> = Vec::new();
     for (k, (row, figure)) in rows.iter().enumerate() {
         let top = TOP + BAR * k as f64;
-        let colour = COLOURS[k % COLOURS.len()];
+        let group = row.split(':').next().unwrap_or(row);
+        let index = groups.iter().position(|&g| g == group).unwrap_or_else(|| {
+            groups.push(group);
+            groups.len() - 1
+        });
+        let colour = COLOURS[index % COLOURS.len()];
         let _ = writeln!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
@@ -279,6 +286,12 @@ pub fn bars(rows: &[(String, f64)], title: &str, stamp: &str) -> String {
             x(*figure) - LABEL,
             BAR - 4.0,
             escape(row)
+        );
+        let _ = writeln!(
+            svg,
+            r##"<text x="{:.1}" y="{:.1}" font-size="10" fill="#555555">{figure:.0} ns</text>"##,
+            x(*figure) + 4.0,
+            top + BAR - 4.0
         );
     }
     let _ = writeln!(
