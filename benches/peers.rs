@@ -9,7 +9,7 @@
 //! | `s4-batch/64`, `s4-batch/4096` | 4 | one thread fills a reused buffer: snowmint's `mint_batch` and snowflake_me's `next_ids_into`, every other contender one ID at a time; ns/ID |
 //! | table "s5" | 5 | one mint every 500 ns on one thread, on the Twitter layout: p50, p99, p99.9 and max of each call |
 //! | table "s6" | 6 | the largest gap, in ticks, between an ID's time and the wall clock read right after it, in scenario 1's check pass and in scenario 5 |
-//! | tables "Tails" | — | one thread, the Twitter layout (41/10/12), every contender of scenario 5: single mint calls one every 250 ns (4.0 M/s, 97.7% of the ceiling) for 0.1 s, then back to back for 409,600 mints (100 full ticks); p50, p99, p99.9, p99.99 and max of each call, and the rate kept; then one call every 500 ns for 1.5 s with the clock stepped back 5 ms or 1 s 0.25 s in, for snowmint under `ClockBehind::Wait`, `Error` and `TickTock` (on 41 time bits, a tick-tock bit, 9 machine bits, 12 sequence bits) and for ferroid (it waits): the same percentiles over the window, refused calls counted as calls and their number and latency given; a row for each peer that reads the system clock itself and cannot be stepped ([`tails::tails`]) |
+//! | tables "Tails" | — | one thread, the Twitter layout (41/10/12), every contender of scenario 5: single mint calls one every 250 ns (4.0 M/s, 97.7% of the ceiling) for 0.1 s, then back to back for 409,600 mints (100 full ticks); p50, p99, p99.9, p99.99 and max of each call, and the rate kept; then one call every 500 ns for 1.5 s with the clock stepped back 5 ms or 1 s 0.25 s in, for snowmint under `ClockBehind::Wait`, `Error` and `TickTock` (on 41 time bits, a tick-tock bit, 9 machine bits, 12 sequence bits) for ferroid (it waits), and for snowflake_me under its `ClockDriftStrategy` `Wait`, `Error` and `LastTimestamp`: the same percentiles over the window, refused calls counted as calls and their number and latency given; a row for each peer that reads the system clock itself and cannot be stepped ([`tails::tails`]) |
 //! | tables "Scaling" | — | 1, 2, 4, 8 and 16 threads on 41/0/22 (counts beyond `available_parallelism()` marked oversubscribed), three pairings, all default-built: a `LocalGenerator` per thread against ferroid's `BasicSnowflakeGenerator` per thread (log2(threads) machine bits, so each thread's sequence is as wide as a snowmint shard's), a `ShardedGenerator` handle (a shard per thread, looked up per mint) against `LocalGenerator`s, and the shared `Generator` against ferroid's shared `AtomicSnowflakeGenerator`; aggregate IDs/s of each and the median of the per-round ratios over 8 paired rounds ([`scaling::scaling`]) |
 //! | table "Targets" | 1, 2, 3, 5 | the targets, each with a verdict ([`targets::targets`]): scenario 2 with 1 and 2 threads, default-built `LocalGenerator`s on 2 threads, and scenario 5's p99.9, as medians of ratios to ferroid's shared `AtomicSnowflakeGenerator` over 24 rounds that each measure the contenders back to back; scenario 1's % of the ceiling with 1, 2 and 8 threads, and with 2 threads while another process spins on every core; the default clock's wake-ups per second while its generators sit idle |
 //!
@@ -140,14 +140,15 @@
 //! `SNOWMINT_PAIRED_ONLY=1 cargo bench --bench peers` runs only the targets' table (about 30 s
 //! on two cores), `SNOWMINT_SCALING_ONLY=1 cargo bench --bench peers` only the scaling tables
 //! (about 30 s), `SNOWMINT_TAILS_ONLY=1 cargo bench --bench peers` only the tails' tables
-//! (about 20 s); one group with e.g. `cargo bench --bench peers -- s3-sharded`.
+//! (about 30 s); one group with e.g. `cargo bench --bench peers -- s3-sharded`.
 //!
 //! # Tails
 //!
 //! The tails' steps back go through clocks of the bench's own: snowmint's default clock,
 //! `CachedClock::global()`, read through a [`snowmint::Clock`] that subtracts the step (an
-//! `Arc<AtomicU64>` the run sets), and ferroid's ticker clock through a `TimeSource` that does
-//! the same. Every other peer reads the system clock itself and gets a row saying so. Each run
+//! `Arc<AtomicU64>` the run sets), ferroid's ticker clock through a `TimeSource` that does
+//! the same, and snowflake_me's through its builder's `clock_source` (the system clock less
+//! the step). Every other peer reads the system clock itself and gets a row saying so. Each run
 //! checks what it minted ([`check_ids`]): under `Error` a refused call is counted, never an ID
 //! repeated; `TickTock`'s IDs after the step are lower than those before it, so its check asks
 //! uniqueness only. With `SNOWMINT_BENCH_OUT` set the section also writes `tails.svg`, the

@@ -583,17 +583,22 @@ fn snowflake_me(node_bits: u8) -> Peer<snowflake_me::Snowflake> {
     let sequence = 22 - 2 * node_bits;
     Peer {
         spec: Spec::snowflake("snowflake_me", 41, 22, u32::from(sequence)),
-        generator: snowflake_me::Snowflake::builder()
-            .bit_len_time(41)
-            .bit_len_sequence(sequence)
-            .bit_len_data_center_id(node_bits)
-            .bit_len_machine_id(node_bits)
-            .machine_id(&|| Ok(0))
-            .data_center_id(&|| Ok(0))
-            .start_time(EPOCH_MS as i64)
+        generator: snowflake_me_builder(node_bits)
             .finalize()
             .expect("valid snowflake_me configuration"),
     }
+}
+
+/// snowflake_me's builder as [`snowflake_me`] sets it up, before `finalize`.
+pub fn snowflake_me_builder(node_bits: u8) -> snowflake_me::Builder<'static> {
+    snowflake_me::Snowflake::builder()
+        .bit_len_time(41)
+        .bit_len_sequence(22 - 2 * node_bits)
+        .bit_len_data_center_id(node_bits)
+        .bit_len_machine_id(node_bits)
+        .machine_id(&|| Ok(0))
+        .data_center_id(&|| Ok(0))
+        .start_time(EPOCH_MS as i64)
 }
 
 fn twitter_epoch() -> SystemTime {

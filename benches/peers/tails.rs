@@ -11,10 +11,13 @@ use std::thread;
 use ferroid::generator::AtomicSnowflakeGenerator;
 use ferroid::id::SnowflakeTwitterId;
 use ferroid::time::TimeSource;
+use snowflake_me::ClockDriftStrategy;
 use snowmint::clock::CachedClock;
 use snowmint::{Clock, ClockBehind, Error, Generator, Layout};
 
-use crate::contenders::{Contender, Order, Spec, each_shared, ferroid_clock, twitter_set};
+use crate::contenders::{
+    Contender, Order, Spec, each_shared, ferroid_clock, snowflake_me_builder, twitter_set,
+};
 use crate::measure::{Gap, check_ids, paced_run, percentile, wall_ms};
 use crate::summary::{Cell, Summary, columns};
 use crate::support::EPOCH_MS;
@@ -254,8 +257,8 @@ fn twitter_tick_tock() -> Layout {
         .expect("valid tick-tock layout")
 }
 
-/// The table across a step back: snowmint under each policy, ferroid, and a row for each peer
-/// that reads the system clock itself.
+/// The table across a step back: snowmint under each policy, ferroid, snowflake_me under each
+/// of its strategies, and a row for each peer that reads the system clock itself.
 fn step_back(summary: &mut Summary, clock: &quanta::Clock) {
     let names: Vec<String> = columns(&["calls", "refused", "refused: p50 / max"])
         .into_iter()
@@ -275,7 +278,10 @@ fn step_back(summary: &mut Summary, clock: &quanta::Clock) {
          sequence bits; its IDs after the step are lower than those before it (the earlier \
          time, on the other timeline), so its check asks uniqueness only. ferroid runs on its \
          ticker clock through a TimeSource that subtracts the step, and waits (yielding) until \
-         the clock is back at its last tick: it has no policy to choose.",
+         the clock is back at its last tick: it has no policy to choose. snowflake_me takes a clock \
+         of the caller's (Builder::clock_source, here the system clock less the step) and a \
+         ClockDriftStrategy: Wait (its default; max_clock_drift_ms = twice the step), Error, \
+         and LastTimestamp (it keeps minting at its last time).",
     );
     println!("\ntails across a step back (ns per call):");
     for step_ms in STEPS_MS {
@@ -336,12 +342,42 @@ fn step_back(summary: &mut Summary, clock: &quanta::Clock) {
             Some(id.to_raw().into())
         });
         step_row(summary, table, &row, &run);
+        for (strategy, label) in [
+            (
+                ClockDriftStrategy::Wait,
+                format!("Wait, max_clock_drift_ms {max_ms}"),
+            ),
+            (ClockDriftStrategy::Error, "Error".to_owned()),
+            (
+                ClockDriftStrategy::LastTimestamp,
+                "LastTimestamp".to_owned(),
+            ),
+        ] {
+            let back = Arc::new(AtomicU64::new(0));
+            let source = Arc::clone(&back);
+            let generator = snowflake_me_builder(5)
+                .clock_source(move || (wall_ms() - source.load(Ordering::Relaxed)) as i64)
+                .clock_drift_strategy(strategy)
+                .max_clock_drift_ms(max_ms as i64)
+                .finalize()
+                .expect("valid snowflake_me configuration");
+            let spec = Spec::snowflake("snowflake_me", 41, 22, 12);
+            let row = format!("snowflake_me, {label}, {step_ms} ms");
+            let run = stepped_run(&spec, &row, clock, &back, step_ms, || {
+                match generator.next_id() {
+                    Ok(id) => Some(id.as_u64().into()),
+                    Err(snowflake_me::Error::ClockDrift { .. }) => None,
+                    Err(error) => panic!("CHECK FAILED: {row}: {error}"),
+                }
+            });
+            step_row(summary, table, &row, &run);
+        }
     }
     let set = twitter_set();
     each_shared!(&set, |x| {
         let name = x.spec().name;
         let why = match name {
-            "snowmint" | "ferroid" => None,
+            "snowmint" | "ferroid" | "snowflake_me" => None,
             "snowmint-monotonic" => Some(
                 "not stepped: snowmint's generator on another clock; its policies are \
                  snowmint's rows",
