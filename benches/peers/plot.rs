@@ -211,8 +211,9 @@ fn escape(text: &str) -> String {
 /// to a second), `title` above, `stamp` below it.
 pub fn bars(rows: &[(String, f64)], title: &str, stamp: &str) -> String {
     const BAR: f64 = 16.0;
-    const LABEL: f64 = 330.0;
-    const PLOT_RIGHT: f64 = 700.0;
+    const WIDTH: f64 = 900.0;
+    const LABEL: f64 = 400.0;
+    const PLOT_RIGHT: f64 = 800.0;
     let height = TOP + BAR * rows.len() as f64 + 50.0;
     let decades = |ns: f64| ns.max(1.0).log10();
     let highest = rows
