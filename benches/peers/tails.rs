@@ -74,9 +74,9 @@ fn near_and_at_ceiling(summary: &mut Summary, clock: &quanta::Clock) {
     summary.note(
         near,
         "achieved: the rate the loop kept, over the run's wall time (a run that starts partway \
-         through a tick can pass the ceiling by the rest of that tick's IDs); a contender whose call (with the loop's own reads) \
-         takes longer than the period falls behind it, and the next mint is one period after \
-         the last, with no catching up.",
+         through a tick can pass the ceiling by the rest of that tick's IDs); a contender \
+         whose call (with the loop's own reads) takes longer than the period falls behind it, \
+         and the next mint is one period after the last, with no catching up.",
     );
     summary.note(
         at,
