@@ -279,10 +279,10 @@ fn step_back(summary: &mut Summary, clock: &quanta::Clock) {
          sequence bits; its IDs after the step are lower than those before it (the earlier \
          time, on the other timeline), so its check asks uniqueness only. ferroid runs on its \
          ticker clock through a TimeSource that subtracts the step, and waits (yielding) until \
-         the clock is back at its last tick: it has no policy to choose. snowflake_me takes a clock \
-         of the caller's (Builder::clock_source, here the system clock less the step) and a \
-         ClockDriftStrategy: Wait (its default; max_clock_drift_ms = twice the step), Error, \
-         and LastTimestamp (it keeps minting at its last time).",
+         the clock is back at its last tick: it has no policy to choose. snowflake_me takes a \
+         clock of the caller's (Builder::clock_source, here the system clock less the step) \
+         and a ClockDriftStrategy: Wait (its default; max_clock_drift_ms = twice the step), \
+         Error, and LastTimestamp (it keeps minting at its last time).",
     );
     println!("\ntails across a step back (ns per call):");
     for step_ms in STEPS_MS {
