@@ -436,11 +436,22 @@ impl<C: Clock, S: State> Generator<C, S> {
         };
         let max_wait = Duration::from_millis(max_wait_ms);
         let resume_ms = self.resume_ms(current);
-        let started = if wait {
-            Instant::now()
-        } else {
-            self.behind_since(current)
+        // A waiting caller's own start, read only once a wait is possible: a regression past
+        // `max_wait_ms` (every one, under `Error`) fails without reading the time.
+        let mut waiting_since = None;
+        let since = |waiting_since: &mut Option<Instant>| {
+            *waiting_since.get_or_insert_with(|| {
+                if wait {
+                    Instant::now()
+                } else {
+                    self.behind_since(current)
+                }
+            })
         };
+        if !wait {
+            // The first answer for `current` is when its wait began, whatever this one says.
+            since(&mut waiting_since);
+        }
         let backoff = Backoff::new();
         let mut counted = false;
         loop {
@@ -452,8 +463,12 @@ impl<C: Clock, S: State> Generator<C, S> {
             // `now + borrow < last`: the reading is before tick `last - borrow` began, so
             // before `resume_ms`.
             let behind_ms = resume_ms - unix_ms;
-            let left = max_wait.saturating_sub(started.elapsed());
-            if behind_ms > max_wait_ms || left.is_zero() {
+            let left = if behind_ms > max_wait_ms {
+                Duration::ZERO
+            } else {
+                max_wait.saturating_sub(since(&mut waiting_since).elapsed())
+            };
+            if left.is_zero() {
                 return Err(Error::ClockBehind {
                     layout: self.layout.name(),
                     behind_ms,
