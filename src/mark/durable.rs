@@ -87,12 +87,22 @@ pub fn replace_durably(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
     })
 }
 
-/// Whether this is the process's first write to `path`.
+/// The paths this process has written, for [`first_write_of`].
+static WRITTEN: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Whether this is the process's first write to `path`; `false` while another thread holds
+/// the list (the sweep is best effort).
+///
+/// Fork: the list is never waited for, so a child forked while another thread held it (a
+/// lock the child can never see released) skips its sweeps instead of hanging; a child
+/// inherits the parent's list, and the parent's temporary files are of a running process
+/// anyway.
 fn first_write_of(path: &Path) -> bool {
-    static WRITTEN: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-    let mut written = WRITTEN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut written = match WRITTEN.try_lock() {
+        Ok(written) => written,
+        Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return false,
+    };
     if written.iter().any(|seen| seen == path) {
         return false;
     }
@@ -161,10 +171,17 @@ fn sync_dir(_path: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Held by each test here: one holds the list of written paths, which the other's write
+    /// needs free.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     /// Regression: a write killed midway left `PATH.tmp.PID.N` beside the file for good. The
     /// next process's first write removes it, and leaves a running process's alone.
     #[test]
     fn a_first_write_removes_temporary_files_of_processes_no_longer_running() {
+        let _serial = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("snowmint-abandoned-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let mut child = std::process::Command::new("true").spawn().unwrap();
@@ -180,6 +197,28 @@ mod tests {
         replace_durably(dir.join("state"), b"new\n").unwrap();
         assert!(!abandoned.exists(), "a dead process's temporary file stays");
         assert!(running.exists() && live_other.exists() && other_file.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A write never waits for the list of written paths: a child forked while another thread
+    /// held it sees it held for good, and must still write (skipping the sweep).
+    #[test]
+    fn a_write_while_the_written_list_is_held_goes_on_without_the_sweep() {
+        let _serial = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let dir = std::env::temp_dir().join(format!("snowmint-held-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let abandoned = dir.join(format!("state.tmp.{dead}.1"));
+        fs::write(&abandoned, b"cut short").unwrap();
+        let held = WRITTEN.lock().unwrap();
+        replace_durably(dir.join("state"), b"new\n").unwrap();
+        assert_eq!(fs::read(dir.join("state")).unwrap(), b"new\n");
+        assert!(abandoned.exists(), "no sweep while the list is held");
+        drop(held);
         fs::remove_dir_all(&dir).unwrap();
     }
 }
