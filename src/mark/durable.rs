@@ -114,14 +114,10 @@ fn first_write_of(path: &Path) -> bool {
 /// a write killed midway left. Best effort: a file that cannot be listed or removed stays.
 #[cfg(target_os = "linux")]
 fn remove_abandoned(path: &Path) {
-    let (Some(name), Some(dir)) = (path.file_name(), path.parent()) else {
+    let Some(name) = path.file_name() else {
         return;
     };
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
+    let dir = dir_of(path);
     let mut prefix = name.to_owned();
     prefix.push(".tmp.");
     let Some(prefix) = prefix.to_str() else {
@@ -153,11 +149,16 @@ fn remove_abandoned(_path: &Path) {}
 /// Makes a rename in `path`'s directory durable.
 #[cfg(unix)]
 fn sync_dir(path: &Path) -> io::Result<()> {
-    let dir = match path.parent() {
+    File::open(dir_of(path))?.sync_all()
+}
+
+/// The directory `path` is in: its parent, or `.` for a bare file name.
+#[cfg(unix)]
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
-    };
-    File::open(dir)?.sync_all()
+    }
 }
 
 /// Directories cannot be opened for syncing here; the rename is as durable as the platform
@@ -175,6 +176,14 @@ mod tests {
     /// needs free.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+    /// The ID of a process that ran and was reaped: no process runs under it now.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
     /// Regression: a write killed midway left `PATH.tmp.PID.N` beside the file for good. The
     /// next process's first write removes it, and leaves a running process's alone.
     #[test]
@@ -184,9 +193,7 @@ mod tests {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("snowmint-abandoned-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
+        let dead = dead_pid();
         let abandoned = dir.join(format!("state.tmp.{dead}.4"));
         let running = dir.join(format!("state.tmp.{}.9", std::process::id()));
         let live_other = dir.join("state.tmp.1.0"); // pid 1 always runs
@@ -209,9 +216,7 @@ mod tests {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("snowmint-held-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
+        let dead = dead_pid();
         let abandoned = dir.join(format!("state.tmp.{dead}.1"));
         fs::write(&abandoned, b"cut short").unwrap();
         let held = WRITTEN.lock().unwrap();
