@@ -4,6 +4,7 @@
 //! A `Generator` and a `LocalGenerator` built alike, each on its own `ManualClock` moved in
 //! lockstep, answer every call alike: the same IDs, the same errors, the same snapshots,
 //! counters and `Debug` output (a proptest over random call sequences, and named scenarios),
+//! and so does a third, a `LocalGenerator` whose type fixes its layout (`build_local_fixed`),
 //! also when their clock mints from the generator inside its own reading. A call that would
 //! wait for a tick the test never sets fails instead of hanging. The generators of
 //! `build_local_shards`, moved to eight threads (on two cores), never collide; and the shard
@@ -20,6 +21,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 mod common;
 
+use snowmint::layout::{FixedLayout, Twitter};
 use snowmint::{
     Clock, ClockBehind, Error, Generator, GeneratorBuilder, Id, Layout, LocalGenerator,
     clock::{ManualClock, MonotonicClock},
@@ -45,7 +47,64 @@ const TINY_TT: Layout = Layout::builder("tiny-tt", 64)
     .epoch_ms(1_288_834_974_657)
     .build_const();
 
-const LAYOUTS: [Layout; 3] = [TWITTER, TT, TINY_TT];
+/// 8 IDs per 2 ms tick, the sequence above the node field (as in Sonyflake): one sequence step
+/// is not 1.
+const TINY_LOW_NODE: Layout = Layout::builder("tiny-low-node", 64)
+    .unused(1)
+    .time(41)
+    .sequence(3)
+    .node("machine", 19)
+    .tick_ms(2)
+    .epoch_ms(1_288_834_974_657)
+    .build_const();
+
+const LAYOUTS: [Layout; 4] = [TWITTER, TT, TINY_TT, TINY_LOW_NODE];
+
+/// The layouts as types, for the third of the triplets: a generator whose type fixes its layout.
+enum TtFixed {}
+impl FixedLayout for TtFixed {
+    const LAYOUT: Layout = TT;
+}
+enum TinyTtFixed {}
+impl FixedLayout for TinyTtFixed {
+    const LAYOUT: Layout = TINY_TT;
+}
+enum TinyLowNodeFixed {}
+impl FixedLayout for TinyLowNodeFixed {
+    const LAYOUT: Layout = TINY_LOW_NODE;
+}
+
+/// A `LocalGenerator` whose type fixes one of [`LAYOUTS`].
+enum Fixed {
+    Twitter(LocalGenerator<Watched, Twitter>),
+    Tt(LocalGenerator<Watched, TtFixed>),
+    TinyTt(LocalGenerator<Watched, TinyTtFixed>),
+    TinyLowNode(LocalGenerator<Watched, TinyLowNodeFixed>),
+}
+
+/// `$body` with `$g` bound to the generator a [`Fixed`] holds.
+macro_rules! on_fixed {
+    ($fixed:expr, |$g:ident| $body:expr) => {
+        match $fixed {
+            Fixed::Twitter($g) => $body,
+            Fixed::Tt($g) => $body,
+            Fixed::TinyTt($g) => $body,
+            Fixed::TinyLowNode($g) => $body,
+        }
+    };
+}
+
+impl Fixed {
+    /// The generator `builder` (a builder of `layout`) builds, of the type that fixes it.
+    fn build(layout: &Layout, builder: GeneratorBuilder<Watched>) -> Fixed {
+        match layout.name() {
+            "twitter" => Fixed::Twitter(builder.build_local_fixed().unwrap()),
+            "twitter-tt" => Fixed::Tt(builder.build_local_fixed().unwrap()),
+            "tiny-tt" => Fixed::TinyTt(builder.build_local_fixed().unwrap()),
+            _ => Fixed::TinyLowNode(builder.build_local_fixed().unwrap()),
+        }
+    }
+}
 
 const HOUR: u64 = 3_600_000;
 /// What a batch buffer holds before the call: no generator here mints it (every layout here
@@ -171,8 +230,10 @@ struct Twins {
     config: Config,
     shared_clock: Watched,
     local_clock: Watched,
+    fixed_clock: Watched,
     shared: Generator<Watched>,
     local: LocalGenerator<Watched>,
+    fixed: Fixed,
     unix_ms: u64,
     seen: HashSet<Id>,
     /// The last ID minted on each timeline.
@@ -182,14 +243,18 @@ struct Twins {
 impl Twins {
     fn new(config: Config) -> Self {
         let (shared_clock, local_clock) = (Watched::new(T0), Watched::new(T0));
+        let fixed_clock = Watched::new(T0);
         let shared = config.builder(shared_clock.clone()).build().unwrap();
         let local = config.builder(local_clock.clone()).build_local().unwrap();
+        let fixed = Fixed::build(&config.layout, config.builder(fixed_clock.clone()));
         let twins = Twins {
             config,
             shared_clock,
             local_clock,
+            fixed_clock,
             shared,
             local,
+            fixed,
             unix_ms: T0,
             seen: HashSet::new(),
             last_on: [None, None],
@@ -206,6 +271,7 @@ impl Twins {
         self.unix_ms = unix_ms;
         self.shared_clock.clock.set(unix_ms);
         self.local_clock.clock.set(unix_ms);
+        self.fixed_clock.clock.set(unix_ms);
     }
 
     /// The clock at the start of tick `tick`, plus `ms` (within the tick).
@@ -256,6 +322,14 @@ impl Twins {
              state before {before:?}, {:?}",
             self.unix_ms, self.config
         );
+        self.fixed_clock.reads.set(0);
+        let fixed = on_fixed!(&self.fixed, |g| perform(g, call));
+        assert_eq!(
+            shared, fixed,
+            "{call:?} at {} ms: the Generator (left) and the LocalGenerator of a fixed layout \
+             (right) differ; state before {before:?}, {:?}",
+            self.unix_ms, self.config
+        );
         self.check();
         let (result, _) = shared;
         if let Ok(ids) = &result {
@@ -285,6 +359,12 @@ impl Twins {
         assert_eq!(self.shared.stats(), self.local.stats(), "stats");
         assert_eq!(format!("{:?}", self.shared), format!("{:?}", self.local));
         assert_eq!(self.shared.node_bits(), self.local.node_bits());
+        on_fixed!(&self.fixed, |g| {
+            assert_eq!(self.shared.snapshot(), g.snapshot(), "snapshots, fixed");
+            assert_eq!(self.shared.stats(), g.stats(), "stats, fixed");
+            assert_eq!(format!("{:?}", self.shared), format!("{g:?}"));
+            assert_eq!(self.shared.node_bits(), g.node_bits());
+        });
     }
 
     fn stats(&self) -> Stats {
@@ -328,6 +408,12 @@ impl Twins {
             .borrow_ahead(borrow)
             .build_local()
             .unwrap();
+        let fixed_snapshot = on_fixed!(&self.fixed, |g| g.snapshot());
+        let builder = Generator::resume(&fixed_snapshot)
+            .clock(self.fixed_clock.clone())
+            .on_clock_behind(policy)
+            .borrow_ahead(borrow);
+        self.fixed = Fixed::build(&self.config.layout, builder);
         (self.config.policy, self.config.borrow) = (policy, borrow);
         assert_eq!(self.shared.snapshot(), snapshot, "resume changed the state");
         self.check();

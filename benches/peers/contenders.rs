@@ -17,7 +17,7 @@ use snowmint::{
 };
 use yit_id_generator::{IdGeneratorOptions, YitIdHelper};
 
-use crate::support::{EPOCH_MS, HOT};
+use crate::support::{EPOCH_MS, HOT, Hot};
 
 /// Sonyflake's fixed epoch, 2014-09-01T00:00:00Z, in Unix milliseconds.
 const SONYFLAKE_EPOCH_MS: u64 = 1_409_529_600_000;
@@ -371,6 +371,27 @@ pub fn snowmint_local_shards(
 // ---------------------------------------------------------------------------------------------
 // Generators of the thread's own
 // ---------------------------------------------------------------------------------------------
+
+/// [`snowmint_local_shards`] with the layout fixed by the generator's type
+/// (`build_local_shards_fixed`), as ferroid's layout is fixed by its ID type.
+pub fn snowmint_local_fixed_shards(
+    shards: usize,
+) -> Own<
+    LocalGenerator<CachedClock, Hot>,
+    impl Fn(&mut LocalGenerator<CachedClock, Hot>) -> u128 + Sync,
+> {
+    let generators = Generator::builder(HOT)
+        .build_local_shards_fixed(Shards::SplitSequence(shards))
+        .expect("valid 41/0/22 layout and shard count");
+    Own {
+        spec: Spec::of_layout("snowmint-local-fixed-shards", &HOT),
+        pool: Mutex::new(generators),
+        mint: |generator: &mut LocalGenerator<CachedClock, Hot>| mint_snowmint(generator),
+        full_ticks: Some(|generator: &LocalGenerator<CachedClock, Hot>| {
+            generator.stats().overflows
+        }),
+    }
+}
 
 /// One generator per minting thread, taken from a pool for the thread's run and given back
 /// after, minted through with `mint`.

@@ -5,7 +5,7 @@ use std::thread;
 
 use crate::contenders::{
     Contender, FerroidHot, FerroidShard, FerroidShard1, FerroidShard2, FerroidShard3,
-    ferroid_own_of, hot_set, snowmint_local_shards, snowmint_sharded,
+    ferroid_own_of, hot_set, snowmint_local_fixed_shards, snowmint_local_shards, snowmint_sharded,
 };
 use crate::measure::{check, distinct_shards, ids_per_s};
 use crate::rounds::{Rounds, rotated, shown_or_inconclusive};
@@ -136,6 +136,16 @@ pub fn scaling(summary: &mut Summary) {
         ["snowmint LocalGenerator", "ferroid Basic"],
         PER_THREAD_IDS,
     );
+    let fixed = Pairing::new(
+        summary,
+        &format!(
+            "Scaling, per thread against per thread, the layout a type: a generator per thread \
+             whose type fixes 41/0/22 (`build_local_shards_fixed`), as ferroid's ID type does \
+             (aggregate IDs/s, {rounds})"
+        ),
+        ["snowmint LocalGenerator<_, Hot>", "ferroid Basic"],
+        PER_THREAD_IDS,
+    );
     let sharded = Pairing::new(
         summary,
         &format!(
@@ -163,18 +173,14 @@ pub fn scaling(summary: &mut Summary) {
         };
 
         let local = snowmint_local_shards(threads);
+        let local_fixed = snowmint_local_fixed_shards(threads);
         // ferroid's machine bits, log2(threads), are part of its ID's type.
         macro_rules! per_thread_row {
-            ($id:ty) => {
-                per_thread.row(
-                    summary,
-                    &row,
-                    threads,
-                    &local,
-                    &ferroid_own_of::<$id>(threads),
-                    vec![],
-                )
-            };
+            ($id:ty) => {{
+                let ferroid = ferroid_own_of::<$id>(threads);
+                per_thread.row(summary, &row, threads, &local, &ferroid, vec![]);
+                fixed.row(summary, &row, threads, &local_fixed, &ferroid, vec![]);
+            }};
         }
         match threads {
             1 => per_thread_row!(FerroidHot),

@@ -154,6 +154,12 @@
 //! [`build_sharded`] and returns one generator per shard, for servers that run one thread per
 //! core; their IDs never collide and order as a sharded generator's do.
 //!
+//! A layout known at compile time can be the generator's type: [`build_local_fixed`] and
+//! [`build_local_shards_fixed`] build a `LocalGenerator<C, L>` for a [`FixedLayout`] `L` (a
+//! preset's type such as [`layout::Twitter`], or a constant layout of your own), which mints
+//! the same IDs with the layout's sequence step as a constant of its code, one load fewer per
+//! mint; BENCHMARKS.md's scaling tables measure both kinds against a peer.
+//!
 //! ```
 //! use snowmint::{Generator, Layout, shard::Shards};
 //! use std::collections::HashSet;
@@ -235,6 +241,10 @@
 //! [`GeneratorBuilder::borrow_ahead`]: crate::GeneratorBuilder::borrow_ahead
 //! [`GeneratorBuilder::sequence_range`]: crate::GeneratorBuilder::sequence_range
 //! [`LocalGenerator`]: crate::LocalGenerator
+//! [`build_local_fixed`]: crate::GeneratorBuilder::build_local_fixed
+//! [`build_local_shards_fixed`]: crate::GeneratorBuilder::build_local_shards_fixed
+//! [`FixedLayout`]: crate::layout::FixedLayout
+//! [`layout::Twitter`]: crate::layout::Twitter
 //! [`mint_batch`]: crate::Generator::mint_batch
 //! [`mint_many`]: crate::Generator::mint_many
 //! [`SequenceRanges`]: crate::shard::SequenceRanges

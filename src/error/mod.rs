@@ -222,6 +222,18 @@ pub enum Error {
         layout: &'static str,
     },
 
+    /// A generator whose type fixes its layout was built from a builder of another layout.
+    #[error(
+        "the builder's layout {found} differs from the layout {expected} that the \
+         generator's type fixes; expected a builder of {expected}'s LAYOUT"
+    )]
+    LayoutMismatch {
+        /// The layout the generator's type fixes.
+        expected: &'static str,
+        /// The builder's layout.
+        found: &'static str,
+    },
+
     /// A snapshot does not fit its layout.
     #[error("invalid snapshot for layout {layout}: {reason}")]
     InvalidSnapshot {

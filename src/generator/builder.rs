@@ -13,7 +13,7 @@ use crate::clock::cached::FIRST_READING;
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
 use crate::fork;
-use crate::layout::Layout;
+use crate::layout::{FixedLayout, Layout};
 
 /// Configures a [`Generator`]: node fields, clock and clock-behind policy.
 ///
@@ -493,6 +493,38 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn build_local(self) -> Result<LocalGenerator<C>> {
+        self.build_on()
+    }
+
+    /// Validates the configuration and builds a [`LocalGenerator`] whose type fixes its
+    /// layout, `L`: it mints the IDs [`build_local`](Self::build_local)'s would, with the
+    /// layout's sequence step as a constant of its code (see [`FixedLayout`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LayoutMismatch`] when the builder's layout is not `L::LAYOUT`, and those of
+    /// [`build`](Self::build).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::layout::Twitter;
+    /// use snowmint::{Error, Generator, Layout, LocalGenerator};
+    ///
+    /// let generator: LocalGenerator<_, Twitter> =
+    ///     Generator::builder(Layout::TWITTER).node("machine", 1).build_local_fixed()?;
+    /// assert!(generator.mint()? < generator.mint()?);
+    /// let err = Generator::builder(Layout::DISCORD).default_nodes().build_local_fixed::<Twitter>();
+    /// assert!(matches!(err, Err(Error::LayoutMismatch { expected: "twitter", found: "discord" })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn build_local_fixed<L: FixedLayout>(self) -> Result<LocalGenerator<C, L>> {
+        if self.layout != L::LAYOUT {
+            return Err(Error::LayoutMismatch {
+                expected: L::LAYOUT.name(),
+                found: self.layout.name(),
+            });
+        }
         self.build_on()
     }
 

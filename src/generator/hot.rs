@@ -33,9 +33,27 @@ impl Plan {
 impl<C: Clock, S: State> Generator<C, S> {
     #[inline(always)]
     pub(super) fn next_id(&self, on_full: OnFull) -> Result<Id> {
+        if S::OWNED {
+            let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
+            if fork::generation() == self.plan.forks
+                && let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one)
+            {
+                return Ok(Id::from_u64(next));
+            }
+            return self.next_id_missed(on_full);
+        }
         match self.reserve_fast(1) {
             Some(run) => Ok(Id::from_u64(run.first | self.plan.node_bits)),
             // A tail call: the inlined mint keeps no frame of its own.
+            None => self.next_id_slow(on_full),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn next_id_missed(&self, on_full: OnFull) -> Result<Id> {
+        match self.reserve_fast(1) {
+            Some(run) => Ok(Id::from_u64(run.first | self.plan.node_bits)),
             None => self.next_id_slow(on_full),
         }
     }
@@ -102,7 +120,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             // compare and a store (see `LocalState`). A shared word has no such shortcut.
             if let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one) {
                 let run = Run {
-                    first: next,
+                    first: next ^ self.plan.node_bits,
                     count: 1,
                 };
                 return Some((run, reading));

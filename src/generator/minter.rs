@@ -16,8 +16,8 @@ use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
 use crate::fork;
 use crate::id::Id;
-use crate::layout::Layout;
 use crate::layout::Parts;
+use crate::layout::{AnyLayout, Layout};
 use crate::mint::{Attempt, OnFull};
 use crate::sync::{AtomicU64, Mutex, Ordering};
 
@@ -188,7 +188,7 @@ pub struct Generator<C = DefaultClock, S: State = SharedState> {
 /// ```
 ///
 /// [`GeneratorBuilder::build_local_shards`]: super::GeneratorBuilder::build_local_shards
-pub type LocalGenerator<C = DefaultClock> = Generator<C, LocalState>;
+pub type LocalGenerator<C = DefaultClock, L = AnyLayout> = Generator<C, LocalState<L>>;
 
 impl<C: Clock, S: State> Generator<C, S> {
     /// Mints the next ID, waiting for the next tick if this one's sequence is exhausted.
@@ -461,7 +461,7 @@ impl<C, S: State> Generator<C, S> {
         clock: C,
     ) -> Self {
         Generator {
-            state: S::new(state),
+            state: S::new(state, plan.node_bits),
             plan,
             on_behind,
             clock,

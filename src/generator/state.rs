@@ -8,7 +8,9 @@
 
 use std::cell::Cell;
 use std::fmt;
+use std::marker::PhantomData;
 
+use crate::layout::{AnyLayout, LayoutKind};
 use crate::sync::{AtomicU64, Ordering};
 
 /// The storage of a generator's state word: [`SharedState`] (the default) or [`LocalState`].
@@ -42,8 +44,8 @@ pub(crate) mod sealed {
         /// load and store, and the fast path may load it after reading the clock.
         const OWNED: bool;
 
-        /// A word holding `state`.
-        fn new(state: u64) -> Self;
+        /// A word holding `state`, for a generator whose IDs carry `node_bits`.
+        fn new(state: u64, node_bits: u64) -> Self;
 
         /// The current state. `Acquire` on an atomic (see the generator's `# Orderings`).
         fn load(&self) -> u64;
@@ -56,8 +58,9 @@ pub(crate) mod sealed {
         fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64>;
 
         /// The next state on the tick the last [`confirm`](Self::confirm) vouched for, stored,
-        /// if the clock still reads `reading` (the confirmed reading) and the tick has room;
-        /// `one` is one sequence step. Always `None` for a word other threads may write.
+        /// if the clock still reads `reading` (the confirmed reading) and the tick has room,
+        /// returned as its ID (with the node bits); `one` is one sequence step. Always `None`
+        /// for a word other threads may write.
         #[inline(always)]
         fn step_confirmed(&self, reading: u64, one: u64) -> Option<u64> {
             let _ = (reading, one);
@@ -107,7 +110,7 @@ impl sealed::Word for SharedState {
     const GENERATOR: &'static str = "Generator";
     const OWNED: bool = false;
 
-    fn new(state: u64) -> Self {
+    fn new(state: u64, _: u64) -> Self {
         SharedState(AtomicU64::new(state))
     }
 
@@ -147,9 +150,15 @@ impl fmt::Debug for SharedState {
 /// state of that tick: while the clock reads the same, the next mint on the tick is a compare
 /// of the reading and of the state against that limit, and one store, with no conversion of
 /// the reading to ticks (each conversion and range check was done for that reading already).
-/// Every swap withdraws the limit (sets it to 0, which no state is below), so a
+/// Every swap withdraws the limit (sets it to 0, which no ID is below), so a
 /// state the slow path installs (a borrowed tick, a tick-tock toggle) is never stepped on
-/// with another tick's limit.
+/// with another tick's limit. The word holds the state with the generator's node bits in
+/// their field (the last ID minted), and so does the limit: such a mint is the ID itself,
+/// with no node bits to add.
+///
+/// `L` is the layout as the compiler knows it: [`AnyLayout`] (the default) for a layout given
+/// at run time, or a [`FixedLayout`](crate::layout::FixedLayout) type, whose sequence step is then a constant of the mint
+/// (see [`GeneratorBuilder::build_local_fixed`](super::GeneratorBuilder::build_local_fixed)).
 ///
 /// # Examples
 ///
@@ -162,38 +171,44 @@ impl fmt::Debug for SharedState {
 /// assert!(owner.join().unwrap().is_ok());
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct LocalState {
+pub struct LocalState<L: LayoutKind = AnyLayout> {
+    /// The state with the node bits: the last ID minted.
     word: Cell<u64>,
     /// The reading the current tick was confirmed at.
     reading: Cell<u64>,
-    /// The confirmed tick's last state; 0 when none is confirmed.
+    /// The confirmed tick's last ID; 0 when none is confirmed.
     limit: Cell<u64>,
+    node_bits: u64,
+    layout: PhantomData<fn() -> L>,
 }
 
-impl State for LocalState {}
+impl<L: LayoutKind> State for LocalState<L> {}
 
-impl sealed::Word for LocalState {
+impl<L: LayoutKind> sealed::Word for LocalState<L> {
     const GENERATOR: &'static str = "LocalGenerator";
     const OWNED: bool = true;
 
-    fn new(state: u64) -> Self {
+    fn new(state: u64, node_bits: u64) -> Self {
         LocalState {
-            word: Cell::new(state),
+            word: Cell::new(state | node_bits),
             reading: Cell::new(0),
             limit: Cell::new(0),
+            node_bits,
+            layout: PhantomData,
         }
     }
 
     #[inline(always)]
     fn load(&self) -> u64 {
-        self.word.get()
+        // Every value stored holds exactly the node bits in their field.
+        self.word.get() ^ self.node_bits
     }
 
     #[inline(always)]
     fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64> {
-        let found = self.word.get();
+        let found = self.load();
         if found == current {
-            self.word.set(next);
+            self.word.set(next | self.node_bits);
             self.limit.set(0);
             Ok(found)
         } else {
@@ -207,8 +222,14 @@ impl sealed::Word for LocalState {
 
     #[inline(always)]
     fn step_confirmed(&self, reading: u64, one: u64) -> Option<u64> {
+        let one = match L::SEQUENCE_STEP {
+            0 => one,
+            step => step,
+        };
         // Loaded after the reading: a clock that minted from this generator inside the
-        // reading left a state this step follows (or a withdrawn limit).
+        // reading left a state this step follows (or a withdrawn limit). While a limit is
+        // confirmed, the word and the limit differ in the sequence field alone (every swap
+        // withdraws it), so comparing the IDs compares the sequences.
         let current = self.word.get();
         if reading == self.reading.get() && current < self.limit.get() {
             let next = current + one;
@@ -222,12 +243,14 @@ impl sealed::Word for LocalState {
     #[inline(always)]
     fn confirm(&self, reading: u64, limit: u64) {
         self.reading.set(reading);
-        self.limit.set(limit);
+        self.limit.set(limit | self.node_bits);
     }
 }
 
-impl fmt::Debug for LocalState {
+impl<L: LayoutKind> fmt::Debug for LocalState<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("LocalState").field(&self.word.get()).finish()
+        f.debug_tuple("LocalState")
+            .field(&sealed::Word::load(self))
+            .finish()
     }
 }

@@ -7,6 +7,7 @@
 mod arithmetic;
 mod builder;
 mod field;
+mod fixed;
 mod parts;
 mod presets;
 mod range;
@@ -18,6 +19,10 @@ pub use builder::LayoutBuilder;
 #[cfg(feature = "serde")]
 pub(crate) use builder::name_problem;
 pub use field::{Field, FieldKind};
+pub use fixed::{
+    AnyLayout, Discord, FixedLayout, Instagram, LayoutKind, Mastodon, Osmium, SnowflakeSi,
+    Sonyflake, Twitter,
+};
 pub use parts::Parts;
 pub use range::UnixTime;
 pub use shape::Layout;

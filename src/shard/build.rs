@@ -9,6 +9,7 @@ use super::sharded::ShardedGenerator;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::{GeneratorBuilder, LocalGenerator};
+use crate::layout::FixedLayout;
 
 /// How a [`ShardedGenerator`] keeps its shards' IDs apart.
 ///
@@ -165,6 +166,40 @@ impl<C: Clock> GeneratorBuilder<C> {
         builders
             .into_iter()
             .map(|builder| builder.clock(clock.clone()).build_local())
+            .collect()
+    }
+
+    /// [`build_local_shards`](Self::build_local_shards) for generators whose type fixes their
+    /// layout, as [`build_local_fixed`](Self::build_local_fixed) builds one.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LayoutMismatch`](crate::Error::LayoutMismatch) when the builder's layout is not
+    /// `L::LAYOUT`, and those of [`build_local_shards`](Self::build_local_shards).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::layout::Twitter;
+    /// use snowmint::{Generator, Layout, LocalGenerator, shard::Shards};
+    ///
+    /// let generators: Vec<LocalGenerator<_, Twitter>> = Generator::builder(Layout::TWITTER)
+    ///     .node("machine", 3)
+    ///     .build_local_shards_fixed(Shards::SplitSequence(2))?;
+    /// assert_ne!(generators[0].mint()?, generators[1].mint()?);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn build_local_shards_fixed<L: FixedLayout>(
+        self,
+        shards: Shards<'_>,
+    ) -> Result<Vec<LocalGenerator<C, L>>>
+    where
+        C: Clone,
+    {
+        let (builders, clock) = shard_builders(self, shards)?;
+        builders
+            .into_iter()
+            .map(|builder| builder.clock(clock.clone()).build_local_fixed())
             .collect()
     }
 }
