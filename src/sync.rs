@@ -49,6 +49,57 @@ pub(crate) fn spawn(_name: &str, _body: impl FnOnce() + Send + 'static) -> std::
 #[cfg(not(snowmint_loom))]
 pub(crate) use crossbeam_utils::Backoff;
 
+/// The wait of a thread whose tick is full, until the clock reaches the next tick: sleeps
+/// (of at most 10 ms each) through all but the last millisecond of a longer wait, then spin hints between looks at
+/// the clock (doubling up to [`TickWait::MAX_SPINS`]), never a yield. A tick fills in
+/// microseconds, and a thread that spins through the rest of it keeps its core when the next
+/// tick begins, where one that yields leaves the core to whichever thread runs next for the
+/// rest of that thread's time slice, a few milliseconds, and misses the tick's start when
+/// every core is busy (BENCHMARKS.md, the saturation targets). Under loom, a yield to the
+/// model's scheduler.
+pub(crate) struct TickWait {
+    /// The spin hints of the next wait (unread under loom).
+    #[cfg_attr(snowmint_loom, allow(dead_code))]
+    spins: core::cell::Cell<u32>,
+}
+
+impl TickWait {
+    /// The most spin hints between two looks at the clock.
+    #[cfg_attr(snowmint_loom, allow(dead_code))]
+    pub(crate) const MAX_SPINS: u32 = 64;
+    /// The longest sleep between two looks at the clock, in milliseconds.
+    #[cfg_attr(snowmint_loom, allow(dead_code))]
+    const MAX_NAP_MS: u64 = 10;
+
+    pub(crate) fn new() -> Self {
+        TickWait {
+            spins: core::cell::Cell::new(1),
+        }
+    }
+
+    /// Waits before the next look at the clock, which reads `ms_left` whole milliseconds
+    /// before the tick waited for (at least 1).
+    #[cfg(not(snowmint_loom))]
+    pub(crate) fn snooze(&self, ms_left: u64) {
+        if ms_left > 1 {
+            // In slices, so that a clock set forward by hand (a test's) is seen soon.
+            let nap = (ms_left - 1).min(Self::MAX_NAP_MS);
+            std::thread::sleep(std::time::Duration::from_millis(nap));
+            return;
+        }
+        let spins = self.spins.get();
+        for _ in 0..spins {
+            core::hint::spin_loop();
+        }
+        self.spins.set((spins * 2).min(Self::MAX_SPINS));
+    }
+
+    #[cfg(snowmint_loom)]
+    pub(crate) fn snooze(&self, _: u64) {
+        loom::thread::yield_now();
+    }
+}
+
 #[cfg(snowmint_loom)]
 pub(crate) struct Backoff;
 

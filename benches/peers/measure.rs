@@ -244,6 +244,28 @@ pub fn noting_full_ticks(name: &str, full_ticks: impl Fn() -> Option<u64>, bench
 /// Over whole ticks, a rate above the layout's ceiling means some tick held more IDs than the
 /// layout has values for: the contender repeated IDs.
 pub fn saturation_rate<C: Contender>(c: &C, threads: usize, run: Duration) -> Option<f64> {
+    saturation(c, threads, run).map(|saturation| saturation.rate)
+}
+
+/// What [`saturation`] counts over a run's whole ticks.
+#[derive(Debug, Clone, Copy)]
+pub struct Saturation {
+    /// IDs/s over every whole tick ([`saturation_rate`]).
+    pub rate: f64,
+    /// IDs/s over the whole ticks in which some thread minted: what the contender made of the
+    /// ticks it had a core in.
+    pub minted_rate: f64,
+    /// The whole ticks in which no thread minted an ID, and all the whole ticks. A thread that
+    /// waits for the next tick mints as soon as it sees it begin, so a tick without any ID is
+    /// one in which no minting thread had a core (descheduled).
+    pub empty_ticks: u64,
+    pub whole_ticks: u64,
+}
+
+/// [`saturation_rate`], with the ticks in which no thread minted counted apart. For a
+/// contender whose ticks are not the clock's, the rate over the run's wall time, no tick
+/// empty.
+pub fn saturation<C: Contender>(c: &C, threads: usize, run: Duration) -> Option<Saturation> {
     let spec = c.spec();
     let run = run.max(Duration::from_millis(3 * spec.tick_ms));
     let runs = on_threads(threads, || {
@@ -281,7 +303,13 @@ pub fn saturation_rate<C: Contender>(c: &C, threads: usize, run: Duration) -> Op
             .flat_map(|(_, _, ticks)| ticks)
             .map(|(_, minted)| minted)
             .sum();
-        return Some(minted as f64 / (ended - started).as_secs_f64());
+        let rate = minted as f64 / (ended - started).as_secs_f64();
+        return Some(Saturation {
+            rate,
+            minted_rate: rate,
+            empty_ticks: 0,
+            whole_ticks: 0,
+        });
     }
     let first = runs.iter().map(|(_, _, ticks)| ticks[0].0).max();
     let last = runs
@@ -297,14 +325,29 @@ pub fn saturation_rate<C: Contender>(c: &C, threads: usize, run: Duration) -> Op
         );
         return None;
     }
-    let minted: u64 = runs
+    let whole: Vec<(i64, u64)> = runs
         .iter()
         .flat_map(|(_, _, ticks)| ticks)
         .filter(|(tick, _)| first < *tick && *tick < last)
-        .map(|(_, minted)| minted)
-        .sum();
-    let whole_ms = ((last - first - 1) as u64 * spec.tick_ms) as f64;
-    Some(minted as f64 * 1000.0 / whole_ms)
+        .copied()
+        .collect();
+    let minted: u64 = whole.iter().map(|(_, minted)| minted).sum();
+    let whole_ticks = (last - first - 1) as u64;
+    let minted_in: std::collections::HashSet<i64> = whole.iter().map(|(tick, _)| *tick).collect();
+    let empty_ticks = whole_ticks - minted_in.len() as u64;
+    let per_s = |ticks: u64| {
+        if ticks == 0 {
+            0.0
+        } else {
+            minted as f64 * 1000.0 / (ticks * spec.tick_ms) as f64
+        }
+    };
+    Some(Saturation {
+        rate: per_s(whole_ticks),
+        minted_rate: per_s(whole_ticks - empty_ticks),
+        empty_ticks,
+        whole_ticks,
+    })
 }
 
 /// Percentile `q` of sorted `values`.

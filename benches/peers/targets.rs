@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 use snowmint::{Generator, Layout, clock::CachedClock, shard::Shards};
 
 use crate::contenders::{Contender, hot_set, snowmint_local_shards, twitter_set};
-use crate::measure::{check, ns_per_id, paced_run, percentile, saturation_rate};
+use crate::measure::{
+    Saturation, check, ns_per_id, paced_run, percentile, saturation as saturation_of,
+    saturation_rate,
+};
 use crate::rounds::{Rounds, Spread, rotated, shown_or_inconclusive};
 use crate::summary::{Cell, RATIO_NOTE, Summary, columns};
 use crate::support::HOT;
@@ -73,7 +76,10 @@ impl Bound {
 ///   (and `snowmint-monotonic`'s, without a target);
 /// - scenario 1 (Twitter layout, one shared generator): ≥ 99.5% of the ceiling with 1, 2 and
 ///   8 threads, and ≥ 97% with 2 threads while another process spins on every core
-///   ([`Spinner`]), ferroid's figure beside it;
+///   ([`Spinner`]), ferroid's figure beside it; for that last run also the % of the ceiling
+///   over the ticks in which a minting thread had a core, and the share of ticks in which
+///   none had (no ID minted), which separates what the generator makes of its time on a core
+///   from the time the scheduler gave it;
 /// - the default clock, idle: at most 10 wake-ups a second of [`CachedClock::global`] while
 ///   default-built generators are held but not used.
 ///
@@ -274,14 +280,55 @@ pub fn targets(summary: &mut Summary) {
             99.5,
         );
     }
+    // Every core busy: each run's ticks in which no minting thread had a core are counted
+    // apart, as is the rate over the others.
+    let mut detail: [Vec<Saturation>; 2] = Default::default();
+    let mut runs = 0;
     let busy = {
         let _spinner = Spinner::start();
-        saturation(2)
+        rotated(SATURATION_ROUNDS, |k| {
+            let run = match k {
+                0 => saturation_of(&twitter.snowmint, 2, TARGET_SATURATION_RUN),
+                _ => saturation_of(&twitter.ferroid, 2, TARGET_SATURATION_RUN),
+            };
+            // The warm-up round's two runs are left out, as `rotated` leaves out its figures.
+            runs += 1;
+            if runs > 2 {
+                detail[k].extend(run);
+            }
+            run.map(|run| 100.0 * run.rate / ceiling)
+        })
     };
     saturation_row(
         "s1 saturation, twitter, shared, 2 thr, every core busy: snowmint, % of ceiling",
         busy,
         97.0,
+    );
+    let [on_core, ferroid_on_core] = detail.each_ref().map(|runs| {
+        let rates: Vec<f64> = runs
+            .iter()
+            .map(|run| 100.0 * run.minted_rate / ceiling)
+            .collect();
+        let empty: Vec<f64> = runs
+            .iter()
+            .map(|run| 100.0 * run.empty_ticks as f64 / run.whole_ticks.max(1) as f64)
+            .collect();
+        (Spread::of(rates.into_iter()), Spread::of(empty.into_iter()))
+    });
+    row(
+        "s1 saturation, twitter, shared, 2 thr, every core busy, ticks a minting thread had a \
+         core in: snowmint, % of ceiling",
+        shown_or_inconclusive(on_core.0, 1, "%"),
+        on_core.0.map(|spread| spread.median),
+        Some((Bound::AtLeast(97.0), "≥ 97%")),
+        format!(
+            "ferroid {}; ticks in which no minting thread had a core (no ID): {} of \
+             snowmint's, {} of ferroid's",
+            shown_or_inconclusive(ferroid_on_core.0, 1, "%").replace("**", ""),
+            shown_or_inconclusive(on_core.1, 1, "%").replace("**", ""),
+            shown_or_inconclusive(ferroid_on_core.1, 1, "%").replace("**", ""),
+        ),
+        None,
     );
 
     // The default clock while its generators sit idle.

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::mint::{Attempt, OnFull};
 use crate::pause::{self, Point};
-use crate::sync::{AtomicU64, Backoff, CasBackoff, Ordering};
+use crate::sync::{AtomicU64, Backoff, CasBackoff, Ordering, TickWait};
 use crate::trace;
 
 /// How many times a slow-path mint starts over (see `Generator::reserve_slow`) before a clock
@@ -279,13 +279,15 @@ impl<C: Clock, S: State> Generator<C, S> {
         let timeline = usize::from(current & self.plan.tick_mask != 0);
         self.cold.overflows.fetch_add(1, Ordering::Relaxed);
         let borrow = self.plan.borrow_ticks;
-        let backoff = Backoff::new();
+        let wait = TickWait::new();
         let mut counted = false;
         loop {
             // Precise: a lagging reading would wait for a tick that has already begun.
             let unix_ms = self.clock.unix_ms_precise();
             let mut now = self.ticks(unix_ms)?;
-            if self.is_behind(last, now) {
+            // Whether `unix_ms` is the reading `now` comes from.
+            let read_now = !self.is_behind(last, now);
+            if !read_now {
                 // The clock went back while this thread waited.
                 if !settle && matches!(self.on_behind, ClockBehind::TickTock { .. }) {
                     return Ok(Next::Restart);
@@ -357,7 +359,11 @@ impl<C: Clock, S: State> Generator<C, S> {
                 );
                 counted = true;
             }
-            backoff.snooze();
+            // The first tick this thread may mint in starts at `next_ms`, after `unix_ms`
+            // (`ahead > borrow`) when that is the reading `now` comes from; after a clock
+            // found behind, look again soon.
+            let next_ms = self.plan.epoch_ms + (last + 1 - borrow) * self.plan.tick_ms.get();
+            wait.snooze(if read_now { next_ms - unix_ms } else { 1 });
         }
     }
 
