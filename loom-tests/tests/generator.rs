@@ -388,3 +388,48 @@ fn clock_set_back_with_error_policy() {
         assert_next_is_greatest(&generator, &all);
     });
 }
+
+/// Model 7, the confirmed tick: with `ClockBehind::Error`, one thread mints once at tick 11
+/// (which confirms it), then two threads mint once each while a third moves the clock to
+/// tick 12 and back to 11. A mint that took the confirmed tick's shortcut must never skip
+/// the policy: every result is an ID or `Error::ClockBehind`, no ID repeats, and once the
+/// clock reads 11 again after the race, a mint fails exactly when an ID of tick 12 exists.
+#[test]
+fn confirmed_tick_never_skips_the_clock_behind_policy() {
+    model(|| {
+        let layout = Layout::TWITTER;
+        let (generator, clock) = generator(layout, START_TICK + 1, ClockBehind::Error);
+        let first = generator.mint().expect("a mint at the clock's tick");
+        let minters: Vec<_> = (0..2)
+            .map(|_| {
+                let generator = generator.clone();
+                thread::spawn(move || vec![generator.mint()])
+            })
+            .collect();
+        let setter = {
+            let clock = clock.clone();
+            thread::spawn(move || {
+                clock.set(tick_ms(&layout, START_TICK + 2));
+                clock.set(tick_ms(&layout, START_TICK + 1));
+            })
+        };
+        let mut results: Vec<Vec<_>> = minters.into_iter().map(|h| h.join().unwrap()).collect();
+        setter.join().unwrap();
+        results.push(vec![Ok(first)]);
+
+        let per_thread = ids_checking_errors(&results, |error| match error {
+            Error::ClockBehind { behind_ms, .. } => assert_eq!(*behind_ms, layout.tick_ms()),
+            other => panic!("unexpected error {other:?}"),
+        });
+        let all = assert_all_unique(&per_thread);
+        let saw_later = all.iter().any(|&id| tick_of(&layout, id) == START_TICK + 2);
+        match generator.mint() {
+            Ok(id) => {
+                assert!(!saw_later, "minted {id:?} behind a later tick");
+                assert!(all.iter().all(|&other| id.to_u64() > other));
+            }
+            Err(Error::ClockBehind { .. }) => assert!(saw_later),
+            Err(other) => panic!("unexpected error {other:?}"),
+        }
+    });
+}

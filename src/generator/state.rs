@@ -67,18 +67,36 @@ pub(crate) mod sealed {
             None
         }
 
+        /// For a word other threads may write: the state after `current` (loaded before the
+        /// clock read `reading`) on the newest confirmed tick, swapped in, if the clock reads
+        /// the newest confirmed reading and `current` is below that tick's last state; `None`
+        /// otherwise, or if the swap failed. Always `None` for a word one thread owns (see
+        /// [`step_confirmed`](Self::step_confirmed)).
+        #[inline(always)]
+        fn step_shared(&self, current: u64, reading: u64, one: u64) -> Option<u64> {
+            let _ = (current, reading, one);
+            None
+        }
+
         /// Vouches that the state just installed is on the tick of the clock reading `reading`,
         /// in a process that may mint (not a forked child), and that `limit` is that tick's last
-        /// state; any swap withdraws it. Nothing for a word other threads may write.
-        #[inline(always)]
-        fn confirm(&self, reading: u64, limit: u64) {
-            let _ = (reading, limit);
-        }
+        /// state. On a word one thread owns, any swap withdraws it; on a shared one, it holds
+        /// until a newer confirmation (and is never made for a layout with a tick-tock bit).
+        fn confirm(&self, reading: u64, limit: u64);
     }
 }
 
 /// A state word any thread may mint from: one `AtomicU64`, advanced by compare-and-swap. A
 /// generator on it is `Sync`.
+///
+/// Beside the word, on its cache line, it keeps the newest clock reading a mint was confirmed
+/// at and the newest confirmed tick's last state (both only ever raised), so that a mint while
+/// the clock reads that reading and the state is below that limit is a compare of each and
+/// the compare-and-swap, with no conversion of the reading to ticks. Why that is sound (a
+/// limit seen is the limit of a tick whose first state was installed before, so a swap that
+/// succeeds from a state below it is on that tick, with room; the reading seen is at least
+/// the one that tick was confirmed at): the generator's `# Orderings`. A layout with a
+/// tick-tock bit, whose states can go down, is never confirmed.
 ///
 /// # Examples
 ///
@@ -94,7 +112,13 @@ pub(crate) mod sealed {
 /// assert_ne!(ids[0], ids[1]);
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct SharedState(AtomicU64);
+pub struct SharedState {
+    word: AtomicU64,
+    /// The newest reading a mint was confirmed at (0: none).
+    reading: AtomicU64,
+    /// The last state of the newest confirmed tick (0: none, which no state is below).
+    limit: AtomicU64,
+}
 
 impl State for SharedState {}
 
@@ -102,7 +126,7 @@ impl SharedState {
     /// The word itself: for a sharded generator's per-thread run, which keeps its address to
     /// compare the word with the state its reservation installed (see `shard::runs`).
     pub(crate) fn word(&self) -> &AtomicU64 {
-        &self.0
+        &self.word
     }
 }
 
@@ -111,31 +135,62 @@ impl sealed::Word for SharedState {
     const OWNED: bool = false;
 
     fn new(state: u64, _: u64) -> Self {
-        SharedState(AtomicU64::new(state))
+        SharedState {
+            word: AtomicU64::new(state),
+            reading: AtomicU64::new(0),
+            limit: AtomicU64::new(0),
+        }
     }
 
     #[inline(always)]
     fn load(&self) -> u64 {
-        self.0.load(Ordering::Acquire)
+        self.word.load(Ordering::Acquire)
     }
 
     #[inline(always)]
     fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64> {
         // AcqRel on success publishes the tick this thread read; Acquire on failure, as for
         // the load (see the generator's `# Orderings`).
-        self.0
+        self.word
             .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
     }
 
     fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64> {
-        self.0
+        self.word
             .compare_exchange(current, next, Ordering::AcqRel, Ordering::Acquire)
+    }
+
+    #[inline(always)]
+    fn step_shared(&self, current: u64, reading: u64, one: u64) -> Option<u64> {
+        // The limit before the reading (Acquire: see the generator's `# Orderings`).
+        if current < self.limit.load(Ordering::Acquire)
+            && reading == self.reading.load(Ordering::Relaxed)
+        {
+            let next = current + one;
+            crate::pause::point(crate::pause::Point::Mint);
+            self.swap_if(current, next).ok()?;
+            Some(next)
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn confirm(&self, reading: u64, limit: u64) {
+        // Once per reading: a thread that finds it confirmed (by itself or another) leaves
+        // the limit to that confirmation. The reading first; the limit with Release, after it
+        // (see `step_shared`).
+        if reading > self.reading.load(Ordering::Relaxed) {
+            self.reading.fetch_max(reading, Ordering::Relaxed);
+            crate::pause::point(crate::pause::Point::Confirm);
+            self.limit.fetch_max(limit, Ordering::Release);
+        }
     }
 }
 
 impl fmt::Debug for SharedState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("SharedState").field(&self.0).finish()
+        f.debug_tuple("SharedState").field(&self.word).finish()
     }
 }
 
