@@ -35,8 +35,9 @@ pub enum Point {
     /// A mark file's write, with the store's write lock and the file's `.lock` taken, before
     /// the new mark is written.
     MarkWrite,
-    /// A shared generator's confirmation of a tick, between raising the confirmed reading and
-    /// raising the confirmed limit (see the generator's `# The confirmed tick`).
+    /// A shared generator's mint that installed a state on the tick of its reading, after its
+    /// compare-and-swap and before it confirms the reading (see the generator's `# The
+    /// confirmed tick`).
     Confirm,
 }
 

@@ -1,8 +1,9 @@
-//! A shared generator's confirmed tick (the generator's `# The confirmed tick`): a mint that
-//! finds its reading confirmed and its state below the confirmed limit skips the conversion
-//! of the reading to ticks, and with it the check of a clock behind the state. These tests
-//! stop a thread inside a confirmation, between raising the confirmed reading and raising the
-//! limit ([`Point::Confirm`]), and mint meanwhile: a confirmation seen half done must never
+//! A shared generator's confirmed tick (the generator's `# The confirmed tick`): a mint whose
+//! reading is the confirmed one and whose state is below the last state of that reading's
+//! tick skips the check of its reading against the state's tick, and with it the check of a
+//! clock behind the state. These tests stop a thread between the compare-and-swap that
+//! installed a new tick and its confirmation of the reading ([`Point::Confirm`]), so the word
+//! still holds the tick before, and mint meanwhile: the confirmation not yet made must never
 //! let a mint skip the generator's `ClockBehind` policy, nor stop minting.
 
 // Built only under `--cfg snowmint_pause_points`: CONTRIBUTING.md, "Test cfgs", has the command.
@@ -45,12 +46,12 @@ fn confirmed(on_behind: ClockBehind) -> (Generator<ManualClock>, ManualClock, sn
     (generator, clock, first)
 }
 
-/// A thread installs tick `TICK + 1` and stops inside its confirmation; the clock is set back
-/// to `TICK` meanwhile: the state is on the later tick, so a mint now must fail under
-/// `ClockBehind::Error`, whichever half of the confirmation it sees. The stopped mint then
+/// A thread installs tick `TICK + 1` and stops before it confirms it; the clock is set back
+/// to `TICK`, the reading still confirmed: the state is on the later tick, so a mint now must
+/// fail under `ClockBehind::Error`. The stopped mint then
 /// finishes on `TICK + 1`, and once the clock reads that tick again, minting goes on above it.
 #[test]
-fn a_half_done_confirmation_never_skips_the_clock_behind_policy() {
+fn a_confirmation_not_yet_made_never_skips_the_clock_behind_policy() {
     let _one = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -80,11 +81,11 @@ fn a_half_done_confirmation_never_skips_the_clock_behind_policy() {
     });
 }
 
-/// A thread installs tick `TICK + 1` and stops inside its confirmation, the clock still at
-/// that tick: other mints go on (down the longer path until the limit is raised), each above
-/// the last, and after the release the tick's remaining mints are above them all.
+/// A thread installs tick `TICK + 1` and stops before it confirms it, the clock still at that
+/// tick: other mints go on (down the longer path, which confirms the reading itself), each
+/// above the last, and after the release the tick's remaining mints are above them all.
 #[test]
-fn a_half_done_confirmation_never_stops_minting() {
+fn a_confirmation_not_yet_made_never_stops_minting() {
     let _one = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -45,8 +45,12 @@ impl<C: Clock, S: State> Generator<C, S> {
         // Loaded before the reading, as in `reserve_fast_at`.
         let current = self.state.load();
         let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
+        // The last state of the reading's tick, if the reading is a confirmed one.
+        let limit = (reading << self.plan.time_shift).wrapping_add(self.plan.limit_offset);
         if fork::generation() == self.plan.forks
-            && let Some(next) = self.state.step_shared(current, reading, self.plan.seq_one)
+            && let Some(next) = self
+                .state
+                .step_shared(current, reading, limit, self.plan.seq_one)
         {
             return Ok(Id::from_u64(next | self.plan.node_bits));
         }
@@ -145,9 +149,10 @@ impl<C: Clock, S: State> Generator<C, S> {
         // Orderings as in `advance`.
         self.state.swap_if(current, next).ok()?;
         // `next` is on tick `now`, the tick of `reading`. A shared word is confirmed for single
-        // mints alone (a sharded generator's runs never step), and never on a layout whose
-        // states can go down (a tick-tock toggle).
-        if S::OWNED || (want == 1 && self.plan.tick_mask == 0) {
+        // mints alone (a sharded generator's runs never step), on a layout of 1 ms ticks (a
+        // confirmed reading's tick is then `reading - epoch`) whose states never go down (no
+        // tick-tock toggle).
+        if S::OWNED || (want == 1 && self.plan.tick_mask == 0 && self.plan.tick_ms.get() == 1) {
             self.state
                 .confirm(reading, next & !self.plan.seq_mask | self.plan.seq_last);
         }

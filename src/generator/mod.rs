@@ -92,32 +92,32 @@
 //!
 //! # The confirmed tick
 //!
-//! A mint on a tick already begun need not convert its reading to ticks: beside the state word,
-//! on its line, a shared generator keeps the newest reading a mint was *confirmed* at and the
-//! last state of that reading's tick (both raised with `fetch_max`, never lowered), and a mint
-//! whose reading equals the first and whose state is below the second only adds one sequence
-//! step and swaps. A thread confirms after its CAS installed a state on the tick of its own
-//! reading: it raises the reading (if that is newer), then the limit, with `Release`. A minter
-//! loads the state, reads the clock, loads the limit with `Acquire`, then the reading. Why a
-//! swap that succeeds from a state `s` below the limit `L` it saw is sound, on a layout without
-//! a tick-tock bit (whose states only increase; a tick-tock layout is never confirmed):
+//! A mint on a tick already begun need not check its reading against the layout's range and
+//! the state's tick: beside the state word, on its line, a shared generator keeps the clock
+//! reading a mint was last *confirmed* at, and a mint whose reading is that one and whose
+//! state is below the last state of the reading's tick (computed from the reading with a shift
+//! and an add) only adds one sequence step and swaps. Only a layout of 1 ms ticks without a
+//! tick-tock bit is confirmed: there a reading is its tick, and states only increase. A
+//! thread confirms after its CAS installed a state on the tick of its own reading: it stores
+//! the reading with `Release`. A minter loads the state,
+//! reads the clock, and loads the confirmed reading with `Acquire`. Why a swap that succeeds
+//! from a state `s` with a reading `r` equal to the confirmed one, `s` below the last state
+//! `L` of `r`'s tick, is sound:
 //!
-//! - `L` was raised by a thread whose CAS installed a state on `L`'s tick before; that CAS
-//!   happens before the `Release` that published `L`, which synchronizes with the minter's
-//!   `Acquire` load, which precedes the minter's CAS. So the minter's CAS comes later in the
-//!   state word's modification order, and if it succeeds from `s`, `s` is at least the
-//!   installed state, so on `L`'s tick; being below `L`, the tick's last state, it has room:
-//!   `s` plus one step is on the same tick, inside the sequence range.
-//! - That thread raised the reading to its own (on `L`'s tick) before it published `L`, so the
-//!   reading the minter loads is at least that one, and a clock that reads it reads no earlier
-//!   than `s`'s tick: never a clock behind the state, whose policy the mint would skip.
-//! - A reading newer than `L`'s tick was confirmed by a thread that installed a later tick
-//!   first; a minter that swaps from `s` on `L`'s tick anyway comes before that install, and
-//!   mints on a tick some thread read, as after a lost CAS.
+//! - The store of `r` that the minter loaded was made by a thread whose CAS installed a state
+//!   on `r`'s tick before it; that CAS happens before the `Release` store, which synchronizes
+//!   with the minter's `Acquire` load, which precedes the minter's CAS. So the minter's CAS
+//!   comes later in the state word's modification order, and if it succeeds from `s`, `s` is
+//!   at least the state installed on `r`'s tick, so on that tick; being below `L`, it has
+//!   room: `s` plus one step is on the same tick, inside the sequence range.
+//! - The mint is on the tick of the minter's own reading, as on the longer path: never on a
+//!   tick the clock has not reached, never with a clock behind the state.
 //!
-//! A thread whose check fails (a new reading, a full tick, a stale limit) takes the path above
-//! and confirms there. Every confirmation is an upper bound that is only ever raised, so none
-//! undoes another; a confirmation late or skipped only sends mints down the longer path.
+//! The word holds one reading, so no mint can see half of a confirmation; a confirmation late
+//! (a thread that installed a tick and was descheduled before confirming it) may replace a
+//! newer one, which only sends mints down the longer path, where they confirm again. A stale
+//! cached reading (below `FIRST_READING`) is never confirmed; 0, the word's first value, is
+//! never taken as a confirmed reading.
 //!
 //! The precise reading is also the one a full tick waits on: a thread that finds its tick
 //! full reads `unix_ms_precise` before it waits or borrows, so a cached reading that lags

@@ -68,20 +68,21 @@ pub(crate) mod sealed {
         }
 
         /// For a word other threads may write: the state after `current` (loaded before the
-        /// clock read `reading`) on the newest confirmed tick, swapped in, if the clock reads
-        /// the newest confirmed reading and `current` is below that tick's last state; `None`
-        /// otherwise, or if the swap failed. Always `None` for a word one thread owns (see
+        /// clock read `reading`), swapped in, if `reading` is the confirmed one and `current`
+        /// is below `limit`, the last state of that reading's tick; `None` otherwise, or if the
+        /// swap failed. Always `None` for a word one thread owns (see
         /// [`step_confirmed`](Self::step_confirmed)).
         #[inline(always)]
-        fn step_shared(&self, current: u64, reading: u64, one: u64) -> Option<u64> {
-            let _ = (current, reading, one);
+        fn step_shared(&self, current: u64, reading: u64, limit: u64, one: u64) -> Option<u64> {
+            let _ = (current, reading, limit, one);
             None
         }
 
         /// Vouches that the state just installed is on the tick of the clock reading `reading`,
         /// in a process that may mint (not a forked child), and that `limit` is that tick's last
         /// state. On a word one thread owns, any swap withdraws it; on a shared one, it holds
-        /// until a newer confirmation (and is never made for a layout with a tick-tock bit).
+        /// until the next confirmation (and is made only for a layout of 1 ms ticks without a
+        /// tick-tock bit).
         fn confirm(&self, reading: u64, limit: u64);
     }
 }
@@ -89,14 +90,11 @@ pub(crate) mod sealed {
 /// A state word any thread may mint from: one `AtomicU64`, advanced by compare-and-swap. A
 /// generator on it is `Sync`.
 ///
-/// Beside the word, on its cache line, it keeps the newest clock reading a mint was confirmed
-/// at and the newest confirmed tick's last state (both only ever raised), so that a mint while
-/// the clock reads that reading and the state is below that limit is a compare of each and
-/// the compare-and-swap, with no conversion of the reading to ticks. Why that is sound (a
-/// limit seen is the limit of a tick whose first state was installed before, so a swap that
-/// succeeds from a state below it is on that tick, with room; the reading seen is at least
-/// the one that tick was confirmed at): the generator's `# Orderings`. A layout with a
-/// tick-tock bit, whose states can go down, is never confirmed.
+/// Beside the word, on its cache line, it keeps the clock reading a mint was last confirmed at:
+/// a mint whose reading is that one and whose state is below the last state of that
+/// reading's tick is a compare of each and the compare-and-swap, with no check of the reading
+/// against the layout's range. Why that is sound: the generator's `# The confirmed tick`. Only
+/// a layout of 1 ms ticks without a tick-tock bit is ever confirmed.
 ///
 /// # Examples
 ///
@@ -114,10 +112,9 @@ pub(crate) mod sealed {
 /// ```
 pub struct SharedState {
     word: AtomicU64,
-    /// The newest reading a mint was confirmed at (0: none).
+    /// The reading a mint was last confirmed at; 0 when none was (no reading the shortcut
+    /// takes is 0).
     reading: AtomicU64,
-    /// The last state of the newest confirmed tick (0: none, which no state is below).
-    limit: AtomicU64,
 }
 
 impl State for SharedState {}
@@ -138,7 +135,6 @@ impl sealed::Word for SharedState {
         SharedState {
             word: AtomicU64::new(state),
             reading: AtomicU64::new(0),
-            limit: AtomicU64::new(0),
         }
     }
 
@@ -161,11 +157,9 @@ impl sealed::Word for SharedState {
     }
 
     #[inline(always)]
-    fn step_shared(&self, current: u64, reading: u64, one: u64) -> Option<u64> {
-        // The limit before the reading (Acquire: see the generator's `# Orderings`).
-        if current < self.limit.load(Ordering::Acquire)
-            && reading == self.reading.load(Ordering::Relaxed)
-        {
+    fn step_shared(&self, current: u64, reading: u64, limit: u64, one: u64) -> Option<u64> {
+        // Acquire: see the generator's `# The confirmed tick`.
+        if reading != 0 && reading == self.reading.load(Ordering::Acquire) && current < limit {
             let next = current + one;
             crate::pause::point(crate::pause::Point::Mint);
             self.swap_if(current, next).ok()?;
@@ -176,15 +170,10 @@ impl sealed::Word for SharedState {
     }
 
     #[inline(always)]
-    fn confirm(&self, reading: u64, limit: u64) {
-        // Once per reading: a thread that finds it confirmed (by itself or another) leaves
-        // the limit to that confirmation. The reading first; the limit with Release, after it
-        // (see `step_shared`).
-        if reading > self.reading.load(Ordering::Relaxed) {
-            self.reading.fetch_max(reading, Ordering::Relaxed);
-            crate::pause::point(crate::pause::Point::Confirm);
-            self.limit.fetch_max(limit, Ordering::Release);
-        }
+    fn confirm(&self, reading: u64, _: u64) {
+        crate::pause::point(crate::pause::Point::Confirm);
+        // The word is on the state's line, which the confirming CAS just wrote.
+        self.reading.store(reading, Ordering::Release);
     }
 }
 
