@@ -3,7 +3,7 @@
 //!
 //! Compiled in only under `--cfg snowmint_pause_points`, which exists for snowmint's own
 //! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`,
-//! `tests/fork_windows.rs`, `tests/mark_fork.rs`, `tests/confirmed_tick.rs`); without it every point is an empty inline
+//! `tests/fork_windows.rs`, `tests/mark_fork.rs`); without it every point is an empty inline
 //! function. A point pauses only in the process that armed it, so a forked child passes
 //! through the points its parent armed.
 
@@ -35,10 +35,6 @@ pub enum Point {
     /// A mark file's write, with the store's write lock and the file's `.lock` taken, before
     /// the new mark is written.
     MarkWrite,
-    /// A shared generator's mint that installed a state on the tick of its reading, after its
-    /// compare-and-swap and before it confirms the reading (see the generator's `# The
-    /// confirmed tick`).
-    Confirm,
 }
 
 #[cfg(snowmint_pause_points)]
@@ -47,7 +43,7 @@ mod armed {
     use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
     use std::time::{Duration, Instant};
 
-    const POINTS: usize = 10;
+    const POINTS: usize = 9;
     const IDLE: u8 = 0;
     const REACHED: u8 = 1;
     const RELEASED: u8 = 2;
@@ -68,7 +64,6 @@ mod armed {
             Point::Mint => 6,
             Point::ForkWaits => 7,
             Point::MarkWrite => 8,
-            Point::Confirm => 9,
         }
     }
 

@@ -50,13 +50,16 @@ pub(crate) fn spawn(_name: &str, _body: impl FnOnce() + Send + 'static) -> std::
 pub(crate) use crossbeam_utils::Backoff;
 
 /// The wait of a thread whose tick is full, until the clock reaches the next tick: sleeps
-/// (of at most 10 ms each) through all but the last millisecond of a longer wait, then spin hints between looks at
-/// the clock (doubling up to [`TickWait::MAX_SPINS`]), never a yield. A tick fills in
-/// microseconds, and a thread that spins through the rest of it keeps its core when the next
-/// tick begins, where one that yields leaves the core to whichever thread runs next for the
-/// rest of that thread's time slice, a few milliseconds, and misses the tick's start when
-/// every core is busy (BENCHMARKS.md, the saturation targets). Under loom, a yield to the
-/// model's scheduler.
+/// (of at most 10 ms each) through all but the last millisecond of a longer wait; then spin
+/// hints between looks at the clock, doubling up to [`TickWait::MAX_SPINS`], and after that
+/// naps of [`TickWait::NAP`]; never a yield. A tick fills in microseconds, and a thread that
+/// yields leaves its core to whichever thread runs next for the rest of that thread's time
+/// slice, a few milliseconds, and misses the next tick's start when every core is busy; a
+/// thread that naps is woken when its nap ends, ahead of the threads that used their share of
+/// the core, and while it sleeps leaves the core to the other threads of its process (more
+/// threads than cores, each with a generator of its own), which spinning through the whole
+/// wait would take from them (BENCHMARKS.md, the saturation targets and the scaling tables).
+/// Under loom, a yield to the model's scheduler.
 pub(crate) struct TickWait {
     /// The spin hints of the next wait (unread under loom).
     #[cfg_attr(snowmint_loom, allow(dead_code))]
@@ -67,6 +70,10 @@ impl TickWait {
     /// The most spin hints between two looks at the clock.
     #[cfg_attr(snowmint_loom, allow(dead_code))]
     pub(crate) const MAX_SPINS: u32 = 64;
+    /// A nap, once the spins reached [`MAX_SPINS`](Self::MAX_SPINS): the kernel's timer slack
+    /// (50 µs by default on Linux) comes on top.
+    #[cfg_attr(snowmint_loom, allow(dead_code))]
+    pub(crate) const NAP: std::time::Duration = std::time::Duration::from_micros(50);
     /// The longest sleep between two looks at the clock, in milliseconds.
     #[cfg_attr(snowmint_loom, allow(dead_code))]
     const MAX_NAP_MS: u64 = 10;
@@ -88,10 +95,14 @@ impl TickWait {
             return;
         }
         let spins = self.spins.get();
+        if spins > Self::MAX_SPINS {
+            std::thread::sleep(Self::NAP);
+            return;
+        }
         for _ in 0..spins {
             core::hint::spin_loop();
         }
-        self.spins.set((spins * 2).min(Self::MAX_SPINS));
+        self.spins.set(spins * 2);
     }
 
     #[cfg(snowmint_loom)]

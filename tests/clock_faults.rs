@@ -220,6 +220,14 @@ fn regression_under_threads(
             while !done.load(Ordering::Relaxed) {
                 step += 1;
                 if step == 3 {
+                    // A regression needs a state to be behind: wait until some thread minted
+                    // at the last step (threads slow to start may have minted nothing yet,
+                    // and a first mint at the set-back time is no regression).
+                    while generator.snapshot().last_unix_ms() < T0 + step - 1
+                        && !done.load(Ordering::Relaxed)
+                    {
+                        thread::sleep(Duration::from_micros(200));
+                    }
                     clock.set(T0 + step - HOUR);
                     while !handled(&generator.stats()) && !done.load(Ordering::Relaxed) {
                         thread::sleep(Duration::from_micros(200));

@@ -387,8 +387,6 @@ impl<C> GeneratorBuilder<C> {
             tick_ms: NonZeroU64::new(layout.tick_ms()).unwrap_or(NonZeroU64::MIN),
             max_ticks: layout.max_ticks(),
             borrow_ticks: self.borrow_ticks,
-            limit_offset: (range.end() << seq_shift)
-                .wrapping_sub(layout.epoch_ms() << layout.time_field().shift()),
             forks: fork::watch(),
         })
     }

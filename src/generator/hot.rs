@@ -42,18 +42,6 @@ impl<C: Clock, S: State> Generator<C, S> {
             }
             return self.next_id_missed(on_full);
         }
-        // Loaded before the reading, as in `reserve_fast_at`.
-        let current = self.state.load();
-        let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
-        // The last state of the reading's tick, if the reading is a confirmed one.
-        let limit = (reading << self.plan.time_shift).wrapping_add(self.plan.limit_offset);
-        if fork::generation() == self.plan.forks
-            && let Some(next) = self
-                .state
-                .step_shared(current, reading, limit, self.plan.seq_one)
-        {
-            return Ok(Id::from_u64(next | self.plan.node_bits));
-        }
         match self.reserve_fast(1) {
             Some(run) => Ok(Id::from_u64(run.first | self.plan.node_bits)),
             // A tail call: the inlined mint keeps no frame of its own.
@@ -148,14 +136,9 @@ impl<C: Clock, S: State> Generator<C, S> {
         pause::point(Point::Mint);
         // Orderings as in `advance`.
         self.state.swap_if(current, next).ok()?;
-        // `next` is on tick `now`, the tick of `reading`. A shared word is confirmed for single
-        // mints alone (a sharded generator's runs never step), on a layout of 1 ms ticks (a
-        // confirmed reading's tick is then `reading - epoch`) whose states never go down (no
-        // tick-tock toggle).
-        if S::OWNED || (want == 1 && self.plan.tick_mask == 0 && self.plan.tick_ms.get() == 1) {
-            self.state
-                .confirm(reading, next & !self.plan.seq_mask | self.plan.seq_last);
-        }
+        // `next` is on tick `now`, the tick of `reading`.
+        self.state
+            .confirm(reading, next & !self.plan.seq_mask | self.plan.seq_last);
         Some((run, reading))
     }
 

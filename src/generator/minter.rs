@@ -44,10 +44,6 @@ pub(super) struct Plan {
     pub(super) max_ticks: u64,
     /// How many ticks ahead of the clock a full tick may push the state (0: never).
     pub(super) borrow_ticks: u64,
-    /// The last state of the tick of a reading `r`, if that is a reading the layout takes:
-    /// `(r << time_shift) + limit_offset` (wrapping), that is
-    /// `(r - epoch_ms) << time_shift | seq_last`, for a layout of 1 ms ticks.
-    pub(super) limit_offset: u64,
     /// The process's fork count when the generator was built ([`fork::watch`]): a mint in
     /// a process whose count differs is in a forked child, and fails.
     pub(super) forks: u64,

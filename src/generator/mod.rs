@@ -90,35 +90,6 @@
 //! on any of this: it rests on the state word alone, whatever the clock reads. On x86-64 these
 //! orderings cost nothing over `Relaxed`.
 //!
-//! # The confirmed tick
-//!
-//! A mint on a tick already begun need not check its reading against the layout's range and
-//! the state's tick: beside the state word, on its line, a shared generator keeps the clock
-//! reading a mint was last *confirmed* at, and a mint whose reading is that one and whose
-//! state is below the last state of the reading's tick (computed from the reading with a shift
-//! and an add) only adds one sequence step and swaps. Only a layout of 1 ms ticks without a
-//! tick-tock bit is confirmed: there a reading is its tick, and states only increase. A
-//! thread confirms after its CAS installed a state on the tick of its own reading: it stores
-//! the reading with `Release`. A minter loads the state,
-//! reads the clock, and loads the confirmed reading with `Acquire`. Why a swap that succeeds
-//! from a state `s` with a reading `r` equal to the confirmed one, `s` below the last state
-//! `L` of `r`'s tick, is sound:
-//!
-//! - The store of `r` that the minter loaded was made by a thread whose CAS installed a state
-//!   on `r`'s tick before it; that CAS happens before the `Release` store, which synchronizes
-//!   with the minter's `Acquire` load, which precedes the minter's CAS. So the minter's CAS
-//!   comes later in the state word's modification order, and if it succeeds from `s`, `s` is
-//!   at least the state installed on `r`'s tick, so on that tick; being below `L`, it has
-//!   room: `s` plus one step is on the same tick, inside the sequence range.
-//! - The mint is on the tick of the minter's own reading, as on the longer path: never on a
-//!   tick the clock has not reached, never with a clock behind the state.
-//!
-//! The word holds one reading, so no mint can see half of a confirmation; a confirmation late
-//! (a thread that installed a tick and was descheduled before confirming it) may replace a
-//! newer one, which only sends mints down the longer path, where they confirm again. A stale
-//! cached reading (below `FIRST_READING`) is never confirmed; 0, the word's first value, is
-//! never taken as a confirmed reading.
-//!
 //! The precise reading is also the one a full tick waits on: a thread that finds its tick
 //! full reads `unix_ms_precise` before it waits or borrows, so a cached reading that lags
 //! (its refresh thread starved of a core) never holds a generator on a tick the source has

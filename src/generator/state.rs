@@ -67,34 +67,18 @@ pub(crate) mod sealed {
             None
         }
 
-        /// For a word other threads may write: the state after `current` (loaded before the
-        /// clock read `reading`), swapped in, if `reading` is the confirmed one and `current`
-        /// is below `limit`, the last state of that reading's tick; `None` otherwise, or if the
-        /// swap failed. Always `None` for a word one thread owns (see
-        /// [`step_confirmed`](Self::step_confirmed)).
-        #[inline(always)]
-        fn step_shared(&self, current: u64, reading: u64, limit: u64, one: u64) -> Option<u64> {
-            let _ = (current, reading, limit, one);
-            None
-        }
-
         /// Vouches that the state just installed is on the tick of the clock reading `reading`,
         /// in a process that may mint (not a forked child), and that `limit` is that tick's last
-        /// state. On a word one thread owns, any swap withdraws it; on a shared one, it holds
-        /// until the next confirmation (and is made only for a layout of 1 ms ticks without a
-        /// tick-tock bit).
-        fn confirm(&self, reading: u64, limit: u64);
+        /// state; any swap withdraws it. Nothing for a word other threads may write.
+        #[inline(always)]
+        fn confirm(&self, reading: u64, limit: u64) {
+            let _ = (reading, limit);
+        }
     }
 }
 
 /// A state word any thread may mint from: one `AtomicU64`, advanced by compare-and-swap. A
 /// generator on it is `Sync`.
-///
-/// Beside the word, on its cache line, it keeps the clock reading a mint was last confirmed at:
-/// a mint whose reading is that one and whose state is below the last state of that
-/// reading's tick is a compare of each and the compare-and-swap, with no check of the reading
-/// against the layout's range. Why that is sound: the generator's `# The confirmed tick`. Only
-/// a layout of 1 ms ticks without a tick-tock bit is ever confirmed.
 ///
 /// # Examples
 ///
@@ -110,12 +94,7 @@ pub(crate) mod sealed {
 /// assert_ne!(ids[0], ids[1]);
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct SharedState {
-    word: AtomicU64,
-    /// The reading a mint was last confirmed at; 0 when none was (no reading the shortcut
-    /// takes is 0).
-    reading: AtomicU64,
-}
+pub struct SharedState(AtomicU64);
 
 impl State for SharedState {}
 
@@ -123,7 +102,7 @@ impl SharedState {
     /// The word itself: for a sharded generator's per-thread run, which keeps its address to
     /// compare the word with the state its reservation installed (see `shard::runs`).
     pub(crate) fn word(&self) -> &AtomicU64 {
-        &self.word
+        &self.0
     }
 }
 
@@ -132,54 +111,31 @@ impl sealed::Word for SharedState {
     const OWNED: bool = false;
 
     fn new(state: u64, _: u64) -> Self {
-        SharedState {
-            word: AtomicU64::new(state),
-            reading: AtomicU64::new(0),
-        }
+        SharedState(AtomicU64::new(state))
     }
 
     #[inline(always)]
     fn load(&self) -> u64 {
-        self.word.load(Ordering::Acquire)
+        self.0.load(Ordering::Acquire)
     }
 
     #[inline(always)]
     fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64> {
         // AcqRel on success publishes the tick this thread read; Acquire on failure, as for
         // the load (see the generator's `# Orderings`).
-        self.word
+        self.0
             .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
     }
 
     fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64> {
-        self.word
+        self.0
             .compare_exchange(current, next, Ordering::AcqRel, Ordering::Acquire)
-    }
-
-    #[inline(always)]
-    fn step_shared(&self, current: u64, reading: u64, limit: u64, one: u64) -> Option<u64> {
-        // Acquire: see the generator's `# The confirmed tick`.
-        if reading != 0 && reading == self.reading.load(Ordering::Acquire) && current < limit {
-            let next = current + one;
-            crate::pause::point(crate::pause::Point::Mint);
-            self.swap_if(current, next).ok()?;
-            Some(next)
-        } else {
-            None
-        }
-    }
-
-    #[inline(always)]
-    fn confirm(&self, reading: u64, _: u64) {
-        crate::pause::point(crate::pause::Point::Confirm);
-        // The word is on the state's line, which the confirming CAS just wrote.
-        self.reading.store(reading, Ordering::Release);
     }
 }
 
 impl fmt::Debug for SharedState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("SharedState").field(&self.word).finish()
+        f.debug_tuple("SharedState").field(&self.0).finish()
     }
 }
 
