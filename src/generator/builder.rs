@@ -519,13 +519,20 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn build_local_fixed<L: FixedLayout>(self) -> Result<LocalGenerator<C, L>> {
-        if self.layout != L::LAYOUT {
-            return Err(Error::LayoutMismatch {
+        self.layout_is::<L>()?;
+        self.build_on()
+    }
+
+    /// `Ok` if the builder's layout is `L`'s, [`Error::LayoutMismatch`] otherwise.
+    pub(crate) fn layout_is<L: FixedLayout>(&self) -> Result<()> {
+        if self.layout == L::LAYOUT {
+            Ok(())
+        } else {
+            Err(Error::LayoutMismatch {
                 expected: L::LAYOUT.name(),
                 found: self.layout.name(),
-            });
+            })
         }
-        self.build_on()
     }
 
     /// Builds a generator on the state word `S`.

@@ -9,7 +9,7 @@ use super::sharded::ShardedGenerator;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::{GeneratorBuilder, LocalGenerator};
-use crate::layout::FixedLayout;
+use crate::layout::{FixedLayout, LayoutKind};
 
 /// How a [`ShardedGenerator`] keeps its shards' IDs apart.
 ///
@@ -162,11 +162,7 @@ impl<C: Clock> GeneratorBuilder<C> {
     where
         C: Clone,
     {
-        let (builders, clock) = shard_builders(self, shards)?;
-        builders
-            .into_iter()
-            .map(|builder| builder.clock(clock.clone()).build_local())
-            .collect()
+        self.local_shards(shards)
     }
 
     /// [`build_local_shards`](Self::build_local_shards) for generators whose type fixes their
@@ -196,10 +192,19 @@ impl<C: Clock> GeneratorBuilder<C> {
     where
         C: Clone,
     {
+        self.layout_is::<L>()?;
+        self.local_shards(shards)
+    }
+
+    /// A per-thread generator for each shard, of layout kind `L`.
+    fn local_shards<L: LayoutKind>(self, shards: Shards<'_>) -> Result<Vec<LocalGenerator<C, L>>>
+    where
+        C: Clone,
+    {
         let (builders, clock) = shard_builders(self, shards)?;
         builders
             .into_iter()
-            .map(|builder| builder.clock(clock.clone()).build_local_fixed())
+            .map(|builder| builder.clock(clock.clone()).build_on())
             .collect()
     }
 }
