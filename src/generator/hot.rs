@@ -35,10 +35,10 @@ impl<C: Clock, S: State> Generator<C, S> {
     pub(super) fn next_id(&self, on_full: OnFull) -> Result<Id> {
         if S::OWNED {
             let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
-            if fork::generation() == self.plan.forks
-                && let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one)
-            {
-                return Ok(Id::from_u64(next));
+            if fork::generation() == self.plan.forks {
+                if let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one) {
+                    return Ok(Id::from_u64(next));
+                }
             }
             return self.next_id_missed(on_full);
         }
