@@ -10,6 +10,7 @@ use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
 use ferroid::id::{SnowflakeId, SnowflakeTwitterId};
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use snowmint::generator::Stats;
+use snowmint::layout::FixedLayout;
 use snowmint::{
     Clock, Generator, GeneratorBuilder, Id, Layout, LocalGenerator, Mint,
     clock::{CachedClock, MonotonicClock},
@@ -17,7 +18,7 @@ use snowmint::{
 };
 use yit_id_generator::{IdGeneratorOptions, YitIdHelper};
 
-use crate::support::{EPOCH_MS, HOT, Hot};
+use crate::support::{EPOCH_MS, HOT};
 
 /// Sonyflake's fixed epoch, 2014-09-01T00:00:00Z, in Unix milliseconds.
 const SONYFLAKE_EPOCH_MS: u64 = 1_409_529_600_000;
@@ -371,6 +372,13 @@ pub fn snowmint_local_shards(
 // ---------------------------------------------------------------------------------------------
 // Generators of the thread's own
 // ---------------------------------------------------------------------------------------------
+
+/// [`HOT`] as a type, for the per-thread generator whose code takes the layout's constants.
+pub enum Hot {}
+
+impl FixedLayout for Hot {
+    const LAYOUT: Layout = HOT;
+}
 
 /// [`snowmint_local_shards`] with the layout fixed by the generator's type
 /// (`build_local_shards_fixed`), as ferroid's layout is fixed by its ID type.

@@ -55,7 +55,7 @@ enum Bound {
     /// At least this percentage.
     AtLeast(f64),
     /// At least this ratio.
-    AtLeastTimes(f64),
+    NoLessThan(f64),
 }
 
 impl Bound {
@@ -67,12 +67,10 @@ impl Bound {
         };
         match self {
             Bound::AtMost(bound) if figure <= bound => "met".to_owned(),
-            Bound::AtLeast(bound) | Bound::AtLeastTimes(bound) if figure >= bound => {
-                "met".to_owned()
-            }
+            Bound::AtLeast(bound) | Bound::NoLessThan(bound) if figure >= bound => "met".to_owned(),
             Bound::AtMost(bound) => format!("missed: {figure:.2} is above {bound:.2}"),
             Bound::AtLeast(bound) => format!("missed: {figure:.1}% is below {bound}%"),
-            Bound::AtLeastTimes(bound) => format!("missed: {figure:.2} is below {bound:.2}"),
+            Bound::NoLessThan(bound) => format!("missed: {figure:.2} is below {bound:.2}"),
         }
     }
 }
@@ -194,7 +192,7 @@ pub fn targets(summary: &mut Summary) {
             ),
             shown_or_inconclusive(ratio, 2, ""),
             ratio.map(|ratio| ratio.median),
-            Some((Bound::AtLeastTimes(1.25), "≥ 1.25")),
+            Some((Bound::NoLessThan(1.25), "≥ 1.25")),
             medians_beside(&rounds, 0, "M IDs/s", 0),
             rounds.note(),
         );

@@ -7,7 +7,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use snowmint::Layout;
-use snowmint::layout::FixedLayout;
 
 /// Twitter's epoch, in Unix milliseconds: every Snowflake contender counts from it.
 pub const EPOCH_MS: u64 = 1_288_834_974_657;
@@ -20,13 +19,6 @@ pub const HOT: Layout = Layout::builder("bench-41-0-22", 64)
     .sequence(22)
     .epoch_ms(EPOCH_MS)
     .build_const();
-
-/// [`HOT`] as a type, for the per-thread generator whose code takes the layout's constants.
-pub enum Hot {}
-
-impl FixedLayout for Hot {
-    const LAYOUT: Layout = HOT;
-}
 
 /// Runs `work` on `threads` threads released together by a barrier and returns each thread's
 /// result with the instants it started and finished.
