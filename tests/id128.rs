@@ -720,3 +720,49 @@ fn ulid_converts_to_the_ulid_crate_and_back() {
     assert_eq!(theirs.timestamp_ms(), id.unix_ms());
     assert_eq!(Ulid::from(theirs), id);
 }
+
+#[test]
+fn id_range_of_128_bit_ids_covers_every_id_of_its_milliseconds_and_clamps_to_48_bits() {
+    use snowmint::clock::Rfc3339;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    let t0: u64 = 1_714_521_600_000;
+    // Excluded and included ends, in milliseconds and as `SystemTime`s, name the same IDs.
+    let window = Uuid7::id_range(t0..t0 + 10).unwrap();
+    assert_eq!(
+        window,
+        Uuid7::min_at(t0).unwrap()..=Uuid7::max_at(t0 + 9).unwrap()
+    );
+    let at = UNIX_EPOCH + Duration::from_millis(t0);
+    assert_eq!(
+        Uuid7::id_range(at..at + Duration::from_millis(10)),
+        Some(window.clone())
+    );
+    assert_eq!(Uuid7::id_range(t0..=t0 + 9), Some(window.clone()));
+    // A start inside a millisecond stands for the whole millisecond; an end inside one too.
+    let inside = at + Duration::from_micros(300);
+    assert_eq!(
+        Uuid7::id_range(inside..at + Duration::from_micros(9_500)),
+        Some(window)
+    );
+    // Every ID of the window's milliseconds is inside it, the neighbours' are not.
+    let ulids = Ulid::id_range(Rfc3339(t0)..Rfc3339(t0 + 2)).unwrap();
+    assert!(ulids.contains(&Ulid::min_at(t0).unwrap()));
+    assert!(ulids.contains(&Ulid::max_at(t0 + 1).unwrap()));
+    assert!(!ulids.contains(&Ulid::max_at(t0 - 1).unwrap()));
+    assert!(!ulids.contains(&Ulid::min_at(t0 + 2).unwrap()));
+    // Clamped to 1970 and to the 48-bit time; wholly outside or empty is `None`.
+    let before = UNIX_EPOCH - Duration::from_secs(1);
+    assert_eq!(
+        Uuid7::id_range(before..=UNIX_EPOCH).map(|r| *r.start()),
+        Some(Uuid7::MIN)
+    );
+    assert_eq!(Uuid7::id_range(before..UNIX_EPOCH), None);
+    assert_eq!(
+        Ulid::id_range(Ulid::MAX_UNIX_MS..).map(|r| *r.end()),
+        Some(Ulid::MAX)
+    );
+    assert_eq!(Ulid::id_range(Ulid::MAX_UNIX_MS + 1..), None);
+    assert_eq!(Ulid::id_range(t0..t0), None);
+    assert_eq!(Uuid7::id_range(t0 + 1..=t0), None);
+}

@@ -1,6 +1,7 @@
 //! Minting in smol tasks: [`MintAsync`] gives every generator `mint_async` and
-//! `mint_batch_async`, which wait on smol's timer ([`async_io::Timer`], the timer of smol's
-//! reactor) where [`Mint::mint`] waits on the thread.
+//! `mint_batch_async`, which wait on smol's timer where [`Mint::mint`] waits on the thread.
+//!
+//! The timer is [`async_io::Timer`], the timer of smol's reactor.
 //!
 //! A generator waits for the next tick when the current one is full, and for a clock that reads
 //! behind its last tick when its [`ClockBehind`](crate::ClockBehind) policy is `Wait` (or
@@ -80,9 +81,11 @@ impl Timer for Smol {
 }
 
 /// Minting that waits on smol's timer: [`mint_async`](Self::mint_async) and
-/// [`mint_batch_async`](Self::mint_batch_async) on every [`Mint`] generator ([`Generator`],
-/// [`LocalGenerator`], [`ShardedGenerator`], [`MarkedGenerator`], [`SnoGenerator`]).
-/// Implemented for them all, and for nothing else. See the [module docs](self) for how it waits.
+/// [`mint_batch_async`](Self::mint_batch_async) on every [`Mint`] generator: [`Generator`],
+/// [`LocalGenerator`], [`ShardedGenerator`], [`MarkedGenerator`], the 128-bit
+/// [`Uuid7Generator`] and [`UlidGenerator`], and [`SnoGenerator`] (a blanket impl over
+/// [`Mint`], so a generator of your own that implements it gets these too). See the
+/// [module docs](self) for how it waits.
 ///
 /// # Examples
 ///
@@ -106,6 +109,8 @@ impl Timer for Smol {
 /// [`ShardedGenerator`]: crate::shard::ShardedGenerator
 /// [`MarkedGenerator`]: crate::mark::MarkedGenerator
 /// [`SnoGenerator`]: crate::sno::SnoGenerator
+/// [`Uuid7Generator`]: crate::id128::Uuid7Generator
+/// [`UlidGenerator`]: crate::id128::UlidGenerator
 pub trait MintAsync: Mint {
     /// Mints the next ID as [`mint`](Mint::mint) does, sleeping on smol's timer (never on the
     /// thread) when the tick is full or the policy waits for the clock.

@@ -122,9 +122,11 @@ impl Timer for Tokio {
 }
 
 /// Minting that waits on Tokio's timer: [`mint_async`](Self::mint_async) and
-/// [`mint_batch_async`](Self::mint_batch_async) on every [`Mint`] generator ([`Generator`],
-/// [`LocalGenerator`], [`ShardedGenerator`], [`MarkedGenerator`], [`SnoGenerator`]).
-/// Implemented for them all, and for nothing else. See the [module docs](self) for how it waits.
+/// [`mint_batch_async`](Self::mint_batch_async) on every [`Mint`] generator: [`Generator`],
+/// [`LocalGenerator`], [`ShardedGenerator`], [`MarkedGenerator`], the 128-bit
+/// [`Uuid7Generator`] and [`UlidGenerator`], and [`SnoGenerator`] (a blanket impl over
+/// [`Mint`], so a generator of your own that implements it gets these too). See the
+/// [module docs](self) for how it waits.
 ///
 /// # Examples
 ///
@@ -147,6 +149,8 @@ impl Timer for Tokio {
 /// [`ShardedGenerator`]: crate::shard::ShardedGenerator
 /// [`MarkedGenerator`]: crate::mark::MarkedGenerator
 /// [`SnoGenerator`]: crate::sno::SnoGenerator
+/// [`Uuid7Generator`]: crate::id128::Uuid7Generator
+/// [`UlidGenerator`]: crate::id128::UlidGenerator
 pub trait MintAsync: Mint {
     /// Mints the next ID as [`mint`](Mint::mint) does, sleeping on Tokio's timer (never on the
     /// thread) when the tick is full or the policy waits for the clock.

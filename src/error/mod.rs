@@ -378,6 +378,16 @@ pub enum Error {
         reason: ParseIdReason,
     },
 
+    /// A string is not an RFC 3339 time (see [`Rfc3339`](crate::clock::Rfc3339)).
+    #[error("invalid RFC 3339 time {input:?}: {problem}")]
+    ParseTime {
+        /// The string given (its first 64 characters and an ellipsis, when longer).
+        input: String,
+        /// What is wrong with it, and where: one line, ending with the form expected where
+        /// the text does not follow it.
+        problem: String,
+    },
+
     /// An ID has bits set that its layout leaves unused (above its width, or in an unused field).
     #[error("id {id} does not fit layout {layout}: bits {mask:#x} must be zero")]
     IdOutOfLayout {

@@ -33,11 +33,12 @@
 //! [`Ulid`]: crate::id128::Ulid
 //! [`Uuid7`]: crate::id128::Uuid7
 
-/// The impls for the sqlx crate `$sqlx`, whose `Encode` buffer is
+/// The impls for the sqlx crate `$sqlx` (`$line` in their docs), whose `Encode` buffer is
 /// `<DB as Database>::ArgumentBuffer$(<$buffer>)?`, behind `$feature`.
 macro_rules! sqlx_impls {
-    ($sqlx:ident, $feature:literal $(, $buffer:lifetime)?) => {
+    ($sqlx:ident, $line:literal, $feature:literal $(, $buffer:lifetime)?) => {
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        #[doc = concat!("The impl for ", $line, ", behind the feature `", $feature, "`.")]
         impl<DB: $sqlx::Database> $sqlx::Type<DB> for $crate::Id
         where
             i64: $sqlx::Type<DB>,
@@ -54,6 +55,7 @@ macro_rules! sqlx_impls {
         }
 
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        #[doc = concat!("The impl for ", $line, ", behind the feature `", $feature, "`.")]
         impl<'q, DB: $sqlx::Database> $sqlx::Encode<'q, DB> for $crate::Id
         where
             i64: $sqlx::Encode<'q, DB>,
@@ -77,6 +79,7 @@ macro_rules! sqlx_impls {
         }
 
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        #[doc = concat!("The impl for ", $line, ", behind the feature `", $feature, "`.")]
         impl<'r, DB: $sqlx::Database> $sqlx::Decode<'r, DB> for $crate::Id
         where
             i64: $sqlx::Decode<'r, DB>,
@@ -95,12 +98,13 @@ macro_rules! sqlx_impls {
     };
 }
 
-/// The impls of the 128-bit ID `$id` as PostgreSQL's `uuid` for the sqlx crate `$sqlx`,
+/// The impls of the 128-bit ID `$id` as PostgreSQL's `uuid` for the sqlx crate `$sqlx` (`$line`),
 /// behind `$feature`; `$from_slice` and `$from_text` read the binary and the text format.
 #[cfg(any(feature = "sqlx-postgres", feature = "sqlx-0_8-postgres"))]
 macro_rules! sqlx_uuid_impls {
-    ($sqlx:ident, $feature:literal, $id:ty, $from_slice:path, $from_text:path) => {
+    ($sqlx:ident, $line:literal, $feature:literal, $id:ty, $from_slice:path, $from_text:path) => {
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        #[doc = concat!("The impl for ", $line, ", behind the feature `", $feature, "`.")]
         impl $sqlx::Type<$sqlx::Postgres> for $id {
             /// `uuid`.
             fn type_info() -> $sqlx::postgres::PgTypeInfo {
@@ -109,6 +113,7 @@ macro_rules! sqlx_uuid_impls {
         }
 
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        #[doc = concat!("The impl for ", $line, ", behind the feature `", $feature, "`.")]
         impl $sqlx::postgres::PgHasArrayType for $id {
             /// `uuid[]`.
             fn array_type_info() -> $sqlx::postgres::PgTypeInfo {
@@ -117,6 +122,7 @@ macro_rules! sqlx_uuid_impls {
         }
 
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        #[doc = concat!("The impl for ", $line, ", behind the feature `", $feature, "`.")]
         impl $sqlx::Encode<'_, $sqlx::Postgres> for $id {
             /// Writes the ID's 16 bytes as a `uuid`.
             fn encode_by_ref(
@@ -133,6 +139,7 @@ macro_rules! sqlx_uuid_impls {
         }
 
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        #[doc = concat!("The impl for ", $line, ", behind the feature `", $feature, "`.")]
         impl $sqlx::Decode<'_, $sqlx::Postgres> for $id {
             /// Reads a `uuid`, in the binary or the text format.
             ///
@@ -161,16 +168,24 @@ const UUID_ARRAY_OID: u32 = 2951;
 
 #[cfg(feature = "sqlx")]
 mod sqlx_0_9 {
-    sqlx_impls!(sqlx, "sqlx");
+    sqlx_impls!(sqlx, "sqlx 0.9", "sqlx");
 }
 #[cfg(feature = "sqlx-postgres")]
 mod sqlx_0_9_postgres {
     use super::{UUID_ARRAY_OID, UUID_OID};
     use crate::id128::{Ulid, Uuid7};
 
-    sqlx_uuid_impls!(sqlx, "sqlx-postgres", Uuid7, Uuid7::from_slice, str::parse);
     sqlx_uuid_impls!(
         sqlx,
+        "sqlx 0.9",
+        "sqlx-postgres",
+        Uuid7,
+        Uuid7::from_slice,
+        str::parse
+    );
+    sqlx_uuid_impls!(
+        sqlx,
+        "sqlx 0.9",
         "sqlx-postgres",
         Ulid,
         Ulid::from_slice,
@@ -179,7 +194,7 @@ mod sqlx_0_9_postgres {
 }
 #[cfg(feature = "sqlx-0_8")]
 mod sqlx_0_8 {
-    sqlx_impls!(sqlx_0_8, "sqlx-0_8", 'q);
+    sqlx_impls!(sqlx_0_8, "sqlx 0.8", "sqlx-0_8", 'q);
 }
 #[cfg(feature = "sqlx-0_8-postgres")]
 mod sqlx_0_8_postgres {
@@ -188,6 +203,7 @@ mod sqlx_0_8_postgres {
 
     sqlx_uuid_impls!(
         sqlx_0_8,
+        "sqlx 0.8",
         "sqlx-0_8-postgres",
         Uuid7,
         Uuid7::from_slice,
@@ -195,6 +211,7 @@ mod sqlx_0_8_postgres {
     );
     sqlx_uuid_impls!(
         sqlx_0_8,
+        "sqlx 0.8",
         "sqlx-0_8-postgres",
         Ulid,
         Ulid::from_slice,

@@ -104,3 +104,18 @@ mod uuid7;
 pub use generator::{Id128Builder, UlidGenerator, Uuid7Generator};
 pub use ulid::Ulid;
 pub use uuid7::Uuid7;
+
+use crate::layout::UnixTime;
+use std::ops::RangeBounds;
+
+/// The first and last Unix milliseconds of `times` that a 128-bit ID's 48-bit time can carry,
+/// `None` when it carries none of them.
+fn ms_span<T: UnixTime>(times: &impl RangeBounds<T>) -> Option<(u64, u64)> {
+    const MAX_UNIX_MS: i128 = (1 << 48) - 1;
+    let (first, last) = crate::layout::ms_window(times)?;
+    if last < 0 || first > MAX_UNIX_MS {
+        return None;
+    }
+    // Both clamped into 0..=2^48 - 1.
+    Some((first.max(0) as u64, last.min(MAX_UNIX_MS) as u64))
+}

@@ -1,11 +1,13 @@
 //! [`Ulid`]: the ULID, its fields and its 26-character text form.
 
 use std::fmt;
+use std::ops::{RangeBounds, RangeInclusive};
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::text::{self, ULID_LEN};
 use crate::error::{Error, Result};
+use crate::layout::UnixTime;
 
 /// The 80 bits below the time.
 const RANDOM_MASK: u128 = (1 << 80) - 1;
@@ -282,6 +284,40 @@ impl Ulid {
     pub fn max_at(unix_ms: u64) -> Result<Ulid> {
         check_time(unix_ms)?;
         Ok(Ulid::from_parts(unix_ms, u128::MAX))
+    }
+
+    /// The inclusive range of Ulids that can carry a time in `times`: from the least Ulid of the
+    /// first millisecond in it ([`min_at`](Self::min_at)) to the greatest of the last
+    /// ([`max_at`](Self::max_at)), clamped to the 48-bit time (1970 to
+    /// [`MAX_UNIX_MS`](Self::MAX_UNIX_MS)), as [`Layout::id_range`](crate::Layout::id_range)
+    /// is for 64-bit IDs. `times` is any range of Unix milliseconds (`u64`),
+    /// [`SystemTime`]s or [`Rfc3339`](crate::clock::Rfc3339) times, open ends included.
+    ///
+    /// For pagination: `WHERE id BETWEEN start AND end` over a `[since, until)` window, with
+    /// no special case for an open end or for `until` at 0.
+    ///
+    /// Returns `None` when no Ulid can carry a time in `times`: the range is empty, or wholly
+    /// outside the 48-bit time.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::Rfc3339, id128::Ulid};
+    ///
+    /// let since: Rfc3339 = "2024-05-01T00:00:00Z".parse()?;
+    /// let until: Rfc3339 = "2024-05-02T00:00:00Z".parse()?;
+    /// let day = Ulid::id_range(since..until).unwrap();
+    /// assert_eq!(*day.start(), Ulid::min_at(since.0)?);
+    /// assert_eq!(*day.end(), Ulid::max_at(until.0 - 1)?);
+    ///
+    /// // Open ends clamp to the first and last Ulid; nothing carries an empty range.
+    /// assert_eq!(Ulid::id_range::<u64>(..), Some(Ulid::MIN..=Ulid::MAX));
+    /// assert_eq!(Ulid::id_range(0..0u64), None);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn id_range<T: UnixTime>(times: impl RangeBounds<T>) -> Option<RangeInclusive<Ulid>> {
+        let (first, last) = super::ms_span(&times)?;
+        Some(Ulid::from_parts(first, 0)..=Ulid::from_parts(last, u128::MAX))
     }
 
     /// Writes the 26-character text form into `buf` and returns it as a `str`; no

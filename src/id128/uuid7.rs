@@ -1,11 +1,13 @@
 //! [`Uuid7`]: RFC 9562's version 7 UUID, its fields and its text forms.
 
 use std::fmt;
+use std::ops::{RangeBounds, RangeInclusive};
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::text::{self, HYPHENATED_LEN};
 use crate::error::{Error, ParseIdReason, Result};
+use crate::layout::UnixTime;
 
 /// The version nibble and the variant bits of every UUIDv7, in place.
 const VERSION_BITS: u128 = 0x7 << 76;
@@ -308,6 +310,40 @@ impl Uuid7 {
     pub fn max_at(unix_ms: u64) -> Result<Uuid7> {
         check_time(unix_ms)?;
         Ok(Uuid7::from_parts(unix_ms, u128::MAX))
+    }
+
+    /// The inclusive range of Uuid7s that can carry a time in `times`: from the least Uuid7 of the
+    /// first millisecond in it ([`min_at`](Self::min_at)) to the greatest of the last
+    /// ([`max_at`](Self::max_at)), clamped to the 48-bit time (1970 to
+    /// [`MAX_UNIX_MS`](Self::MAX_UNIX_MS)), as [`Layout::id_range`](crate::Layout::id_range)
+    /// is for 64-bit IDs. `times` is any range of Unix milliseconds (`u64`),
+    /// [`SystemTime`]s or [`Rfc3339`](crate::clock::Rfc3339) times, open ends included.
+    ///
+    /// For pagination: `WHERE id BETWEEN start AND end` over a `[since, until)` window, with
+    /// no special case for an open end or for `until` at 0.
+    ///
+    /// Returns `None` when no Uuid7 can carry a time in `times`: the range is empty, or wholly
+    /// outside the 48-bit time.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{clock::Rfc3339, id128::Uuid7};
+    ///
+    /// let since: Rfc3339 = "2024-05-01T00:00:00Z".parse()?;
+    /// let until: Rfc3339 = "2024-05-02T00:00:00Z".parse()?;
+    /// let day = Uuid7::id_range(since..until).unwrap();
+    /// assert_eq!(*day.start(), Uuid7::min_at(since.0)?);
+    /// assert_eq!(*day.end(), Uuid7::max_at(until.0 - 1)?);
+    ///
+    /// // Open ends clamp to the first and last Uuid7; nothing carries an empty range.
+    /// assert_eq!(Uuid7::id_range::<u64>(..), Some(Uuid7::MIN..=Uuid7::MAX));
+    /// assert_eq!(Uuid7::id_range(0..0u64), None);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn id_range<T: UnixTime>(times: impl RangeBounds<T>) -> Option<RangeInclusive<Uuid7>> {
+        let (first, last) = super::ms_span(&times)?;
+        Some(Uuid7::from_parts(first, 0)..=Uuid7::from_parts(last, u128::MAX))
     }
 
     /// Writes the hyphenated text form into `buf` and returns it as a `str`; no allocation.

@@ -25,6 +25,7 @@ pub use fixed::{
 };
 pub use parts::Parts;
 pub use range::UnixTime;
+pub(crate) use range::ms_window;
 pub use shape::Layout;
 
 #[cfg(test)]

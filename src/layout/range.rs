@@ -5,11 +5,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::field::low_bits;
 use super::shape::Layout;
+use crate::clock::Rfc3339;
 use crate::id::Id;
 
-/// A time [`Layout::id_range`] takes: Unix milliseconds as a `u64`, or a [`SystemTime`].
+/// A time [`Layout::id_range`] (and the 128-bit IDs' `id_range`) takes: Unix milliseconds as
+/// a `u64`, a [`SystemTime`], or an [`Rfc3339`] time.
 ///
-/// Sealed: implemented for these two types only.
+/// Sealed: implemented for these three types only.
 pub trait UnixTime: sealed::Sealed {
     /// The time as whole Unix milliseconds rounded down (negative before 1970), and whether
     /// it was exactly that millisecond.
@@ -21,11 +23,18 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for u64 {}
     impl Sealed for std::time::SystemTime {}
+    impl Sealed for crate::clock::Rfc3339 {}
 }
 
 impl UnixTime for u64 {
     fn floor_unix_ms(&self) -> (i128, bool) {
         (i128::from(*self), true)
+    }
+}
+
+impl UnixTime for Rfc3339 {
+    fn floor_unix_ms(&self) -> (i128, bool) {
+        self.0.floor_unix_ms()
     }
 }
 
@@ -86,26 +95,10 @@ impl Layout {
     /// # Ok::<(), snowmint::Error>(())
     /// ```
     pub fn id_range<T: UnixTime>(&self, times: impl RangeBounds<T>) -> Option<RangeInclusive<Id>> {
-        // The first and last whole milliseconds that hold a time in `times`.
-        let first_ms = match times.start_bound() {
-            Bound::Included(t) => t.floor_unix_ms().0,
-            Bound::Excluded(t) => match t.floor_unix_ms() {
-                (ms, true) => ms + 1,
-                (ms, false) => ms,
-            },
-            Bound::Unbounded => i128::MIN,
-        };
-        let last_ms = match times.end_bound() {
-            Bound::Included(t) => t.floor_unix_ms().0,
-            Bound::Excluded(t) => match t.floor_unix_ms() {
-                (ms, true) => ms - 1,
-                (ms, false) => ms,
-            },
-            Bound::Unbounded => i128::MAX,
-        };
+        let (first_ms, last_ms) = ms_window(&times)?;
         let (epoch, tick) = (i128::from(self.epoch_ms), i128::from(self.tick_ms));
         let max_ticks = i128::from(self.max_ticks());
-        if first_ms > last_ms || last_ms < epoch {
+        if last_ms < epoch {
             return None;
         }
         let first_tick = (first_ms.max(epoch) - epoch) / tick;
@@ -120,4 +113,26 @@ impl Layout {
         let end = Id::from_u64((last_tick as u64) << shift | below_time);
         Some(start..=end)
     }
+}
+
+/// The first and last whole Unix milliseconds that hold a time in `times` (`i128::MIN` and
+/// `i128::MAX` for open ends), `None` when no millisecond does.
+pub(crate) fn ms_window<T: UnixTime>(times: &impl RangeBounds<T>) -> Option<(i128, i128)> {
+    let first_ms = match times.start_bound() {
+        Bound::Included(t) => t.floor_unix_ms().0,
+        Bound::Excluded(t) => match t.floor_unix_ms() {
+            (ms, true) => ms + 1,
+            (ms, false) => ms,
+        },
+        Bound::Unbounded => i128::MIN,
+    };
+    let last_ms = match times.end_bound() {
+        Bound::Included(t) => t.floor_unix_ms().0,
+        Bound::Excluded(t) => match t.floor_unix_ms() {
+            (ms, true) => ms - 1,
+            (ms, false) => ms,
+        },
+        Bound::Unbounded => i128::MAX,
+    };
+    (first_ms <= last_ms).then_some((first_ms, last_ms))
 }

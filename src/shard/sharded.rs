@@ -38,7 +38,7 @@ use std::sync::Arc;
 ///   a generator of its own: its IDs are outside the thread's order.
 /// - Across threads, IDs are ordered by time to the tick: an ID minted after another one was
 ///   returned (on any thread) carries a tick at least as late, for a clock that never reads
-///   backwards (the default clock, a [`MonotonicClock`](crate::clock::MonotonicClock)). A
+///   backwards (the default clock, over a [`MonotonicClock`](crate::clock::MonotonicClock)). A
 ///   clock that steps back is met by each shard's [`ClockBehind`](crate::ClockBehind) policy
 ///   against that shard's own last tick: a thread's run is never handed out below an ID its
 ///   shard already returned, but another shard, which minted nothing on the later tick, mints

@@ -5,8 +5,9 @@ use super::source::{Counter, Wall, measure};
 use crate::clock::interface::Clock;
 use crate::sync::{AtomicU64, Ordering};
 
-/// Wall time from a monotonic counter, re-anchored to the wall clock: the default clock of
-/// every generator.
+/// Wall time from a monotonic counter, re-anchored to the wall clock: the source of the
+/// default clock ([`CachedClock::global`](crate::clock::CachedClock::global) caches one), and a
+/// clock of its own for a generator that should start no thread.
 ///
 /// Each reading is quanta's counter, kept on the wall clock (`SystemTime`). On x86-64
 /// and AArch64 the counter is the CPU's time-stamp counter when it is invariant (quanta checks

@@ -1,4 +1,4 @@
-//! The default clock: quanta's monotonic counter, re-anchored to the wall clock.
+//! The default clock's source: quanta's monotonic counter, re-anchored to the wall clock.
 //!
 //! A reading follows a *segment*: a line from a reading at a counter time, published in one
 //! of two slots beside a generation word (`segment.rs`). Once a recheck interval, the first
