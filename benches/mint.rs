@@ -7,14 +7,20 @@
 //! `.build()`, on the default clock ([`CachedClock::global`]); `41-0-22-monotonic` is the same
 //! generator on a [`MonotonicClock`], which reads the CPU's counter on every mint and starts no
 //! thread. The two clocks' reads alone are measured beside them.
+//!
+//! `mask/*`: an ID masked and unmasked again (`snowmint::mask`) at each width, over a run of
+//! consecutive IDs as a generator mints them; the time is the two calls together, each
+//! depending on the one before (latency, not throughput); `mask-page-of-100-64` masks a page
+//! of 100 independent IDs, as a response does (throughput, per ID).
 //! Run with `cargo bench --bench mint`.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use snowmint::{
-    Clock, Generator, Layout,
+    Clock, Generator, Id, Layout,
     clock::{CachedClock, MonotonicClock},
+    mask::{MaskKey, MaskWidth, Masker},
 };
 
 /// 41 time bits, no node bits, 22 sequence bits.
@@ -70,5 +76,48 @@ fn single_thread(c: &mut Criterion) {
     check(&|| twitter.mint().expect("mint").to_u64());
 }
 
-criterion_group!(benches, single_thread);
+fn mask(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mask");
+    group.throughput(Throughput::Elements(1));
+    let key = MaskKey::from_bytes(*b"snowmint-bench-k");
+    let first = Layout::TWITTER
+        .parse("1541815603606036480")
+        .expect("a twitter id")
+        .to_u64()
+        >> 11;
+    for (name, width) in [
+        ("mask+unmask-64", MaskWidth::U64),
+        ("mask+unmask-63-bigint", MaskWidth::BIGINT),
+        ("mask+unmask-53-js", MaskWidth::JS_SAFE),
+    ] {
+        let masker = Masker::new(&key, width);
+        group.bench_function(name, |b| {
+            let mut id = first;
+            b.iter(|| {
+                let masked = masker.mask(Id::from_u64(id)).expect("fits the width");
+                let back = masker.unmask(masked).expect("in the width").to_u64();
+                assert_eq!(back, id, "unmask is mask's inverse");
+                id = back + 1;
+                black_box(masked)
+            })
+        });
+    }
+    // A page of 100 IDs masked for a response: independent IDs, whose encryptions the CPU
+    // overlaps (throughput per ID, mask only).
+    let masker = Masker::new(&key, MaskWidth::U64);
+    let page: Vec<Id> = (first..first + 100).map(Id::from_u64).collect();
+    let mut out = vec![0u64; page.len()];
+    group.throughput(Throughput::Elements(page.len() as u64));
+    group.bench_function("mask-page-of-100-64", |b| {
+        b.iter(|| {
+            for (slot, &id) in out.iter_mut().zip(black_box(&page)) {
+                *slot = masker.mask(id).expect("fits the width");
+            }
+            black_box(&out);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, single_thread, mask);
 criterion_main!(benches);

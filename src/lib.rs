@@ -78,6 +78,9 @@
 //! - **`uuid`**: `From<Uuid7> for uuid::Uuid` and `TryFrom<uuid::Uuid> for Uuid7` (`id128`).
 //!   Pulls `uuid` 1.
 //! - **`ulid`**: `From<Ulid> for ulid::Ulid` and back (`id128`). Pulls `ulid` 3.
+//! - **`mask`**: `snowmint::mask`: opaque IDs for the public, a keyed permutation of the ID
+//!   space that hides time, node and counts and maps back exactly. Pulls `speck-cipher` 0.1
+//!   (RustCrypto's Speck64/128).
 //! - **`postgres`**: `ToSql`/`FromSql` for `Id` as PostgreSQL's `BIGINT`, and for `Uuid7` and
 //!   `Ulid` as its `uuid`, for the `postgres` 0.19 and `tokio-postgres` 0.7 clients. Checked
 //!   both ways, as for every database feature: an ID above `i64::MAX` is
@@ -154,6 +157,9 @@ mod id;
 pub mod id128;
 pub mod layout;
 pub mod mark;
+#[cfg(feature = "mask")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mask")))]
+pub mod mask;
 mod mint;
 pub mod node_id;
 // snowmint's own fault-injection tests pause threads at its points; not part of the API.

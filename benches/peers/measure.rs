@@ -225,7 +225,11 @@ pub fn noting_full_ticks(name: &str, full_ticks: impl Fn() -> Option<u64>, bench
     {
         let full = after - before;
         let times = if full == 1 { "once" } else { "times" };
-        let count = if full == 1 { String::new() } else { format!("{full} ") };
+        let count = if full == 1 {
+            String::new()
+        } else {
+            format!("{full} ")
+        };
         eprintln!(
             "note: {name}: snowmint found its tick's sequence full {count}{times} while timed; \
              this figure is at the layout's ceiling (2^22 IDs per ms), not the code's own cost"

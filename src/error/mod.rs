@@ -388,6 +388,34 @@ pub enum Error {
         problem: String,
     },
 
+    /// A masking key is not 32 hexadecimal digits, or none could be drawn.
+    #[error("invalid masking key: {problem}")]
+    InvalidMaskKey {
+        /// What is wrong (the key itself is never repeated).
+        problem: String,
+    },
+
+    /// A mask width outside what a [`Masker`](crate::mask::Masker) takes.
+    #[error("mask width of {bits} bits is out of range, expected 32 to 64 bits")]
+    InvalidMaskWidth {
+        /// The width asked for.
+        bits: u32,
+    },
+
+    /// A value given to a [`Masker`](crate::mask::Masker) is not below 2^width: an ID too
+    /// large to mask into the width, or a masked value no ID masks to.
+    #[error(
+        "{what} {value} is outside the mask's {bits}-bit width, expected a value below 2^{bits}"
+    )]
+    OutsideMaskWidth {
+        /// `"id"` or `"masked value"`.
+        what: &'static str,
+        /// The value.
+        value: u64,
+        /// The mask's width.
+        bits: u32,
+    },
+
     /// An ID has bits set that its layout leaves unused (above its width, or in an unused field).
     #[error("id {id} does not fit layout {layout}: bits {mask:#x} must be zero")]
     IdOutOfLayout {
