@@ -237,3 +237,38 @@ fn keys_read_from_hex_and_never_shown() {
     assert_ne!(masker.mask(id).unwrap(), other.mask(id).unwrap());
     assert_ne!(masker.mask(id).unwrap(), bigint.mask(id).unwrap());
 }
+
+/// The serde adapter: the struct keeps the real ID, JSON shows the installed masker's value
+/// as a decimal string, reading it back unmasks it, and a value outside the width is refused.
+/// (The only test of this binary that installs a masker.)
+#[cfg(feature = "serde")]
+#[test]
+fn masked_fields_show_the_masked_value_and_read_back_the_real_id() {
+    #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    struct Row {
+        #[serde(with = "snowmint::mask::masked")]
+        id: Id,
+    }
+    let masker = Masker::new(&key(), MaskWidth::JS_SAFE);
+    assert!(snowmint::mask::install(masker.clone()).is_ok());
+    let row = Row {
+        id: Id::from_u64(1_234_567_890),
+    };
+    let json = serde_json::to_string(&row).unwrap();
+    let shown = masker.mask(row.id).unwrap();
+    assert_eq!(json, format!(r#"{{"id":"{shown}"}}"#));
+    assert_eq!(serde_json::from_str::<Row>(&json).unwrap(), row);
+    // A number is read too; a value no ID masks to is an error naming the width.
+    let number: Row = serde_json::from_str(&format!(r#"{{"id":{shown}}}"#)).unwrap();
+    assert_eq!(number, row);
+    let err = serde_json::from_str::<Row>(r#"{"id":"9007199254740992"}"#).unwrap_err();
+    assert!(
+        err.to_string().contains("outside the mask's 53-bit width"),
+        "{err}"
+    );
+    // An ID too large for the width is refused when written, never wrapped.
+    let too_large = Row {
+        id: Id::from_u64(1 << 60),
+    };
+    assert!(serde_json::to_string(&too_large).is_err());
+}

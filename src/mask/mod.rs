@@ -83,6 +83,12 @@
 //! analysis costs here; a cheaper mixing function would have none.
 
 mod cipher;
+mod installed;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod masked;
+
+pub use installed::{install, installed};
 
 use std::fmt;
 
