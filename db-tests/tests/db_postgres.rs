@@ -5,7 +5,8 @@
 //! boundary values, and IDs above `i64::MAX` refused. `Uuid7` and `Ulid` in a `uuid` column
 //! with each client (`db/id128_postgres.rs`, `db/sqlx_id128_postgres.rs`): the same window and
 //! order, PostgreSQL's text of the stored bits, and a `uuid` of another version refused as a
-//! `Uuid7`.
+//! `Uuid7`. And the public-ID pattern (feature `mask`): real IDs stored, masked ones served,
+//! looked up and paged through.
 //!
 //! The tests connect to `SNOWMINT_PG_URL` (`.ci/check` starts a private server and sets it,
 //! e.g. `postgres://postgres@127.0.0.1:35432/postgres`), each in tables of its own. Without it
@@ -247,4 +248,95 @@ mod sqlx_0_8 {
     #[allow(clippy::duplicate_mod)]
     #[path = "sqlx_id128_postgres.rs"]
     mod id128;
+}
+
+/// The public-ID pattern (`snowmint::docs::public_ids`): rows stored under their real IDs,
+/// pages served as JSON with masked IDs, each next page asked for by the masked ID of the last
+/// row (unmasked, then `WHERE id > $1 ORDER BY id`), a row looked up by its masked ID, and a
+/// value never shown finding no row. Every row is served exactly once, in minting order, and
+/// no real ID appears in a response.
+#[test]
+fn masked_ids_are_served_looked_up_and_paged_by_the_real_id() {
+    use snowmint::mask::{self, MaskKey, MaskWidth, Masker};
+    use snowmint::{Generator, Layout};
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Item {
+        #[serde(with = "snowmint::mask::masked")]
+        id: Id,
+        name: String,
+    }
+
+    let Some(url) = pg_url("masked_ids_are_served_looked_up_and_paged_by_the_real_id") else {
+        return;
+    };
+    let masker = Masker::new(
+        &MaskKey::from_hex("8f3a9c2d1e4b5a6978c0d1e2f3a4b5c6").unwrap(),
+        MaskWidth::BIGINT,
+    );
+    // The only test of this binary that installs the process's masker.
+    assert!(mask::install(masker.clone()).is_ok());
+    let table = Table::with_columns(&url, "masked", "id BIGINT PRIMARY KEY, name TEXT NOT NULL");
+    let name = &table.name;
+    let mut client = connect(&url);
+
+    // Store real IDs.
+    let generator = Generator::builder(Layout::TWITTER)
+        .node("machine", 3)
+        .build()
+        .unwrap();
+    let stored: Vec<Id> = (0..1_000).map(|_| generator.mint().unwrap()).collect();
+    let insert = format!("INSERT INTO {name} (id, name) VALUES ($1, $2)");
+    for (i, id) in stored.iter().enumerate() {
+        client
+            .execute(&insert, &[id, &format!("item {i}")])
+            .unwrap();
+    }
+
+    // Serve pages of 64 as JSON; the client sends back the last masked ID as its cursor.
+    let first_page = format!("SELECT id, name FROM {name} ORDER BY id LIMIT 64");
+    let next_page = format!("SELECT id, name FROM {name} WHERE id > $1 ORDER BY id LIMIT 64");
+    let mut served = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let rows = match &cursor {
+            None => client.query(&first_page, &[]).unwrap(),
+            Some(masked) => {
+                let after = masker.unmask(masked.parse().unwrap()).unwrap();
+                client.query(&next_page, &[&after]).unwrap()
+            }
+        };
+        if rows.is_empty() {
+            break;
+        }
+        let page: Vec<Item> = rows
+            .iter()
+            .map(|row| Item {
+                id: row.get(0),
+                name: row.get(1),
+            })
+            .collect();
+        let json = serde_json::to_string(&page).unwrap();
+        for item in &page {
+            assert!(!json.contains(&item.id.to_string()), "a real ID in {json}");
+        }
+        // The client's view: masked IDs only.
+        let shown: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+        cursor = Some(shown.last().unwrap()["id"].as_str().unwrap().to_owned());
+        let read_back: Vec<Item> = serde_json::from_str(&json).unwrap();
+        served.extend(read_back.into_iter().map(|item| item.id));
+    }
+    assert_eq!(served, stored, "every row once, in minting order");
+
+    // The masked values do not follow the real order (the order is hidden).
+    let masked: Vec<u64> = stored.iter().map(|&id| masker.mask(id).unwrap()).collect();
+    assert!(masked.windows(2).any(|pair| pair[0] > pair[1]));
+
+    // A lookup by a masked ID finds its row; a value never shown finds none.
+    let lookup = format!("SELECT name FROM {name} WHERE id = $1");
+    let wanted = masker.unmask(masked[417]).unwrap();
+    let found = client.query(&lookup, &[&wanted]).unwrap();
+    assert_eq!(found[0].get::<_, String>(0), "item 417");
+    let guessed = masker.unmask(12_345_678_901_234).unwrap();
+    assert!(client.query(&lookup, &[&guessed]).unwrap().is_empty());
 }

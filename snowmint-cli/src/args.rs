@@ -36,6 +36,13 @@ pub(crate) enum Command {
     /// The smallest and the largest ID a layout can mint at a time or in a span (a day, an
     /// hour, a range), for paging by ID: the IDs minted in it are those in lower..=upper.
     Bounds(BoundsArgs),
+    /// Mask IDs for the public: each ID (arguments, or stdin one per line) becomes its opaque
+    /// value under a secret key, which `unmask` turns back into the ID.
+    #[command(after_long_help = MASK_KEY)]
+    Mask(MaskArgs),
+    /// Unmask opaque values back into the IDs they mask (arguments, or stdin one per line).
+    #[command(after_long_help = MASK_KEY)]
+    Unmask(MaskArgs),
     /// Print a completion script for SHELL on stdout: for bash, save it as
     /// ~/.local/share/bash-completion/completions/snowmint; for zsh, as _snowmint in a
     /// directory on $fpath; for fish, as ~/.config/fish/completions/snowmint.fish.
@@ -454,6 +461,56 @@ pub(crate) struct ConvertArgs {
     /// IDs to convert; with none, IDs are read from stdin, one per line.
     #[arg(value_name = "ID", allow_negative_numbers = true)]
     pub(crate) ids: Vec<String>,
+}
+
+/// Where `mask` and `unmask` find the key, for their long help.
+pub(crate) const MASK_KEY: &str = "\
+The key: 32 hexadecimal digits (128 bits; `openssl rand -hex 16` makes one), read from \
+--key-file or from the environment variable SNOWMINT_MASK_KEY, never from an argument, where \
+`ps` and the shell's history would show it. The same key and width give the same values every \
+time; keep the key secret, as anyone with it unmasks every ID.";
+
+#[derive(Debug, Args)]
+pub(crate) struct MaskArgs {
+    /// A file holding the key: 32 hexadecimal digits (a final newline is fine). Without it,
+    /// the key is SNOWMINT_MASK_KEY's.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) key_file: Option<PathBuf>,
+
+    /// The masked values' width: bigint (below 2^63, a signed BIGINT column), js (below 2^53,
+    /// a JavaScript number), 64 (any u64), or a number of bits from 32 to 64. The IDs must fit
+    /// it.
+    #[arg(long, value_name = "WIDTH", default_value = "bigint", value_parser = parse_width)]
+    pub(crate) width: snowmint::mask::MaskWidth,
+
+    #[arg(long, value_name = "FORM", default_value = "decimal",
+          help = format!("The text form of the IDs and of the masked values, read and written: \
+                          {FORMS}"))]
+    pub(crate) format: Encoding,
+
+    /// Report each bad value on stderr and carry on, failing at the end if any was bad
+    /// (status 2 for an argument, 1 for a line of stdin); without it, the first ends the run.
+    #[arg(long)]
+    pub(crate) keep_going: bool,
+
+    /// The values; with none, they are read from stdin, one per line.
+    #[arg(value_name = "VALUE", allow_negative_numbers = true)]
+    pub(crate) values: Vec<String>,
+}
+
+/// A `--width`: a name or a number of bits.
+fn parse_width(text: &str) -> Result<snowmint::mask::MaskWidth, String> {
+    use snowmint::mask::MaskWidth;
+    match text {
+        "bigint" => Ok(MaskWidth::BIGINT),
+        "js" => Ok(MaskWidth::JS_SAFE),
+        bits => {
+            let bits = number_in(32, 64)(bits)
+                .map_err(|_| "expected bigint, js, or a number of bits from 32 to 64".to_owned())?;
+            // In 32..=64, which `bits` accepts.
+            MaskWidth::bits(bits as u32).map_err(|error| error.to_string())
+        }
+    }
 }
 
 #[derive(Debug, Args)]

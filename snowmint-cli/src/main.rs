@@ -98,6 +98,8 @@ fn main() -> ExitCode {
         Command::Inspect(args) => commands::inspect::run(&args),
         Command::Convert(args) => commands::convert::run(&args),
         Command::Bounds(args) => commands::bounds::run(&args),
+        Command::Mask(args) => commands::mask::run(&args, commands::mask::Direction::Mask),
+        Command::Unmask(args) => commands::mask::run(&args, commands::mask::Direction::Unmask),
         Command::Completions { shell } => commands::completions::run(shell),
     };
     match result {

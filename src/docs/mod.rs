@@ -15,6 +15,7 @@
 //!   etcd.
 //! - [`text_and_paging`]: IDs as text, in JSON, in database columns, and paging by ID.
 //! - [`sno`]: sno's 80-bit IDs.
+//! - `public_ids` (feature `mask`): the sortable ID in the database, an opaque one at the API.
 //! - [`internals`]: how the fork protocol, the monotonic clock and the cached clock work
 //!   inside, for a reader of the code; not part of the stability guarantees.
 //!
@@ -29,6 +30,9 @@
 pub mod clocks;
 pub mod fleets;
 pub mod internals;
+#[cfg(all(feature = "mask", feature = "serde"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "mask", feature = "serde"))))]
+pub mod public_ids;
 pub mod sno;
 pub mod text_and_paging;
 pub mod throughput;

@@ -395,14 +395,14 @@ pub enum Error {
         problem: String,
     },
 
-    /// A mask width outside what a [`Masker`](crate::mask::Masker) takes.
+    /// A mask width outside what a `mask::Masker` takes.
     #[error("mask width of {bits} bits is out of range, expected 32 to 64 bits")]
     InvalidMaskWidth {
         /// The width asked for.
         bits: u32,
     },
 
-    /// A value given to a [`Masker`](crate::mask::Masker) is not below 2^width: an ID too
+    /// A value given to a `mask::Masker` is not below 2^width: an ID too
     /// large to mask into the width, or a masked value no ID masks to.
     #[error(
         "{what} {value} is outside the mask's {bits}-bit width, expected a value below 2^{bits}"

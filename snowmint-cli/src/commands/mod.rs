@@ -5,4 +5,5 @@ pub(crate) mod bounds;
 pub(crate) mod completions;
 pub(crate) mod convert;
 pub(crate) mod inspect;
+pub(crate) mod mask;
 pub(crate) mod mint;
