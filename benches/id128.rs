@@ -11,6 +11,8 @@
 //! - `snowmint-shared`: `Uuid7Generator::builder().build()` / `UlidGenerator::builder().build()`
 //!   (the default clock), shared by reference.
 //! - `snowmint-local`: `build_local()`, one per thread.
+//! - `snowmint-uuid7-now`, `snowmint-ulid-now`: `Uuid7::now()` / `Ulid::now()`, the
+//!   process-wide generators: one call, as `uuid`'s.
 //! - `uuid-now_v7`: `uuid::Uuid::now_v7()` (feature `v7`).
 //! - `ulid-generator`: `ulid::Generator::new()` and `generate()`, one per thread (it mints
 //!   through `&mut self`).
@@ -182,6 +184,24 @@ impl Contender for UlidCrate {
     }
 }
 
+struct SnowmintNow<K>(std::marker::PhantomData<fn() -> K>);
+impl Contender for SnowmintNow<Uuid7> {
+    type Handle<'a> = ();
+    fn handle(&self) {}
+    #[inline(always)]
+    fn mint(_: &mut ()) -> u128 {
+        Uuid7::now().unwrap().to_u128()
+    }
+}
+impl Contender for SnowmintNow<Ulid> {
+    type Handle<'a> = ();
+    fn handle(&self) {}
+    #[inline(always)]
+    fn mint(_: &mut ()) -> u128 {
+        Ulid::now().unwrap().to_u128()
+    }
+}
+
 struct Scru128New;
 impl Contender for Scru128New {
     type Handle<'a> = ();
@@ -317,6 +337,10 @@ fn main() {
             "snowmint-uuid7-local",
             Local::<Uuid7>(Default::default()),
         )),
+        Box::new(Named(
+            "snowmint-uuid7-now",
+            SnowmintNow::<Uuid7>(Default::default()),
+        )),
         Box::new(Named("uuid-now_v7", UuidNowV7)),
         Box::new(Named(
             "snowmint-ulid-shared",
@@ -325,6 +349,10 @@ fn main() {
         Box::new(Named(
             "snowmint-ulid-local",
             Local::<Ulid>(Default::default()),
+        )),
+        Box::new(Named(
+            "snowmint-ulid-now",
+            SnowmintNow::<Ulid>(Default::default()),
         )),
         Box::new(Named("ulid-generator", UlidCrate)),
         Box::new(Named(
@@ -380,6 +408,10 @@ fn main() {
     let targets = [
         ("snowmint-uuid7-shared", "uuid-now_v7", Some(1.0 / 20.0)),
         ("snowmint-uuid7-local", "uuid-now_v7", Some(1.0 / 20.0)),
+        ("snowmint-uuid7-now", "uuid-now_v7", Some(1.0 / 20.0)),
+        // The process-wide generator: as cheap as a shared one built by hand.
+        ("snowmint-uuid7-now", "snowmint-uuid7-shared", Some(1.1)),
+        ("snowmint-ulid-now", "snowmint-ulid-shared", Some(1.1)),
         ("snowmint-ulid-shared", "ulid-generator", Some(1.0 / 3.0)),
         ("snowmint-ulid-local", "ulid-generator", Some(1.0 / 3.0)),
         ("snowmint-ulid-shared", "ferroid-lock-mono", Some(1.0)),

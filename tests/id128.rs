@@ -535,6 +535,48 @@ mod fork {
     use super::*;
     use crate::common::forks::{self, is_forked};
 
+    /// `Uuid7::now()` and `Ulid::now()`: one process-wide generator each, shared by every
+    /// thread (unique, each thread's increasing, a later call above every earlier one), and in
+    /// a forked child a generator of the child's own: no ID of the parent's, and the parent
+    /// mints on.
+    #[test]
+    fn now_is_one_generator_per_process_and_a_child_builds_its_own() {
+        let per_thread: Vec<Vec<Uuid7>> = thread::scope(|s| {
+            let workers: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| (0..20_000).map(|_| Uuid7::now().unwrap()).collect()))
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        let mut parents: Vec<Uuid7> = per_thread.concat();
+        assert_eq!(assert_unique_and_increasing(per_thread).len(), 80_000);
+        let last = *parents.iter().max().unwrap();
+        assert!(Uuid7::now().unwrap() > last);
+        parents.sort_unstable();
+        let ulid = Ulid::now().unwrap();
+        assert!(Ulid::now().unwrap() > ulid);
+
+        let ended = forks::fork(|pipe| {
+            for _ in 0..1_000 {
+                let id = Uuid7::now().map_err(|e| e.to_string())?;
+                writeln!(pipe, "{id}").map_err(|e| e.to_string())?;
+            }
+            let id = Ulid::now().map_err(|e| e.to_string())?;
+            writeln!(pipe, "{id}").map_err(|e| e.to_string())?;
+            Ok(())
+        })
+        .wait(Duration::from_secs(30));
+        ended.success().unwrap();
+        let mut lines: Vec<&str> = ended.output.lines().collect();
+        let childs_ulid: Ulid = lines.pop().unwrap().parse().unwrap();
+        assert_ne!(childs_ulid, ulid);
+        let childs: Vec<Uuid7> = lines.iter().map(|l| l.parse().unwrap()).collect();
+        assert_eq!(childs.len(), 1_000);
+        assert_increasing(&childs);
+        assert!(childs.iter().all(|id| parents.binary_search(id).is_err()));
+        // The parent's generator mints on, above everything it minted.
+        assert!(Uuid7::now().unwrap() > last);
+    }
+
     #[test]
     fn a_child_neither_mints_with_its_parents_generator_nor_repeats_its_random_starts() {
         let parent = std::process::id();

@@ -388,6 +388,19 @@ pub enum Error {
         problem: String,
     },
 
+    /// The process-wide 128-bit generators (`Uuid7::now`, `Ulid::now`) serve a lineage of at
+    /// most 63 nested `fork()`s; this process is deeper.
+    #[error(
+        "this process is {depth} forks deep, past the {max} the process-wide 128-bit generators \
+         serve; build a Uuid7Generator or UlidGenerator of its own in this process"
+    )]
+    ForkDepth {
+        /// How many forks deep the process is.
+        depth: u64,
+        /// The deepest served.
+        max: u64,
+    },
+
     /// A masking key is not 32 hexadecimal digits, or none could be drawn.
     #[error("invalid masking key: {problem}")]
     InvalidMaskKey {

@@ -96,6 +96,7 @@
 //! ```
 
 mod generator;
+mod now;
 mod seed;
 mod text;
 mod ulid;
