@@ -11,7 +11,8 @@
 //! `mask/*`: an ID masked and unmasked again (`snowmint::mask`) at each width, over a run of
 //! consecutive IDs as a generator mints them; the time is the two calls together, each
 //! depending on the one before (latency, not throughput); `mask-page-of-100-64` masks a page
-//! of 100 independent IDs, as a response does (throughput, per ID).
+//! of 100 independent IDs, as a response does (throughput, per ID); `facade+back-uuid7` a
+//! UUIDv7 behind its version 4 facade and back.
 //! Run with `cargo bench --bench mint`.
 
 use std::hint::black_box;
@@ -20,7 +21,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use snowmint::{
     Clock, Generator, Id, Layout,
     clock::{CachedClock, MonotonicClock},
-    mask::{MaskKey, MaskWidth, Masker},
+    id128::Uuid7,
+    mask::{FacadeMasker, MaskKey, MaskWidth, Masker},
 };
 
 /// 41 time bits, no node bits, 22 sequence bits.
@@ -114,6 +116,19 @@ fn mask(c: &mut Criterion) {
                 *slot = masker.mask(id).expect("fits the width");
             }
             black_box(&out);
+        })
+    });
+    // A UUIDv7 behind its version 4 facade and back.
+    let facade = FacadeMasker::new(&key);
+    let mut uuid = Uuid7::now().expect("a uuidv7");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("facade+back-uuid7", |b| {
+        b.iter(|| {
+            let shown = facade.mask_uuid7(black_box(uuid));
+            let back = facade.unmask_uuid7(shown);
+            assert_eq!(back, uuid, "unmask is mask's inverse");
+            uuid = Uuid7::from_u128(back.to_u128() + 1).expect("still a uuidv7");
+            black_box(shown)
         })
     });
     group.finish();

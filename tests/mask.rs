@@ -272,3 +272,143 @@ fn masked_fields_show_the_masked_value_and_read_back_the_real_id() {
     };
     assert!(serde_json::to_string(&too_large).is_err());
 }
+
+mod facade {
+    //! The 128-bit facades: a UUIDv7 as a version 4 UUID and back, a ULID with a time that is
+    //! noise and back, known answers, and the facade's text.
+
+    use super::*;
+    use snowmint::error::ParseIdReason;
+    use snowmint::id128::{Ulid, Uuid7, Uuid7Generator};
+    use snowmint::mask::{FacadeMasker, MaskedUuid};
+
+    #[test]
+    fn a_uuid7_shows_as_a_version_4_uuid_with_its_time_hidden_and_comes_back() {
+        let masker = FacadeMasker::new(&key());
+        let generator = Uuid7Generator::builder().build().unwrap();
+        let ids = generator.mint_many(10_000).unwrap();
+        let mut shown_times = std::collections::HashSet::new();
+        for &id in &ids {
+            let shown = masker.mask_uuid7(id);
+            let text = shown.to_string();
+            assert_eq!(text.as_bytes()[14], b'4', "{text}");
+            assert!(
+                matches!(text.as_bytes()[19], b'8' | b'9' | b'a' | b'b'),
+                "{text}"
+            );
+            // The random bits stay; the time does not.
+            assert_eq!(
+                shown.to_u128() & ((1 << 76) - 1),
+                id.to_u128() & ((1 << 76) - 1)
+            );
+            shown_times.insert(shown.to_u128() >> 80);
+            assert_eq!(masker.unmask_uuid7(shown), id);
+            assert_eq!(masker.unmask_uuid7(text.parse().unwrap()), id);
+        }
+        // 10,000 IDs of a few milliseconds: 10,000 different shown times.
+        assert_eq!(shown_times.len(), ids.len());
+        // Another key shows other values.
+        let other = FacadeMasker::new(&MaskKey::from_bytes([9; 16]));
+        assert_ne!(other.mask_uuid7(ids[0]), masker.mask_uuid7(ids[0]));
+    }
+
+    #[test]
+    fn a_ulid_shows_with_its_time_hidden_and_comes_back() {
+        let masker = FacadeMasker::new(&key());
+        let ids = snowmint::id128::UlidGenerator::builder()
+            .build()
+            .unwrap()
+            .mint_many(10_000)
+            .unwrap();
+        let mut times = std::collections::HashSet::new();
+        for &id in &ids {
+            let shown = masker.mask_ulid(id);
+            assert_eq!(shown.random(), id.random());
+            times.insert(shown.unix_ms());
+            assert_eq!(masker.unmask_ulid(shown), id);
+        }
+        assert_eq!(times.len(), ids.len());
+    }
+
+    #[test]
+    fn known_answers_and_text_errors() {
+        let masker = FacadeMasker::new(&key());
+        let uuid: Uuid7 = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".parse().unwrap();
+        let shown = masker.mask_uuid7(uuid);
+        assert_eq!(shown.to_string(), KNOWN_UUID);
+        assert_eq!(masker.unmask_uuid7(KNOWN_UUID.parse().unwrap()), uuid);
+        let ulid: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse().unwrap();
+        assert_eq!(masker.mask_ulid(ulid).to_string(), KNOWN_ULID);
+        // A version 7 UUID (or any but a version 4) is no facade.
+        let err = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"
+            .parse::<MaskedUuid>()
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            Error::ParseId {
+                reason: ParseIdReason::NotUuid4 {
+                    version: 7,
+                    variant: 0b10
+                },
+                ..
+            }
+        ));
+        assert!("not a uuid".parse::<MaskedUuid>().is_err());
+        assert!(MaskedUuid::from_u128(0).is_err());
+    }
+
+    /// The facade the [`FacadeMasker`] docs describe, from the reference cipher: the time XORed
+    /// with the top 48 bits of `E(E(low) ^ (high | tag << 56))` under the key derived for the
+    /// tag (128 for UUIDs, whose version then becomes 4; 129 for ULIDs), where `low` is
+    /// `rand_b` (a ULID's low 64 bits) and `high` `rand_a` (a ULID's next 16).
+    fn reference_facade(key: [u8; 16], bits: u128, uuid: bool) -> u128 {
+        let tag: u64 = if uuid { 128 } else { 129 };
+        let master = Speck::new(key);
+        let derive = |index: u64| master.encrypt(0x6d61_736b << 32 | tag << 8 | index);
+        let mut derived = [0u8; 16];
+        derived[..8].copy_from_slice(&derive(0).to_be_bytes());
+        derived[8..].copy_from_slice(&derive(1).to_be_bytes());
+        let cipher = Speck::new(derived);
+        let (low, high) = if uuid {
+            ((bits & ((1 << 62) - 1)) as u64, (bits >> 64 & 0xfff) as u64)
+        } else {
+            (bits as u64, (bits >> 64 & 0xffff) as u64)
+        };
+        let f = cipher.encrypt(cipher.encrypt(low) ^ (high | tag << 56));
+        let masked = bits ^ u128::from(f >> 16) << 80;
+        if uuid {
+            masked & !(0xf << 76) | 0x4 << 76
+        } else {
+            masked
+        }
+    }
+
+    #[test]
+    fn the_facades_are_the_reference() {
+        let masker = FacadeMasker::new(&key());
+        let generator = Uuid7Generator::builder().build().unwrap();
+        for id in generator.mint_many(1_000).unwrap() {
+            let expected = reference_facade(key().to_bytes(), id.to_u128(), true);
+            assert_eq!(masker.mask_uuid7(id).to_u128(), expected);
+        }
+        let ulid: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse().unwrap();
+        assert_eq!(
+            masker.mask_ulid(ulid).to_u128(),
+            reference_facade(key().to_bytes(), ulid.to_u128(), false)
+        );
+        let uuid: Uuid7 = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".parse().unwrap();
+        assert_eq!(
+            KNOWN_UUID.parse::<MaskedUuid>().unwrap().to_u128(),
+            reference_facade(key().to_bytes(), uuid.to_u128(), true)
+        );
+        assert_eq!(
+            KNOWN_ULID.parse::<Ulid>().unwrap().to_u128(),
+            reference_facade(key().to_bytes(), ulid.to_u128(), false)
+        );
+    }
+
+    /// The facades of the RFC 9562 example UUIDv7 and of the ULID specification's example
+    /// under the key 00..0f.
+    const KNOWN_UUID: &str = "943b53be-3012-4cc3-98c4-dc0c0c07398f";
+    const KNOWN_ULID: &str = "1973Q534MHTSV4RRFFQ69G5FAV";
+}

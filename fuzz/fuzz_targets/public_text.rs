@@ -2,22 +2,35 @@
 //! IDs (`Masker::unmask`). A time that parses displays as the millisecond it parsed to and
 //! reads back the same (up to year 9999); one that does not gives `Error::ParseTime` as one
 //! bounded line. Any value unmasks under any key and width, or is outside the width and says
-//! so; what unmasks masks back to the same value.
+//! so; what unmasks masks back to the same value. A masked UUID's text reads back as written,
+//! and any facade unmasks to a UUIDv7 that masks back to it.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use snowmint::Error;
 use snowmint::clock::Rfc3339;
-use snowmint::mask::{MaskKey, MaskWidth, Masker};
+use snowmint::mask::{FacadeMasker, MaskKey, MaskWidth, MaskedUuid, Masker};
 
 fuzz_target!(|data: &[u8]| {
-    check_time(&String::from_utf8_lossy(data));
+    let text = String::from_utf8_lossy(data);
+    check_time(&text);
+    // A masked UUID's text: a version 4 UUID reads, anything else is an error.
+    if let Ok(masked) = text.parse::<MaskedUuid>() {
+        assert_eq!(masked.to_string().parse::<MaskedUuid>().unwrap(), masked);
+    }
     if data.len() >= 25 {
         let key = MaskKey::from_bytes(data[..16].try_into().unwrap());
         let width = MaskWidth::bits(32 + u32::from(data[16]) % 33).unwrap();
         let value = u64::from_le_bytes(data[17..25].try_into().unwrap());
         check_unmask(&Masker::new(&key, width), value);
+        // Any facade unmasks to a UUIDv7 that masks back to it.
+        let bits = u128::from(value) << 64 | u128::from(value.rotate_left(17));
+        let facade =
+            MaskedUuid::from_u128(bits & !(0xf << 76 | 0b11 << 62) | 0x4 << 76 | 0b10 << 62)
+                .unwrap();
+        let masker = FacadeMasker::new(&key);
+        assert_eq!(masker.mask_uuid7(masker.unmask_uuid7(facade)), facade);
     }
 });
 

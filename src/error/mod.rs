@@ -534,6 +534,18 @@ pub enum ParseIdReason {
         /// The variant found: the 2 bits at the start of the ninth byte.
         variant: u8,
     },
+    /// A UUID's version or variant bits are not those of a version 4 UUID, which a masked
+    /// UUIDv7 (`mask::MaskedUuid`) is.
+    #[error(
+        "version {version} and variant {variant:#04b}, expected version 4 and variant 0b10 \
+         (a masked uuidv7)"
+    )]
+    NotUuid4 {
+        /// The version found: the 4 bits after the first 48.
+        version: u8,
+        /// The variant found: the 2 bits at the start of the ninth byte.
+        variant: u8,
+    },
 }
 
 /// `Result` with snowmint's [`Error`] as the default error type.

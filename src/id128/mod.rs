@@ -103,6 +103,8 @@ mod ulid;
 mod uuid7;
 
 pub use generator::{Id128Builder, UlidGenerator, Uuid7Generator};
+#[cfg(feature = "mask")]
+pub(crate) use text::{HYPHENATED_LEN, ascii, hyphenated, parse_error, parse_uuid};
 pub use ulid::Ulid;
 pub use uuid7::Uuid7;
 

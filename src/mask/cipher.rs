@@ -11,6 +11,25 @@ const FEISTEL_ROUNDS: u64 = 10;
 /// What a width's key is derived from: "mask" in ASCII, then the width and the block index.
 const DERIVE: u64 = 0x6d61_736b << 32;
 
+/// The cipher under the key derived from the master key `key` for `tag`: a width's bits
+/// (32 to 64), or a tag above 64 for another use (the 128-bit facades).
+pub(super) fn derived(key: &[u8; 16], tag: u32) -> Speck64_128 {
+    let master = Speck64_128::new(&Array(*key));
+    let block = |index: u64| encrypt_block(&master, DERIVE | u64::from(tag) << 8 | index);
+    let mut derived = [0u8; 16];
+    derived[..8].copy_from_slice(&block(0).to_be_bytes());
+    derived[8..].copy_from_slice(&block(1).to_be_bytes());
+    Speck64_128::new(&Array(derived))
+}
+
+/// A pseudorandom function of two 64-bit blocks: their CBC-MAC under `cipher`,
+/// `E(E(first) ^ second)`, which for messages of one fixed length is a PRF as the cipher is a
+/// PRP (Bellare, Kilian and Rogaway, "The Security of the Cipher Block Chaining Message
+/// Authentication Code", 1994).
+pub(super) fn prf2(cipher: &Speck64_128, first: u64, second: u64) -> u64 {
+    encrypt_block(cipher, encrypt_block(cipher, first) ^ second)
+}
+
 /// A width's permutation under its derived key.
 #[derive(Clone)]
 pub(super) struct Keyed {
@@ -21,13 +40,8 @@ pub(super) struct Keyed {
 impl Keyed {
     /// The permutation of `bits`-bit values (32 to 64) under the master key `key`.
     pub(super) fn new(key: &[u8; 16], bits: u32) -> Keyed {
-        let master = Speck64_128::new(&Array(*key));
-        let block = |index: u64| encrypt_block(&master, DERIVE | u64::from(bits) << 8 | index);
-        let mut derived = [0u8; 16];
-        derived[..8].copy_from_slice(&block(0).to_be_bytes());
-        derived[8..].copy_from_slice(&block(1).to_be_bytes());
         Keyed {
-            cipher: Speck64_128::new(&Array(derived)),
+            cipher: derived(key, bits),
             bits,
         }
     }

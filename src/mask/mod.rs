@@ -41,6 +41,18 @@
 //!   or keep the key for the life of the IDs. Keep the key secret, like a session key: with
 //!   it, anyone unmasks every ID.
 //!
+//! # Where users meet it
+//!
+//! - [`install`] a masker at startup and mark response fields
+//!   `#[serde(with = "snowmint::mask::masked")]` (feature `serde`): the struct keeps the real
+//!   ID, the JSON shows the masked one; the guide [`docs::public_ids`](crate::docs) gives the
+//!   whole database-plus-API pattern.
+//! - The command line: `snowmint mask` and `snowmint unmask`, the key from a file or the
+//!   environment, never from an argument.
+//! - 128-bit IDs: [`FacadeMasker`] shows a [`Uuid7`](crate::id128::Uuid7) as a version 4
+//!   UUID ([`MaskedUuid`]) and a [`Ulid`](crate::id128::Ulid) with a time that is noise, and
+//!   turns each back.
+//!
 //! # Widths
 //!
 //! [`MaskWidth`] keeps masked values in the range the column or the client needs: the full
@@ -83,11 +95,13 @@
 //! analysis costs here; a cheaper mixing function would have none.
 
 mod cipher;
+mod facade;
 mod installed;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod masked;
 
+pub use facade::{FacadeMasker, MaskedUuid};
 pub use installed::{install, installed};
 
 use std::fmt;
