@@ -412,3 +412,31 @@ mod facade {
     const KNOWN_UUID: &str = "943b53be-3012-4cc3-98c4-dc0c0c07398f";
     const KNOWN_ULID: &str = "1973Q534MHTSV4RRFFQ69G5FAV";
 }
+
+#[test]
+fn the_checked_form_refuses_nearly_every_guess_and_no_real_value() {
+    // IDs below 2^53 masked into 64 bits: a guess passes with probability 2^-11.
+    let masker = Masker::new(&key(), MaskWidth::U64);
+    let max_id = (1 << 53) - 1;
+    for id in (0..1u64 << 53).step_by(1 << 37) {
+        let shown = masker.mask(Id::from_u64(id)).unwrap();
+        assert_eq!(masker.unmask_within(shown, max_id).unwrap().to_u64(), id);
+    }
+    let guesses = 200_000u64;
+    let passed = (0..guesses)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .filter(|&guess| masker.unmask_within(guess, max_id).is_ok())
+        .count() as f64;
+    // 2^-11 of 200,000 is about 98; five times that is out of any plausible spread.
+    assert!(
+        passed < 5.0 * guesses as f64 / 2048.0,
+        "{passed} guesses passed"
+    );
+    let (guess, err) = (0..)
+        .find_map(|guess| Some((guess, masker.unmask_within(guess, max_id).err()?)))
+        .unwrap();
+    assert!(
+        matches!(err, Error::NotMaskedId { masked, max_id: m } if masked == guess && m == max_id)
+    );
+    assert!(err.to_string().contains("is not a masked id"), "{err}");
+}

@@ -429,6 +429,18 @@ pub enum Error {
         bits: u32,
     },
 
+    /// A masked value unmasks to an ID above the largest one expected: it was never the mask
+    /// of an ID (a guessed or corrupted value), as `mask::Masker::unmask_within` checks.
+    #[error(
+        "masked value {masked} is not a masked id: it unmasks above {max_id}, the largest id expected"
+    )]
+    NotMaskedId {
+        /// The masked value.
+        masked: u64,
+        /// The largest ID expected.
+        max_id: u64,
+    },
+
     /// An ID has bits set that its layout leaves unused (above its width, or in an unused field).
     #[error("id {id} does not fit layout {layout}: bits {mask:#x} must be zero")]
     IdOutOfLayout {

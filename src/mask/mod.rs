@@ -33,8 +33,9 @@
 //!   cannot be told from a real one by unmasking it: it names an ID that was most likely never
 //!   minted, which the database lookup answers (no row). The chance that a uniformly guessed
 //!   value names a row is the number of rows divided by the width's size (2^53, 2^63 or
-//!   2^64). Where guessing must be refused before the lookup, sign or encrypt with a MAC
-//!   beside the ID; this module offers no checked form.
+//!   2^64). The checked form, [`Masker::unmask_within`], refuses most guesses before the
+//!   lookup when IDs are masked into a wider width than they use; where every guess must be
+//!   refused, put a MAC beside the ID.
 //! - **Key rotation**: a masked value carries no key ID. Masking under a new key changes every
 //!   public ID, so rotate as for any public identifier: serve new IDs under the new key while
 //!   accepting both (unmask under the new key, and under the old one when that names no row),
@@ -281,6 +282,42 @@ impl Masker {
     pub fn unmask(&self, masked: u64) -> Result<Id> {
         self.check(masked, "masked value")?;
         Ok(Id::from_u64(self.keyed.decrypt(masked)))
+    }
+
+    /// [`unmask`](Self::unmask), refusing a value whose ID is above `max_id`: the checked form.
+    ///
+    /// Mask IDs into a width wider than they use (a layout's IDs below 2^53, say, into 64
+    /// bits) and unmask with the layout's [`max_id`](crate::Layout::max_id): a value that was
+    /// never shown unmasks to a uniformly spread ID, above `max_id` with probability
+    /// `1 - (max_id + 1) / 2^width` (here 1 - 2^-11), and is refused before any lookup. A real
+    /// masked value always passes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotMaskedId`] when the ID is above `max_id`, and as for
+    /// [`unmask`](Self::unmask).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::mask::{MaskKey, MaskWidth, Masker};
+    /// use snowmint::{Id, Layout};
+    ///
+    /// let masker = Masker::new(&MaskKey::from_bytes([7; 16]), MaskWidth::U64);
+    /// let max = Layout::SONYFLAKE.max_id().to_u64(); // 63-bit IDs, masked into 64 bits
+    /// let shown = masker.mask(Id::from_u64(12_345))?;
+    /// assert_eq!(masker.unmask_within(shown, max)?, Id::from_u64(12_345));
+    /// let refused = (0..100u64).filter(|&guess| masker.unmask_within(guess, max).is_err()).count();
+    /// assert!(refused > 20); // about half of all guesses
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn unmask_within(&self, masked: u64, max_id: u64) -> Result<Id> {
+        let id = self.unmask(masked)?;
+        if id.to_u64() <= max_id {
+            Ok(id)
+        } else {
+            Err(Error::NotMaskedId { masked, max_id })
+        }
     }
 
     fn check(&self, value: u64, what: &'static str) -> Result<()> {
