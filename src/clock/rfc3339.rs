@@ -20,8 +20,9 @@ use crate::error::{Error, bounded};
 /// do not exist (`2023-02-29`) and anything else are [`Error::ParseTime`], which names the
 /// problem and its position.
 ///
-/// With [`Layout::id_range`](crate::Layout::id_range) or [`Uuid7::id_range`](crate::id128::Uuid7::id_range), it pages IDs by
-/// time with no date-time crate beside snowmint:
+/// With [`Layout::id_range`](crate::Layout::id_range) or
+/// [`Uuid7::id_range`](crate::id128::Uuid7::id_range), it pages IDs by time with no date-time
+/// crate beside snowmint:
 ///
 /// ```
 /// use snowmint::clock::Rfc3339;

@@ -17,7 +17,7 @@ use crate::family::{Family, FamilyGenerator};
 
 /// How deep a lineage of forks the process-wide generators serve: a process whose fork count
 /// is this or more gets [`Error::ForkDepth`].
-pub(super) const MAX_FORK_DEPTH: u64 = 64;
+const MAX_FORK_DEPTH: u64 = 64;
 
 /// One process-wide generator per fork count.
 type Cells<F> = [OnceLock<FamilyGenerator<F>>; MAX_FORK_DEPTH as usize];
@@ -25,15 +25,91 @@ type Cells<F> = [OnceLock<FamilyGenerator<F>>; MAX_FORK_DEPTH as usize];
 static UUID7: Cells<Uuid7> = [const { OnceLock::new() }; MAX_FORK_DEPTH as usize];
 static ULID: Cells<Ulid> = [const { OnceLock::new() }; MAX_FORK_DEPTH as usize];
 
+impl Uuid7 {
+    /// The next UUIDv7 of the process's own [`Uuid7Generator`]: one call, no generator to
+    /// build or keep.
+    ///
+    /// The process-wide generator is built on the first call (its key drawn from the
+    /// operating system) and shared by every thread: its UUIDv7s are unique and increase across
+    /// the whole process, as one shared generator's do, at the same cost after the first call.
+    /// In the child of a `fork()` the first call builds the child's own generator, with a
+    /// fresh key, so a parent and its child never share a sequence.
+    ///
+    /// # Errors
+    ///
+    /// Only where no Uuid7 can be minted correctly, each documented on its variant:
+    /// [`Error::ClockBehind`] when the wall clock steps back by more than a second (the
+    /// default [`ClockBehind`](crate::ClockBehind) policy waits out smaller steps),
+    /// [`Error::TimeOverflow`] past 2109-05-15 ([`Error::EpochTick`] with a clock set to
+    /// 1970-01-01T00:00:00.000Z or before), and
+    /// [`Error::ForkDepth`] in a process more than 63 nested forks deep. A generator of your
+    /// own ([`Uuid7Generator`]) chooses its clock and policy.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::id128::Uuid7;
+    ///
+    /// let a = Uuid7::now()?;
+    /// let b = Uuid7::now()?;
+    /// assert!(b > a);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    ///
+    /// [`Uuid7Generator`]: crate::id128::Uuid7Generator
+    #[inline]
+    pub fn now() -> Result<Uuid7> {
+        uuid7()
+    }
+}
+
+impl Ulid {
+    /// The next ULID of the process's own [`UlidGenerator`]: one call, no generator to build
+    /// or keep.
+    ///
+    /// The process-wide generator is built on the first call (its key drawn from the
+    /// operating system) and shared by every thread: its ULIDs are unique and increase across
+    /// the whole process, as one shared generator's do, at the same cost after the first call.
+    /// In the child of a `fork()` the first call builds the child's own generator, with a
+    /// fresh key, so a parent and its child never share a sequence.
+    ///
+    /// # Errors
+    ///
+    /// Only where no Ulid can be minted correctly, each documented on its variant:
+    /// [`Error::ClockBehind`] when the wall clock steps back by more than a second (the
+    /// default [`ClockBehind`](crate::ClockBehind) policy waits out smaller steps),
+    /// [`Error::TimeOverflow`] past 2109-05-15 ([`Error::EpochTick`] with a clock set to
+    /// 1970-01-01T00:00:00.000Z or before), and
+    /// [`Error::ForkDepth`] in a process more than 63 nested forks deep. A generator of your
+    /// own ([`UlidGenerator`]) chooses its clock and policy.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::id128::Ulid;
+    ///
+    /// let a = Ulid::now()?;
+    /// let b = Ulid::now()?;
+    /// assert!(b > a);
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    ///
+    /// [`UlidGenerator`]: crate::id128::UlidGenerator
+    #[inline]
+    pub fn now() -> Result<Ulid> {
+        ulid()
+    }
+}
+
 /// The next UUIDv7 of the process-wide generator.
 #[inline]
-pub(super) fn uuid7() -> Result<Uuid7> {
+fn uuid7() -> Result<Uuid7> {
     mint(&UUID7, Uuid7Generator::builder)
 }
 
 /// The next ULID of the process-wide generator.
 #[inline]
-pub(super) fn ulid() -> Result<Ulid> {
+fn ulid() -> Result<Ulid> {
     mint(&ULID, UlidGenerator::builder)
 }
 

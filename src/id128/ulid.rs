@@ -244,41 +244,6 @@ impl Ulid {
     pub const fn random(self) -> u128 {
         self.0 & RANDOM_MASK
     }
-    /// The next Ulid of the process's own UlidGenerator: one call, no generator to build or keep.
-    ///
-    /// The process-wide generator is built on the first call (its key drawn from the
-    /// operating system) and shared by every thread: its Ulids are unique and increase across
-    /// the whole process, as one shared generator's do, at the same cost after the first call.
-    /// In the child of a `fork()` the first call builds the child's own generator, with a
-    /// fresh key, so a parent and its child never share a sequence.
-    ///
-    /// # Errors
-    ///
-    /// Only where no Ulid can be minted correctly, each documented on its variant:
-    /// [`Error::ClockBehind`] when the wall clock steps back by more than a second (the
-    /// default [`ClockBehind`](crate::ClockBehind) policy waits out smaller steps),
-    /// [`Error::TimeOverflow`] past 2109-05-15 ([`Error::EpochTick`] with a clock set to
-    /// 1970-01-01T00:00:00.000Z or before), and
-    /// [`Error::ForkDepth`] in a process more than 63 nested forks deep. A generator of your
-    /// own ([`UlidGenerator`]) chooses its clock and policy.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::id128::Ulid;
-    ///
-    /// let a = Ulid::now()?;
-    /// let b = Ulid::now()?;
-    /// assert!(b > a);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    ///
-    /// [`UlidGenerator`]: crate::id128::UlidGenerator
-    #[inline]
-    pub fn now() -> Result<Ulid> {
-        super::now::ulid()
-    }
-
     /// The least ULID of millisecond `unix_ms`: every random bit clear. With
     /// [`max_at`](Self::max_at), the bounds of a time range in a query.
     ///

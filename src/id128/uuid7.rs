@@ -269,41 +269,6 @@ impl Uuid7 {
     pub const fn random(self) -> u128 {
         (self.0 & RAND_A_MASK) >> 2 | self.0 & RAND_B_MASK
     }
-    /// The next Uuid7 of the process's own Uuid7Generator: one call, no generator to build or keep.
-    ///
-    /// The process-wide generator is built on the first call (its key drawn from the
-    /// operating system) and shared by every thread: its Uuid7s are unique and increase across
-    /// the whole process, as one shared generator's do, at the same cost after the first call.
-    /// In the child of a `fork()` the first call builds the child's own generator, with a
-    /// fresh key, so a parent and its child never share a sequence.
-    ///
-    /// # Errors
-    ///
-    /// Only where no Uuid7 can be minted correctly, each documented on its variant:
-    /// [`Error::ClockBehind`] when the wall clock steps back by more than a second (the
-    /// default [`ClockBehind`](crate::ClockBehind) policy waits out smaller steps),
-    /// [`Error::TimeOverflow`] past 2109-05-15 ([`Error::EpochTick`] with a clock set to
-    /// 1970-01-01T00:00:00.000Z or before), and
-    /// [`Error::ForkDepth`] in a process more than 63 nested forks deep. A generator of your
-    /// own ([`Uuid7Generator`]) chooses its clock and policy.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use snowmint::id128::Uuid7;
-    ///
-    /// let a = Uuid7::now()?;
-    /// let b = Uuid7::now()?;
-    /// assert!(b > a);
-    /// # Ok::<(), snowmint::Error>(())
-    /// ```
-    ///
-    /// [`Uuid7Generator`]: crate::id128::Uuid7Generator
-    #[inline]
-    pub fn now() -> Result<Uuid7> {
-        super::now::uuid7()
-    }
-
     /// The least UUIDv7 of millisecond `unix_ms`: every random bit clear. With
     /// [`max_at`](Self::max_at), the bounds of a time range in a query.
     ///

@@ -39,8 +39,8 @@ use super::installed;
 use crate::id::Id;
 
 /// What a masked field says without an installed masker.
-const NOT_INSTALLED: &str = "no masker installed: call snowmint::mask::install at startup, before masked IDs are \
-     written or read";
+const NOT_INSTALLED: &str = "no masker installed: call snowmint::mask::install at startup, \
+                             before masked IDs are written or read";
 
 /// Writes the masked value of `id`.
 ///

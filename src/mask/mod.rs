@@ -274,7 +274,8 @@ impl Masker {
     /// The ID whose masked value is `masked`.
     ///
     /// Every value of the width unmasks to some ID; one that was never the mask of a minted ID
-    /// gives an ID that was never minted (see the [module docs](self#what-it-hides-and-what-it-does-not)).
+    /// gives an ID that was never minted (see the
+    /// [module docs](self#what-it-hides-and-what-it-does-not)).
     ///
     /// # Errors
     ///
@@ -307,7 +308,9 @@ impl Masker {
     /// let max = Layout::SONYFLAKE.max_id().to_u64(); // 63-bit IDs, masked into 64 bits
     /// let shown = masker.mask(Id::from_u64(12_345))?;
     /// assert_eq!(masker.unmask_within(shown, max)?, Id::from_u64(12_345));
-    /// let refused = (0..100u64).filter(|&guess| masker.unmask_within(guess, max).is_err()).count();
+    /// let refused = (0..100u64)
+    ///     .filter(|&guess| masker.unmask_within(guess, max).is_err())
+    ///     .count();
     /// assert!(refused > 20); // about half of all guesses
     /// # Ok::<(), snowmint::Error>(())
     /// ```
