@@ -187,6 +187,34 @@ fn consecutive_ids_mask_to_distinct_values_ten_million_at_64_bits() {
     }
 }
 
+/// 10^7 consecutive IDs at each width, all distinct: at 63 and 53 bits too, where the debug
+/// build of the test above takes fewer. Optimized: `.ci/check` runs it with
+/// `cargo test --release --features mask --test mask -- --ignored` (a few seconds).
+#[test]
+#[ignore = "10^7 masks at each width: run optimized, as .ci/check does"]
+fn ten_million_consecutive_ids_mask_to_distinct_values_at_every_width() {
+    let first = Layout::TWITTER
+        .parse("1541815603606036480")
+        .unwrap()
+        .to_u64()
+        >> 11;
+    for width in [MaskWidth::U64, MaskWidth::BIGINT, MaskWidth::JS_SAFE] {
+        let masker = Masker::new(&key(), width);
+        let count = 10_000_000;
+        let mut masked: Vec<u64> = (first..first + count)
+            .map(|id| masker.mask(Id::from_u64(id)).unwrap())
+            .collect();
+        assert!(
+            masked
+                .iter()
+                .all(|&m| width.get() == 64 || m >> width.get() == 0)
+        );
+        masked.sort_unstable();
+        masked.dedup();
+        assert_eq!(masked.len() as u64, count, "{width:?}: collisions");
+    }
+}
+
 #[test]
 fn values_outside_the_width_are_errors_never_wrapped() {
     let masker = Masker::new(&key(), MaskWidth::JS_SAFE);
