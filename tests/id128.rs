@@ -555,24 +555,49 @@ mod fork {
         let ulid = Ulid::now().unwrap();
         assert!(Ulid::now().unwrap() > ulid);
 
-        let ended = forks::fork(|pipe| {
+        let forked = forks::fork(|pipe| {
+            // Spread over about 20 ms, while the parent mints too.
             for _ in 0..1_000 {
                 let id = Uuid7::now().map_err(|e| e.to_string())?;
                 writeln!(pipe, "{id}").map_err(|e| e.to_string())?;
+                std::thread::sleep(Duration::from_micros(20));
             }
             let id = Ulid::now().map_err(|e| e.to_string())?;
             writeln!(pipe, "{id}").map_err(|e| e.to_string())?;
             Ok(())
-        })
-        .wait(Duration::from_secs(30));
+        });
+        // The parent mints on meanwhile: its first ID of each millisecond.
+        let mut parents_first = std::collections::HashMap::new();
+        let until = std::time::Instant::now() + Duration::from_millis(200);
+        while std::time::Instant::now() < until {
+            let id = Uuid7::now().unwrap();
+            parents_first.entry(id.unix_ms()).or_insert(id);
+        }
+        let ended = forked.wait(Duration::from_secs(30));
         ended.success().unwrap();
         let mut lines: Vec<&str> = ended.output.lines().collect();
-        let childs_ulid: Ulid = lines.pop().unwrap().parse().unwrap();
-        assert_ne!(childs_ulid, ulid);
+        let _childs_ulid: Ulid = lines.pop().unwrap().parse().unwrap();
         let childs: Vec<Uuid7> = lines.iter().map(|l| l.parse().unwrap()).collect();
         assert_eq!(childs.len(), 1_000);
         assert_increasing(&childs);
         assert!(childs.iter().all(|id| parents.binary_search(id).is_err()));
+        // In every millisecond both minted in, the child's random part is far from the
+        // parent's start: a child minting on its parent's generator (its key) would start
+        // where the parent does, a few sequence steps away.
+        let mut common = 0;
+        for id in &childs {
+            if let Some(parents) = parents_first.get(&id.unix_ms()) {
+                common += 1;
+                assert!(
+                    id.random().abs_diff(parents.random()) > 1 << 22,
+                    "the child's {id:?} starts where its parent's {parents:?} does"
+                );
+            }
+        }
+        assert!(
+            common > 0,
+            "the child and its parent minted in no common millisecond"
+        );
         // The parent's generator mints on, above everything it minted.
         assert!(Uuid7::now().unwrap() > last);
     }

@@ -114,6 +114,27 @@ fn errors_name_the_missing_key_the_bad_key_and_the_value_outside_the_width() {
     );
     // The key is never echoed.
     assert!(!stderr_of(&short).contains("0011"));
+    // A key file that holds no key is a file's failure (status 1), as an unreadable one is.
+    let bad_file = std::env::temp_dir().join(format!("snowmint-cli-badkey-{}", std::process::id()));
+    std::fs::write(&bad_file, "not a key\n").unwrap();
+    let from_file = run(
+        None,
+        &["mask", "--key-file", bad_file.to_str().unwrap(), "1"],
+        "",
+    );
+    assert_eq!(from_file.status.code(), Some(1));
+    assert!(
+        stderr_of(&from_file).contains("invalid masking key: 9 characters"),
+        "{}",
+        stderr_of(&from_file)
+    );
+    std::fs::remove_file(&bad_file).unwrap();
+    let missing = run(
+        None,
+        &["mask", "--key-file", "/nonexistent/snowmint-key", "1"],
+        "",
+    );
+    assert_eq!(missing.status.code(), Some(1));
     let wide = run(
         Some(KEY),
         &["mask", "--width", "js", "9007199254740992"],

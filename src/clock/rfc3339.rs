@@ -14,8 +14,10 @@ use crate::error::{Error, bounded};
 /// Parsing ([`str::parse`]) reads `YYYY-MM-DDTHH:MM:SS[.fraction]` and `Z` or an offset
 /// `±HH:MM`, with the lowercase `t` and `z` and the space separator RFC 3339 allows, into the
 /// Unix millisecond it names (an offset is applied, so `+02:00` is two hours before the same
-/// text in `Z`). A fraction finer than a millisecond is truncated to the millisecond it falls
-/// in, so a time parses to the first millisecond holding it. Times before 1970 (Unix
+/// text in `Z`). An `Rfc3339` holds whole milliseconds: a fraction finer than a millisecond
+/// is truncated to the millisecond it falls in, so as the excluded end of a range
+/// (`..until`), `12:00:00.0005Z` excludes the millisecond `12:00:00.000` as `12:00:00Z`
+/// does; give such ends in whole milliseconds, or as a [`SystemTime`](std::time::SystemTime). Times before 1970 (Unix
 /// milliseconds are unsigned), leap seconds (`:60`, which Unix time does not count), dates that
 /// do not exist (`2023-02-29`) and anything else are [`Error::ParseTime`], which names the
 /// problem and its position.

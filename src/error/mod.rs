@@ -388,14 +388,16 @@ pub enum Error {
         problem: String,
     },
 
-    /// The process-wide 128-bit generators (`Uuid7::now`, `Ulid::now`) serve a lineage of at
-    /// most 63 nested `fork()`s; this process is deeper.
+    /// The process-wide 128-bit generators (`Uuid7::now`, `Ulid::now`) serve processes whose
+    /// fork count is at most 63: one more for each `fork()` of the lineage since snowmint's fork
+    /// handlers were registered (and one more where a child registers its own); this process's
+    /// count is higher.
     #[error(
-        "this process is {depth} forks deep, past the {max} the process-wide 128-bit generators \
-         serve; build a Uuid7Generator or UlidGenerator of its own in this process"
+        "this process's fork count is {depth}, past the {max} the process-wide 128-bit \
+         generators serve; build a Uuid7Generator or UlidGenerator of its own in this process"
     )]
     ForkDepth {
-        /// How many forks deep the process is.
+        /// The process's fork count (about how many forks deep it is).
         depth: u64,
         /// The deepest served.
         max: u64,

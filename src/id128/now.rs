@@ -42,7 +42,8 @@ impl Uuid7 {
     /// default [`ClockBehind`](crate::ClockBehind) policy waits out smaller steps),
     /// [`Error::TimeOverflow`] past 2109-05-15 ([`Error::EpochTick`] with a clock set to
     /// 1970-01-01T00:00:00.000Z or before), and
-    /// [`Error::ForkDepth`] in a process more than 63 nested forks deep. A generator of your
+    /// [`Error::ForkDepth`] in a process more than 63 nested forks deep (its fork count
+    /// past 63). A generator of your
     /// own ([`Uuid7Generator`]) chooses its clock and policy.
     ///
     /// # Examples
@@ -80,7 +81,8 @@ impl Ulid {
     /// default [`ClockBehind`](crate::ClockBehind) policy waits out smaller steps),
     /// [`Error::TimeOverflow`] past 2109-05-15 ([`Error::EpochTick`] with a clock set to
     /// 1970-01-01T00:00:00.000Z or before), and
-    /// [`Error::ForkDepth`] in a process more than 63 nested forks deep. A generator of your
+    /// [`Error::ForkDepth`] in a process more than 63 nested forks deep (its fork count
+    /// past 63). A generator of your
     /// own ([`UlidGenerator`]) chooses its clock and policy.
     ///
     /// # Examples

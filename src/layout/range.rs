@@ -55,7 +55,8 @@ impl Layout {
     /// The inclusive range of IDs that can carry a time in `times`, clamped to the layout: from
     /// the smallest ID of the first tick that holds such a time to the largest ID of the last.
     ///
-    /// `times` is any range of Unix milliseconds (`u64`) or of [`SystemTime`]s: `t0..t1`,
+    /// `times` is any range of Unix milliseconds (`u64`), of [`SystemTime`]s or of
+    /// [`Rfc3339`] times: `t0..t1`,
     /// `t0..=t1`, `t0..`, `..t1`, `..`. An open end, or one before the epoch or past the
     /// layout's last tick, stops at the layout's first or last ID. A time inside a tick stands
     /// for the whole tick (a `sonyflake` tick is 10 ms), so the range can hold IDs minted up to

@@ -146,7 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn every_value_of_a_small_feistel_width_comes_back_and_none_collide() {
+    fn the_first_million_values_of_the_narrowest_width_come_back_and_none_collide() {
         // The first 2^20 values of the narrowest width: each image is in range and comes back,
         // and no two collide.
         let keyed = Keyed::new(&[7; 16], 32);

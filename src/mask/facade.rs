@@ -99,13 +99,19 @@ impl FromStr for MaskedUuid {
 /// same bits and XORs it away. A UUIDv7's version becomes 4, so the facade is a well-formed
 /// random UUID (a [`MaskedUuid`]); a ULID's facade is a ULID whose time is noise.
 ///
-/// What it hides: the time, and with it the order of IDs. What it keeps: the ID's random bits
-/// (74 of a UUIDv7, 80 of a ULID; they say nothing but are visible), and equality. It relies on
-/// no two IDs sharing their random bits, which holds for snowmint's generators (a keyed start
-/// per millisecond, then a counter) and for any generator whose random bits are random: two
-/// IDs with the same random bits would show the XOR of their times. The function is a
-/// two-block CBC-MAC of Speck64/128 under a key derived from the [`MaskKey`] for each
-/// facade (see the [module docs](super#construction)). Mask and unmask cost two Speck64
+/// What it hides: the time. What it keeps visible: the ID's random bits (74 of a UUIDv7, 80 of
+/// a ULID) and equality. For IDs of a generator whose random bits are random, that is all
+/// they say. For IDs of snowmint's generators (and of any monotonic generator), the random
+/// bits are a start per millisecond plus a counter: facades of IDs one generator minted in the
+/// same millisecond show random parts a few apart, which tells that they share a millisecond
+/// (not which), their order within it and about how many came between. Where that matters,
+/// mask 64-bit IDs with [`Masker`](super::Masker), which hides everything but equality.
+///
+/// It relies on no two IDs sharing their random bits (two such IDs would show the XOR of their
+/// times), which holds for snowmint's generators and for random bits. The function is a
+/// two-block CBC-MAC of Speck64/128 under a key derived from the [`MaskKey`] for each facade
+/// (see the [module docs](super#construction)): a pseudorandom function up to the birthday
+/// bound of the 64-bit block, about 2^32 IDs per key. Mask and unmask cost two Speck64
 /// encryptions each.
 ///
 /// # Examples

@@ -68,27 +68,31 @@
 //! The cipher is Speck64/128 (Beaulieu, Shors, Smith, Treatman-Clark, Weeks and Wingers, "The
 //! SIMON and SPECK Families of Lightweight Block Ciphers", 2013; ISO/IEC 29167-22), a 64-bit
 //! block cipher of 27 rounds with a 128-bit key, from the RustCrypto project's
-//! `speck-cipher` crate; the best published attacks on Speck64/128 reach fewer than 20 of its
-//! 27 rounds. A width's key is two blocks of the master key's cipher (the width and a block
-//! index, enciphered), so widths never share a permutation.
+//! `speck-cipher` crate; published cryptanalysis reaches reduced-round versions only (about
+//! 20 of its 27 rounds, at costs near an exhaustive search of the key). A width's key is two
+//! blocks of the master key's cipher (the width and a block index, enciphered), so widths
+//! never share a permutation.
 //!
 //! - 64 bits: one Speck64 encryption of the ID.
 //! - 63 bits: Speck64 with cycle walking (Black and Rogaway, "Ciphers with Arbitrary Finite
 //!   Domains", 2002): encrypt until the value falls below 2^63, about two encryptions on
 //!   average, a permutation of `0..2^63` because each cycle of the cipher that leaves the
-//!   domain comes back to it.
+//!   domain comes back to it. How many encryptions a value takes depends on the value, so its
+//!   time says a little about it (one or more steps), as with any cycle walking.
 //! - Fewer bits (53 for JavaScript): a 10-round Feistel network in the shape of NIST SP
 //!   800-38G's FF1 for radix 2 (the halves alternate between `⌊n/2⌋` and `⌈n/2⌉` bits), whose
 //!   round function is Speck64 under the width's key on the round number, the width and the
 //!   half (a block cipher is a pseudorandom function up to the birthday bound of its 64-bit
-//!   block, far beyond the 2^27 inputs of a round). By Luby and Rackoff and Patarin's later
-//!   bounds, such a network of ten rounds is a strong pseudorandom permutation well past the
-//!   number of IDs one key masks.
+//!   block, 2^32 inputs, beyond the 2^27 inputs of a round at 53 bits). What is proven of such
+//!   a network (Luby and Rackoff; Patarin's bounds for more rounds) holds up to about 2^h
+//!   values masked per key for halves of h bits: about 2^26 at 53 bits, 2^16 at 32. Past
+//!   that, its strength rests, as FF1's does with the same shape and number of rounds, on the
+//!   generic attacks known, which need far more.
 //!
 //! # Cost
 //!
 //! Masking is one Speck64 encryption at 64 bits (about two on average at 63, ten at 53), and
-//! unmasking one decryption. On the project's 2-core build machine (Zen 4, 2.6 GHz; `cargo
+//! unmasking as many (decryptions at 64 and 63 bits; encryptions in the Feistel network). On the project's 2-core build machine (Zen 4, 2.6 GHz; `cargo
 //! bench --bench mint -- mask`), a mask and an unmask of one ID, back to back, take 58 ns at
 //! 64 bits, 132 ns at 63 and 680 ns at 53; masking a page of 100 IDs for a response takes
 //! 21 ns per ID at 64 bits, the CPU overlapping the independent encryptions. Speck's 27

@@ -40,27 +40,29 @@ pub(crate) fn run(args: &MaskArgs, direction: Direction) -> Result<(), Failure> 
     )
 }
 
-/// The key from `path`, or from [`KEY_VARIABLE`] without one.
+/// The key from `path`, or from [`KEY_VARIABLE`] without one. A key file that cannot be read
+/// or holds no key is a failure at run time (a file, status 1); a variable that is unset or
+/// holds no key, a usage error (status 2).
 fn key(path: Option<&Path>) -> Result<MaskKey, Failure> {
-    let (text, from) = match path {
-        Some(path) => match std::fs::read_to_string(path) {
-            Ok(text) => (text, format!("key file {}", path.display())),
-            Err(error) => {
-                return Err(Failure::Data(format!(
-                    "key file {}: {error}; expected a readable file of 32 hexadecimal digits",
-                    path.display()
-                )));
-            }
-        },
-        None => match std::env::var(KEY_VARIABLE) {
-            Ok(text) => (text, KEY_VARIABLE.to_owned()),
-            Err(_) => {
-                return Err(Failure::Usage(format!(
-                    "no masking key: give --key-file PATH or set {KEY_VARIABLE} to 32 \
-                     hexadecimal digits (never an argument, where ps would show it)"
-                )));
-            }
-        },
-    };
-    MaskKey::from_hex(&text).map_err(|error| Failure::Usage(format!("{from}: {error}")))
+    if let Some(path) = path {
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            Failure::Data(format!(
+                "key file {}: {error}; expected a readable file of 32 hexadecimal digits",
+                path.display()
+            ))
+        })?;
+        return MaskKey::from_hex(&text)
+            .map_err(|error| Failure::Data(format!("key file {}: {error}", path.display())));
+    }
+    match std::env::var(KEY_VARIABLE) {
+        Ok(text) => MaskKey::from_hex(&text)
+            .map_err(|error| Failure::Usage(format!("{KEY_VARIABLE}: {error}"))),
+        Err(std::env::VarError::NotUnicode(_)) => Err(Failure::Usage(format!(
+            "{KEY_VARIABLE} is not text; expected 32 hexadecimal digits"
+        ))),
+        Err(std::env::VarError::NotPresent) => Err(Failure::Usage(format!(
+            "no masking key: give --key-file PATH or set {KEY_VARIABLE} to 32 hexadecimal \
+             digits (never an argument, where ps would show it)"
+        ))),
+    }
 }
