@@ -5,6 +5,8 @@
 
 #![cfg(feature = "mask")]
 
+mod common;
+
 use proptest::prelude::*;
 use snowmint::mask::{MaskKey, MaskWidth, Masker};
 use snowmint::{Error, Id, Layout};
@@ -299,6 +301,18 @@ fn masked_fields_show_the_masked_value_and_read_back_the_real_id() {
         id: Id::from_u64(1 << 60),
     };
     assert!(serde_json::to_string(&too_large).is_err());
+    // A forked child keeps the installed masker: the same public IDs.
+    let ended = common::forks::fork(|pipe| {
+        use std::io::Write;
+        let json = serde_json::to_string(&Row {
+            id: Id::from_u64(1_234_567_890),
+        })
+        .map_err(|e| e.to_string())?;
+        write!(pipe, "{json}").map_err(|e| e.to_string())
+    })
+    .wait(std::time::Duration::from_secs(30));
+    ended.success().unwrap();
+    assert_eq!(ended.output, json);
 }
 
 mod facade {

@@ -51,14 +51,7 @@ impl Keyed {
     pub(super) fn encrypt(&self, value: u64) -> u64 {
         match self.bits {
             64 => encrypt_block(&self.cipher, value),
-            // Cycle walking: the cipher's cycle through `value` comes back below 2^63.
-            63 => {
-                let mut x = encrypt_block(&self.cipher, value);
-                while x >> 63 != 0 {
-                    x = encrypt_block(&self.cipher, x);
-                }
-                x
-            }
+            63 => self.walk(value, encrypt_block),
             _ => self.feistel(value, true),
         }
     }
@@ -68,15 +61,19 @@ impl Keyed {
     pub(super) fn decrypt(&self, value: u64) -> u64 {
         match self.bits {
             64 => decrypt_block(&self.cipher, value),
-            63 => {
-                let mut x = decrypt_block(&self.cipher, value);
-                while x >> 63 != 0 {
-                    x = decrypt_block(&self.cipher, x);
-                }
-                x
-            }
+            63 => self.walk(value, decrypt_block),
             _ => self.feistel(value, false),
         }
+    }
+
+    /// Cycle walking below 2^63: `step` (the cipher or its inverse) until the value is back in
+    /// the domain, which the cycle through `value` reaches.
+    fn walk(&self, value: u64, step: fn(&Speck64_128, u64) -> u64) -> u64 {
+        let mut x = step(&self.cipher, value);
+        while x >> 63 != 0 {
+            x = step(&self.cipher, x);
+        }
+        x
     }
 
     /// The Feistel network of FF1's shape on `bits` bits (at most 62): the left part `a` has
