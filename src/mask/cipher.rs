@@ -105,7 +105,7 @@ impl Keyed {
 /// Speck64 on a block read as a big-endian `u64` (the byte order of the cipher's paper and
 /// its test vectors).
 #[inline]
-fn encrypt_block(cipher: &Speck64_128, value: u64) -> u64 {
+pub(super) fn encrypt_block(cipher: &Speck64_128, value: u64) -> u64 {
     let mut block = Array(value.to_be_bytes());
     cipher.encrypt_block(&mut block);
     u64::from_be_bytes(block.0)

@@ -1,5 +1,5 @@
-//! 128-bit IDs behind a facade: a UUIDv7 shown as a version 4 UUID, a ULID shown with a
-//! time that says nothing, each turned back under the key (see [`FacadeMasker`]).
+//! 128-bit IDs behind a facade: a UUIDv7 shown as a version 4 UUID, a ULID shown as noise,
+//! each turned back under the key (see [`FacadeMasker`]).
 
 use std::fmt;
 use std::str::FromStr;
@@ -7,7 +7,7 @@ use std::str::FromStr;
 use speck_cipher::Speck64_128;
 
 use super::MaskKey;
-use super::cipher::{derived, prf2};
+use super::cipher::{derived, encrypt_block, prf2};
 use crate::error::{Error, ParseIdReason, Result};
 use crate::id128::{HYPHENATED_LEN, Ulid, Uuid7, ascii, hyphenated, parse_error, parse_uuid};
 
@@ -28,8 +28,8 @@ const VARIANT_RFC: u128 = 0b10 << 62;
 /// The text form's name in errors.
 const ENCODING: &str = "masked uuid";
 
-/// A UUIDv7 behind its facade: a version 4 UUID (RFC 9562's variant), its 48-bit time
-/// replaced by the time masked under a key. Shown hyphenated, parsed hyphenated or as 32 hex
+/// A UUIDv7 behind its facade: a version 4 UUID (RFC 9562's variant) whose other bits are the
+/// UUIDv7's time and random bits permuted under a key. Shown hyphenated, parsed hyphenated or as 32 hex
 /// digits in either case; [`FacadeMasker::unmask_uuid7`] gives the UUIDv7 back.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MaskedUuid(u128);
@@ -93,26 +93,25 @@ impl FromStr for MaskedUuid {
     }
 }
 
-/// Masks 128-bit IDs behind a facade and unmasks them, under one [`MaskKey`]: the time of a
-/// [`Uuid7`] or a [`Ulid`] is replaced by itself XORed with a keyed pseudorandom function of
-/// the ID's random bits, which stay as they are; unmasking computes the same function of the
-/// same bits and XORs it away. A UUIDv7's version becomes 4, so the facade is a well-formed
-/// random UUID (a [`MaskedUuid`]); a ULID's facade is a ULID whose time is noise.
+/// Masks 128-bit IDs behind a facade and unmasks them, under one [`MaskKey`]: the 48-bit time
+/// and the random bits of a [`Uuid7`] (74) or a [`Ulid`] (80) go through a keyed permutation
+/// of all their bits together, so the facade's every bit depends on every bit of the ID. A
+/// UUIDv7's version becomes 4, so its facade is a well-formed random UUID (a
+/// [`MaskedUuid`]); a ULID's facade is a ULID whose time and random part are noise.
 ///
-/// What it hides: the time. What it keeps visible: the ID's random bits (74 of a UUIDv7, 80 of
-/// a ULID) and equality. For IDs of a generator whose random bits are random, that is all
-/// they say. For IDs of snowmint's generators (and of any monotonic generator), the random
-/// bits are a start per millisecond plus a counter: facades of IDs one generator minted in the
-/// same millisecond show random parts a few apart, which tells that they share a millisecond
-/// (not which), their order within it and about how many came between. Where that matters,
-/// mask 64-bit IDs with [`Masker`](super::Masker), which hides everything but equality.
+/// What it hides: the time, the order, and the counter in a monotonic generator's random bits
+/// (consecutive IDs of one millisecond show unrelated facades). What it keeps: equality.
 ///
-/// It relies on no two IDs sharing their random bits (two such IDs would show the XOR of their
-/// times), which holds for snowmint's generators and for random bits. The function is a
-/// two-block CBC-MAC of Speck64/128 under a key derived from the [`MaskKey`] for each facade
-/// (see the [module docs](super#construction)): a pseudorandom function up to the birthday
-/// bound of the 64-bit block, about 2^32 IDs per key. Mask and unmask cost two Speck64
-/// encryptions each.
+/// The permutation is a four-round unbalanced Feistel network on the time `t` and the random
+/// bits `r`: `t ^= F(1, r)`, `r ^= G(2, t)`, `t ^= F(3, r)`, `r ^= G(4, t)`, unmasked in the
+/// reverse order. `F` is a two-block CBC-MAC of Speck64/128 (a pseudorandom function for a
+/// fixed message length), `G` two Speck64 blocks of the time and a counter; both under a key
+/// derived from the [`MaskKey`] for each facade, the round number in every input (see the
+/// [module docs](super#construction)). Four rounds make a strong pseudorandom permutation
+/// (Luby and Rackoff; Naor and Reingold for unbalanced networks), with a proven bound set by
+/// the narrower 48-bit side and the 64-bit block: about 2^24 IDs per key, past which its
+/// strength rests on the generic attacks known, which need far more. Mask and unmask cost eight
+/// Speck64 encryptions each.
 ///
 /// # Examples
 ///
@@ -137,6 +136,11 @@ pub struct FacadeMasker {
     ulid: Speck64_128,
 }
 
+/// The random bits of a UUID: `rand_a` (12 bits above the variant) over `rand_b` (62).
+const UUID_RANDOM_BITS: u32 = 74;
+/// The random bits of a ULID.
+const ULID_RANDOM_BITS: u32 = 80;
+
 impl FacadeMasker {
     /// The facades under `key`.
     pub fn new(key: &MaskKey) -> FacadeMasker {
@@ -148,46 +152,88 @@ impl FacadeMasker {
 
     /// `id` behind its version 4 facade.
     pub fn mask_uuid7(&self, id: Uuid7) -> MaskedUuid {
-        let bits = id.to_u128();
-        let masked = bits ^ self.uuid_pad(bits);
-        MaskedUuid(masked & !VERSION_MASK | VERSION_4)
+        let (time, random) = uuid_parts(id.to_u128());
+        let (time, random) = permute(&self.uuid, UUID_RANDOM_BITS, time, random, true);
+        MaskedUuid(uuid_bits(time, random, VERSION_4))
     }
 
     /// The UUIDv7 behind `masked`. Every [`MaskedUuid`] unmasks to a UUIDv7; one that was
     /// never shown gives a UUIDv7 that was never minted.
     pub fn unmask_uuid7(&self, masked: MaskedUuid) -> Uuid7 {
-        let bits = masked.0;
-        let id = bits ^ self.uuid_pad(bits);
-        Uuid7::from_bits(id & !VERSION_MASK | VERSION_7)
+        let (time, random) = uuid_parts(masked.0);
+        let (time, random) = permute(&self.uuid, UUID_RANDOM_BITS, time, random, false);
+        Uuid7::from_bits(uuid_bits(time, random, VERSION_7))
     }
 
-    /// `id` behind its facade: the same random bits, a time that is noise.
+    /// `id` behind its facade: a ULID whose time and random part are noise.
     pub fn mask_ulid(&self, id: Ulid) -> Ulid {
         let bits = id.to_u128();
-        Ulid::from_u128(bits ^ self.ulid_pad(bits))
+        let random = bits & ((1 << ULID_RANDOM_BITS) - 1);
+        let (time, random) = permute(
+            &self.ulid,
+            ULID_RANDOM_BITS,
+            (bits >> TIME_SHIFT) as u64,
+            random,
+            true,
+        );
+        Ulid::from_u128(u128::from(time) << TIME_SHIFT | random)
     }
 
     /// The ULID behind `masked` (any ULID unmasks to one).
     pub fn unmask_ulid(&self, masked: Ulid) -> Ulid {
-        self.mask_ulid(masked)
+        let bits = masked.to_u128();
+        let random = bits & ((1 << ULID_RANDOM_BITS) - 1);
+        let (time, random) = permute(
+            &self.ulid,
+            ULID_RANDOM_BITS,
+            (bits >> TIME_SHIFT) as u64,
+            random,
+            false,
+        );
+        Ulid::from_u128(u128::from(time) << TIME_SHIFT | random)
     }
+}
 
-    /// What a UUID's time is XORed with: the PRF of its 74 random bits (`rand_b`, then
-    /// `rand_a` with the facade's tag above it), in the time's place.
-    fn uuid_pad(&self, bits: u128) -> u128 {
-        let rand_b = (bits & ((1 << 62) - 1)) as u64;
-        let rand_a = (bits >> 64 & 0xfff) as u64;
-        let f = prf2(&self.uuid, rand_b, rand_a | u64::from(UUID_TAG) << 56);
-        u128::from(f >> 16) << TIME_SHIFT
-    }
+/// A UUID's 48-bit time and its 74 random bits (`rand_a` over `rand_b`).
+fn uuid_parts(bits: u128) -> (u64, u128) {
+    let rand_b = bits & ((1 << 62) - 1);
+    let rand_a = bits >> 64 & 0xfff;
+    ((bits >> TIME_SHIFT) as u64, rand_a << 62 | rand_b)
+}
 
-    /// What a ULID's time is XORed with: the PRF of its 80 random bits.
-    fn ulid_pad(&self, bits: u128) -> u128 {
-        let low = bits as u64;
-        let high = (bits >> 64 & 0xffff) as u64;
-        let f = prf2(&self.ulid, low, high | u64::from(ULID_TAG) << 56);
-        u128::from(f >> 16) << TIME_SHIFT
+/// The UUID of a time, 74 random bits and a version, with RFC 9562's variant.
+fn uuid_bits(time: u64, random: u128, version: u128) -> u128 {
+    let rand_a = random >> 62 & 0xfff;
+    let rand_b = random & ((1 << 62) - 1);
+    u128::from(time) << TIME_SHIFT | version | rand_a << 64 | VARIANT_RFC | rand_b
+}
+
+/// The four-round Feistel network of [`FacadeMasker`] on a 48-bit `time` and `bits` random
+/// bits (at most 80), forward or back.
+fn permute(cipher: &Speck64_128, bits: u32, time: u64, random: u128, forward: bool) -> (u64, u128) {
+    // F: the random bits (two blocks, the round in the second's top byte) to 48 bits.
+    let f = |round: u64, random: u128| -> u64 {
+        let high = (random >> 64) as u64 | round << 56;
+        prf2(cipher, random as u64, high) >> 16
+    };
+    // G: the time (the round and a counter above it) to `bits` bits.
+    let g = |round: u64, time: u64| -> u128 {
+        let block = |index: u64| encrypt_block(cipher, time | round << 56 | index << 48);
+        (u128::from(block(0)) << 64 | u128::from(block(1))) & ((1 << bits) - 1)
+    };
+    let (mut time, mut random) = (time, random);
+    if forward {
+        time ^= f(1, random);
+        random ^= g(2, time);
+        time ^= f(3, random);
+        random ^= g(4, time);
+    } else {
+        random ^= g(4, time);
+        time ^= f(3, random);
+        random ^= g(2, time);
+        time ^= f(1, random);
     }
+    (time, random)
 }
 
 impl fmt::Debug for FacadeMasker {

@@ -51,7 +51,8 @@
 //! - The command line: `snowmint mask` and `snowmint unmask`, the key from a file or the
 //!   environment, never from an argument.
 //! - 128-bit IDs: [`FacadeMasker`] shows a [`Uuid7`](crate::id128::Uuid7) as a version 4
-//!   UUID ([`MaskedUuid`]) and a [`Ulid`](crate::id128::Ulid) with a time that is noise, and
+//!   UUID ([`MaskedUuid`]) and a [`Ulid`](crate::id128::Ulid) as noise, hiding the time and
+//!   the counter of consecutive IDs, and
 //!   turns each back.
 //!
 //! # Widths
