@@ -167,29 +167,20 @@ impl FacadeMasker {
 
     /// `id` behind its facade: a ULID whose time and random part are noise.
     pub fn mask_ulid(&self, id: Ulid) -> Ulid {
-        let bits = id.to_u128();
-        let random = bits & ((1 << ULID_RANDOM_BITS) - 1);
-        let (time, random) = permute(
-            &self.ulid,
-            ULID_RANDOM_BITS,
-            (bits >> TIME_SHIFT) as u64,
-            random,
-            true,
-        );
-        Ulid::from_u128(u128::from(time) << TIME_SHIFT | random)
+        self.permute_ulid(id, true)
     }
 
     /// The ULID behind `masked` (any ULID unmasks to one).
     pub fn unmask_ulid(&self, masked: Ulid) -> Ulid {
-        let bits = masked.to_u128();
+        self.permute_ulid(masked, false)
+    }
+
+    /// A ULID's time and random bits through the facade's network, forward or back.
+    fn permute_ulid(&self, id: Ulid, forward: bool) -> Ulid {
+        let bits = id.to_u128();
         let random = bits & ((1 << ULID_RANDOM_BITS) - 1);
-        let (time, random) = permute(
-            &self.ulid,
-            ULID_RANDOM_BITS,
-            (bits >> TIME_SHIFT) as u64,
-            random,
-            false,
-        );
+        let time = (bits >> TIME_SHIFT) as u64;
+        let (time, random) = permute(&self.ulid, ULID_RANDOM_BITS, time, random, forward);
         Ulid::from_u128(u128::from(time) << TIME_SHIFT | random)
     }
 }
