@@ -38,6 +38,17 @@ impl Speck {
         Speck { round_keys }
     }
 
+    /// The cipher under the key the module docs derive from `key` for `tag` (a width, or a
+    /// facade's 128 or 129): "mask", the tag and a block index, enciphered, twice.
+    fn derived(key: [u8; 16], tag: u64) -> Speck {
+        let master = Speck::new(key);
+        let derive = |index: u64| master.encrypt(0x6d61_736b << 32 | tag << 8 | index);
+        let mut derived = [0u8; 16];
+        derived[..8].copy_from_slice(&derive(0).to_be_bytes());
+        derived[8..].copy_from_slice(&derive(1).to_be_bytes());
+        Speck::new(derived)
+    }
+
     fn encrypt(&self, block: u64) -> u64 {
         let (mut x, mut y) = ((block >> 32) as u32, block as u32);
         for &k in &self.round_keys {
@@ -52,12 +63,7 @@ impl Speck {
 /// from the master key, then one encryption (64 bits), cycle walking (63), or the 10-round
 /// Feistel network of FF1's shape (fewer).
 fn reference_mask(key: [u8; 16], bits: u32, value: u64) -> u64 {
-    let master = Speck::new(key);
-    let derive = |index: u64| master.encrypt(0x6d61_736b << 32 | u64::from(bits) << 8 | index);
-    let mut derived = [0u8; 16];
-    derived[..8].copy_from_slice(&derive(0).to_be_bytes());
-    derived[8..].copy_from_slice(&derive(1).to_be_bytes());
-    let cipher = Speck::new(derived);
+    let cipher = Speck::derived(key, u64::from(bits));
     match bits {
         64 => cipher.encrypt(value),
         63 => {
@@ -402,12 +408,7 @@ mod facade {
     /// `E(t | i << 56 | 0 << 48) ‖ E(t | i << 56 | 1 << 48)`; a UUID's version then 4.
     fn reference_facade(key: [u8; 16], bits: u128, uuid: bool) -> u128 {
         let tag: u64 = if uuid { 128 } else { 129 };
-        let master = Speck::new(key);
-        let derive = |index: u64| master.encrypt(0x6d61_736b << 32 | tag << 8 | index);
-        let mut derived = [0u8; 16];
-        derived[..8].copy_from_slice(&derive(0).to_be_bytes());
-        derived[8..].copy_from_slice(&derive(1).to_be_bytes());
-        let e = Speck::new(derived);
+        let e = Speck::derived(key, tag);
         let width = if uuid { 74 } else { 80 };
         let mut t = (bits >> 80) as u64;
         let mut r = if uuid {

@@ -244,6 +244,7 @@ impl Ulid {
     pub const fn random(self) -> u128 {
         self.0 & RANDOM_MASK
     }
+
     /// The least ULID of millisecond `unix_ms`: every random bit clear. With
     /// [`max_at`](Self::max_at), the bounds of a time range in a query.
     ///

@@ -269,6 +269,7 @@ impl Uuid7 {
     pub const fn random(self) -> u128 {
         (self.0 & RAND_A_MASK) >> 2 | self.0 & RAND_B_MASK
     }
+
     /// The least UUIDv7 of millisecond `unix_ms`: every random bit clear. With
     /// [`max_at`](Self::max_at), the bounds of a time range in a query.
     ///

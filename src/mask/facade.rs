@@ -15,8 +15,6 @@ use crate::id128::{HYPHENATED_LEN, Ulid, Uuid7, ascii, hyphenated, parse_error, 
 const UUID_TAG: u32 = 128;
 const ULID_TAG: u32 = 129;
 
-/// The 48-bit time of a 128-bit ID: its top 48 bits.
-const TIME_SHIFT: u32 = 80;
 /// A UUID's version bits, and a version 4's and a version 7's.
 const VERSION_MASK: u128 = 0xf << 76;
 const VERSION_4: u128 = 0x4 << 76;
@@ -29,8 +27,8 @@ const VARIANT_RFC: u128 = 0b10 << 62;
 const ENCODING: &str = "masked uuid";
 
 /// A UUIDv7 behind its facade: a version 4 UUID (RFC 9562's variant) whose other bits are the
-/// UUIDv7's time and random bits permuted under a key. Shown hyphenated, parsed hyphenated or as 32 hex
-/// digits in either case; [`FacadeMasker::unmask_uuid7`] gives the UUIDv7 back.
+/// UUIDv7's time and random bits permuted under a key. Shown hyphenated, parsed hyphenated or
+/// as 32 hex digits in either case; [`FacadeMasker::unmask_uuid7`] gives the UUIDv7 back.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MaskedUuid(u128);
 
@@ -152,17 +150,29 @@ impl FacadeMasker {
 
     /// `id` behind its version 4 facade.
     pub fn mask_uuid7(&self, id: Uuid7) -> MaskedUuid {
-        let (time, random) = uuid_parts(id.to_u128());
-        let (time, random) = permute(&self.uuid, UUID_RANDOM_BITS, time, random, true);
-        MaskedUuid(uuid_bits(time, random, VERSION_4))
+        let (time, random) = permute(
+            &self.uuid,
+            UUID_RANDOM_BITS,
+            id.unix_ms(),
+            id.random(),
+            true,
+        );
+        MaskedUuid(Uuid7::from_parts(time, random).to_u128() & !VERSION_MASK | VERSION_4)
     }
 
     /// The UUIDv7 behind `masked`. Every [`MaskedUuid`] unmasks to a UUIDv7; one that was
     /// never shown gives a UUIDv7 that was never minted.
     pub fn unmask_uuid7(&self, masked: MaskedUuid) -> Uuid7 {
-        let (time, random) = uuid_parts(masked.0);
-        let (time, random) = permute(&self.uuid, UUID_RANDOM_BITS, time, random, false);
-        Uuid7::from_bits(uuid_bits(time, random, VERSION_7))
+        // The facade's bits as a UUIDv7's, to read its time and random bits.
+        let shown = Uuid7::from_bits(masked.0 & !VERSION_MASK | VERSION_7);
+        let (time, random) = permute(
+            &self.uuid,
+            UUID_RANDOM_BITS,
+            shown.unix_ms(),
+            shown.random(),
+            false,
+        );
+        Uuid7::from_parts(time, random)
     }
 
     /// `id` behind its facade: a ULID whose time and random part are noise.
@@ -177,26 +187,15 @@ impl FacadeMasker {
 
     /// A ULID's time and random bits through the facade's network, forward or back.
     fn permute_ulid(&self, id: Ulid, forward: bool) -> Ulid {
-        let bits = id.to_u128();
-        let random = bits & ((1 << ULID_RANDOM_BITS) - 1);
-        let time = (bits >> TIME_SHIFT) as u64;
-        let (time, random) = permute(&self.ulid, ULID_RANDOM_BITS, time, random, forward);
-        Ulid::from_u128(u128::from(time) << TIME_SHIFT | random)
+        let (time, random) = permute(
+            &self.ulid,
+            ULID_RANDOM_BITS,
+            id.unix_ms(),
+            id.random(),
+            forward,
+        );
+        Ulid::from_parts(time, random)
     }
-}
-
-/// A UUID's 48-bit time and its 74 random bits (`rand_a` over `rand_b`).
-fn uuid_parts(bits: u128) -> (u64, u128) {
-    let rand_b = bits & ((1 << 62) - 1);
-    let rand_a = bits >> 64 & 0xfff;
-    ((bits >> TIME_SHIFT) as u64, rand_a << 62 | rand_b)
-}
-
-/// The UUID of a time, 74 random bits and a version, with RFC 9562's variant.
-fn uuid_bits(time: u64, random: u128, version: u128) -> u128 {
-    let rand_a = random >> 62 & 0xfff;
-    let rand_b = random & ((1 << 62) - 1);
-    u128::from(time) << TIME_SHIFT | version | rand_a << 64 | VARIANT_RFC | rand_b
 }
 
 /// The four-round Feistel network of [`FacadeMasker`] on a 48-bit `time` and `bits` random
