@@ -222,6 +222,21 @@ pub enum Error {
         layout: &'static str,
     },
 
+    /// A generator was built on a [`SharedWord`](crate::generator::SharedWord) that a
+    /// generator of another layout, node or sequence range claimed: their states would not
+    /// mean the same.
+    #[error(
+        "the shared word is claimed by a generator of another layout, node or sequence range \
+         (its fingerprint {found:#018x}, this generator's {expected:#018x}); expected every \
+         process minting from one word to build its generator alike"
+    )]
+    SharedWordClaimed {
+        /// The fingerprint of the configuration that claimed the word.
+        found: u64,
+        /// This generator's.
+        expected: u64,
+    },
+
     /// A generator whose type fixes its layout was built from a builder of another layout.
     #[error(
         "the builder's layout {found} differs from the layout {expected} that the \

@@ -7,8 +7,10 @@ use std::sync::mpsc::SyncSender;
 
 use super::minter::{Generator, LocalGenerator, Plan};
 use super::policy::{ClockBehind, Event};
+use super::process::{ProcessShared, SharedWord};
 use super::snapshot::Snapshot;
 use super::state::State;
+use super::state::sealed::Fresh;
 use crate::clock::cached::FIRST_READING;
 use crate::clock::{Clock, DefaultClock};
 use crate::error::{Error, Result};
@@ -475,6 +477,63 @@ impl<C: Clock> GeneratorBuilder<C> {
         self.build_on()
     }
 
+    /// Validates the configuration and builds a generator on `word`, a state word other
+    /// processes mint from too (each with a generator of its own, built alike): see
+    /// [`SharedWord`]. The first generator built on a word claims it for this configuration
+    /// (layout, node, sequence range); every later one must match it. A resumed snapshot
+    /// ([`Generator::resume`], a [`MarkFile`](crate::mark::MarkFile)'s `resume`) raises the
+    /// word to its start (never lowers it): resume the word's first generator, before any
+    /// other process mints from it.
+    ///
+    /// Minting is what a [`Generator`] does, on the shared word: each ID is unique among every
+    /// process's, and each process's IDs increase (under the `Wait` and `Error` policies; under
+    /// `TickTock`, within each timeline, whose marks the word keeps for all). Each process reads
+    /// its own clock: a process whose clock reads behind the tick another installed applies its
+    /// [`ClockBehind`] policy, unless it borrows ([`borrow_ahead`](Self::borrow_ahead)), which
+    /// takes a few ticks of skew between the processes' clocks without waiting.
+    ///
+    /// **Fork.** A generator built before a `fork()` refuses to mint in the child with
+    /// [`Error::Forked`], as every generator does: it cannot tell whether the memory its word
+    /// is in was shared with the child or copied. The child builds a generator of its own on
+    /// the same word, which continues after every ID the parent minted, if the word is in
+    /// shared memory (a [`SharedMapping`](super::SharedMapping) mapped before the fork).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SharedWordClaimed`] when the word was claimed by a generator of another layout,
+    /// node or sequence range, and those of [`build`](Self::build).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use snowmint::{Error, Generator, Layout, generator::SharedWord};
+    ///
+    /// let word = SharedWord::new();
+    /// let generator = Generator::builder(Layout::TWITTER).node("machine", 1).build_process_shared(&word)?;
+    /// assert!(generator.mint().is_ok());
+    /// let other = Generator::builder(Layout::TWITTER).node("machine", 2).build_process_shared(&word);
+    /// assert!(matches!(other, Err(Error::SharedWordClaimed { .. })));
+    /// # Ok::<(), snowmint::Error>(())
+    /// ```
+    pub fn build_process_shared(
+        self,
+        word: &SharedWord,
+    ) -> Result<Generator<C, ProcessShared<'_>>> {
+        let plan = self.plan()?;
+        let (state, high_water) = self.start(&plan)?;
+        word.join(&plan, state, high_water)?;
+        // The generator's own marks are unused: the word's are.
+        Ok(Generator::assemble(
+            self.layout,
+            plan,
+            self.on_behind,
+            ProcessShared::new(word),
+            [0, 0],
+            self.events,
+            self.clock,
+        ))
+    }
+
     /// Validates the configuration and builds a [`LocalGenerator`]: a generator for one
     /// thread, which mints without a locked instruction.
     ///
@@ -535,15 +594,16 @@ impl<C: Clock> GeneratorBuilder<C> {
         }
     }
 
-    /// Builds a generator on the state word `S`.
-    pub(crate) fn build_on<S: State>(self) -> Result<Generator<C, S>> {
+    /// Builds a generator on a state word `S` of its own.
+    pub(crate) fn build_on<S: State + Fresh>(self) -> Result<Generator<C, S>> {
         let plan = self.plan()?;
-        let start = self.start(&plan)?;
+        let (state, high_water) = self.start(&plan)?;
         Ok(Generator::assemble(
             self.layout,
             plan,
             self.on_behind,
-            start,
+            S::new(state, plan.node_bits),
+            high_water,
             self.events,
             self.clock,
         ))

@@ -456,12 +456,13 @@ impl<C, S: State> Generator<C, S> {
         layout: Layout,
         plan: Plan,
         on_behind: ClockBehind,
-        (state, [high_water_0, high_water_1]): (u64, [u64; 2]),
+        state: S,
+        [high_water_0, high_water_1]: [u64; 2],
         events: Option<SyncSender<Event>>,
         clock: C,
     ) -> Self {
         Generator {
-            state: S::new(state, plan.node_bits),
+            state,
             plan,
             on_behind,
             clock,
@@ -671,7 +672,8 @@ impl<C, S: State> Generator<C, S> {
                 layout.sequence_field().get(state)
             },
             timeline,
-            other_timeline_tick: self.cold.high_water[1 - timeline as usize]
+            other_timeline_tick: self.state.high_water(&self.cold.high_water)
+                [1 - timeline as usize]
                 .load(Ordering::Acquire),
             sequence_range: self.plan.seq_first >> self.plan.seq_shift
                 ..=self.plan.seq_last >> self.plan.seq_shift,

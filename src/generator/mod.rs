@@ -100,15 +100,21 @@
 
 mod builder;
 mod hot;
+#[cfg(all(unix, not(snowmint_loom)))]
+mod mapping;
 mod minter;
 mod policy;
+mod process;
 mod slow;
 mod snapshot;
 mod state;
 
 pub use builder::GeneratorBuilder;
+#[cfg(all(unix, not(snowmint_loom)))]
+pub use mapping::SharedMapping;
 pub(crate) use minter::ReservedIds;
 pub use minter::{Generator, LocalGenerator};
 pub use policy::{ClockBehind, Event, Stats};
+pub use process::{ProcessShared, SharedWord};
 pub use snapshot::Snapshot;
 pub use state::{LocalState, SharedState, State};

@@ -239,7 +239,8 @@ impl<C: Clock, S: State> Generator<C, S> {
         let plan = &self.plan;
         let timeline = current & plan.tick_mask;
         let (this, other) = if timeline == 0 { (0, 1) } else { (1, 0) };
-        let [this_mark, other_mark] = [&self.cold.high_water[this], &self.cold.high_water[other]];
+        let marks = self.state.high_water(&self.cold.high_water);
+        let [this_mark, other_mark] = [&marks[this], &marks[other]];
         // Acquire, after the state's Acquire: every mark raised before the state left the
         // other timeline is visible (see `# Orderings`).
         if now <= other_mark.load(Ordering::Acquire) {

@@ -35,6 +35,14 @@ use crate::sync::{AtomicU64, Ordering};
 pub trait State: sealed::Word {}
 
 pub(crate) mod sealed {
+    use crate::sync::AtomicU64;
+
+    /// A word the generator creates itself, holding its start.
+    pub(crate) trait Fresh: Word {
+        /// A word holding `state`, for a generator whose IDs carry `node_bits`.
+        fn new(state: u64, node_bits: u64) -> Self;
+    }
+
     /// The operations a generator performs on its state word.
     pub trait Word {
         /// What [`Error::Forked`](crate::Error::Forked) calls a generator on this word.
@@ -44,8 +52,13 @@ pub(crate) mod sealed {
         /// load and store, and the fast path may load it after reading the clock.
         const OWNED: bool;
 
-        /// A word holding `state`, for a generator whose IDs carry `node_bits`.
-        fn new(state: u64, node_bits: u64) -> Self;
+        /// The tick-tock high-water marks the generator keeps with this word: `own`, the
+        /// generator's, unless the word keeps its own beside it (a [`SharedWord`](super::SharedWord),
+        /// whose marks every process minting into it must see).
+        #[inline(always)]
+        fn high_water<'a>(&'a self, own: &'a [AtomicU64; 2]) -> &'a [AtomicU64; 2] {
+            own
+        }
 
         /// The current state. `Acquire` on an atomic (see the generator's `# Orderings`).
         fn load(&self) -> u64;
@@ -106,13 +119,15 @@ impl SharedState {
     }
 }
 
-impl sealed::Word for SharedState {
-    const GENERATOR: &'static str = "Generator";
-    const OWNED: bool = false;
-
+impl sealed::Fresh for SharedState {
     fn new(state: u64, _: u64) -> Self {
         SharedState(AtomicU64::new(state))
     }
+}
+
+impl sealed::Word for SharedState {
+    const GENERATOR: &'static str = "Generator";
+    const OWNED: bool = false;
 
     #[inline(always)]
     fn load(&self) -> u64 {
@@ -184,10 +199,7 @@ pub struct LocalState<L: LayoutKind = AnyLayout> {
 
 impl<L: LayoutKind> State for LocalState<L> {}
 
-impl<L: LayoutKind> sealed::Word for LocalState<L> {
-    const GENERATOR: &'static str = "LocalGenerator";
-    const OWNED: bool = true;
-
+impl<L: LayoutKind> sealed::Fresh for LocalState<L> {
     fn new(state: u64, node_bits: u64) -> Self {
         LocalState {
             word: Cell::new(state | node_bits),
@@ -197,6 +209,11 @@ impl<L: LayoutKind> sealed::Word for LocalState<L> {
             layout: PhantomData,
         }
     }
+}
+
+impl<L: LayoutKind> sealed::Word for LocalState<L> {
+    const GENERATOR: &'static str = "LocalGenerator";
+    const OWNED: bool = true;
 
     #[inline(always)]
     fn load(&self) -> u64 {
