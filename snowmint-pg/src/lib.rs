@@ -1,0 +1,282 @@
+//! snowmint inside PostgreSQL: `snowmint_id()` mints BIGINT Snowflake IDs and
+//! `snowmint_uuidv7()` UUIDv7s, unique and increasing across every backend of the server,
+//! lock-free, and never repeated across a restart, whatever the clock reads then.
+//!
+//! # How
+//!
+//! The postmaster reserves one block of shared memory ([`shared`]) holding two snowmint
+//! [`SharedWord`](snowmint::generator::SharedWord)s. Each backend (a process the postmaster
+//! forked) builds its own generators on those words the first time it mints
+//! ([`GeneratorBuilder::build_process_shared`](snowmint::GeneratorBuilder::build_process_shared)),
+//! each reading the backend's own clock; every mint in every backend is then one load and one
+//! compare-and-swap of the same word, so the word's one modification order makes every ID
+//! unique and each backend's IDs increasing. No generator crosses a fork: the postmaster
+//! never builds one.
+//!
+//! Settings (`postgresql.conf`, read at server start): `snowmint.layout`, `snowmint.node`,
+//! `snowmint.epoch_ms` and `snowmint.tick_ms` for layouts given as fields,
+//! `snowmint.max_clock_wait_ms`, `snowmint.mark_interval_ms` (see [`settings`]).
+
+use std::cell::OnceCell;
+
+use pgrx::prelude::*;
+use pgrx::{PgSqlErrorCode, Uuid};
+use snowmint::clock::MonotonicClock;
+use snowmint::generator::ProcessShared;
+use snowmint::{ClockBehind, Generator, Id, Layout, Snapshot};
+
+mod settings;
+mod shared;
+
+::pgrx::pg_module_magic!(name, version);
+
+/// Milliseconds from the Unix epoch to PostgreSQL's (2000-01-01).
+const PG_EPOCH_UNIX_MS: i64 = 946_684_800_000;
+
+/// How many ticks a backend whose clock reads behind the shared word's tick (the backends'
+/// clocks are anchored one by one) mints on that tick instead of waiting.
+const BORROW_TICKS: u64 = 8;
+
+/// The UUIDv7 counter's word: 48 bits of Unix milliseconds and a 16-bit counter.
+const UUID_WORD: Layout = Layout::builder("snowmint-uuidv7", 64)
+    .time(48)
+    .sequence(16)
+    .epoch_ms(0)
+    .build_const();
+
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    settings::define();
+    // SAFETY: a global PostgreSQL sets while it loads shared_preload_libraries.
+    if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        shared::install_hooks();
+    }
+}
+
+/// A backend's generators, built on its first mint.
+struct Minters {
+    ids: Generator<MonotonicClock, ProcessShared<'static>>,
+    uuids: Generator<MonotonicClock, ProcessShared<'static>>,
+    shared: &'static shared::Shared,
+    interval_ms: u64,
+}
+
+thread_local! {
+    /// The backend's generators, or why they could not be built (a setting, read once).
+    static MINTERS: OnceCell<Result<Minters, String>> = const { OnceCell::new() };
+}
+
+fn build() -> Result<Minters, String> {
+    let shared = shared::shared()?;
+    let layout = settings::layout()?;
+    if layout.max_id().to_u64() > i64::MAX as u64 {
+        return Err(format!(
+            "snowmint.layout {}: its IDs use all 64 bits, which a BIGINT cannot hold; expected a \
+             layout of at most 63 bits (an unused top bit)",
+            layout.name()
+        ));
+    }
+    let nodes = settings::nodes(&layout)?;
+    let resume = shared.resume()?;
+    let policy = ClockBehind::Wait {
+        max_ms: settings::max_clock_wait_ms(),
+    };
+    let resumed = |layout: Layout, nodes: &[(&'static str, u64)]| {
+        Generator::resume(&Snapshot::at_mark(layout, nodes, resume))
+            .clock(MonotonicClock::new())
+            .on_clock_behind(policy)
+            .borrow_ahead(BORROW_TICKS)
+    };
+    let ids = resumed(layout, &nodes)
+        .build_process_shared(&shared.ids)
+        .map_err(|e| format!("snowmint.layout and snowmint.node: {e}"))?;
+    let uuids = resumed(UUID_WORD, &[])
+        .build_process_shared(&shared.uuids)
+        .map_err(|e| e.to_string())?;
+    Ok(Minters {
+        ids,
+        uuids,
+        shared,
+        interval_ms: settings::mark_interval_ms(),
+    })
+}
+
+/// Runs `f` on the backend's generators, raising an ERROR with the reason they or `f` failed.
+fn with_minters<T>(f: impl FnOnce(&Minters) -> Result<T, String>) -> T {
+    let result = MINTERS.with(|cell| match cell.get_or_init(build) {
+        Ok(minters) => f(minters),
+        Err(reason) => Err(reason.clone()),
+    });
+    result.unwrap_or_else(|reason| {
+        raise(
+            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            &reason,
+        )
+    })
+}
+
+/// The layout of `snowmint.layout`, for the decoding functions.
+fn with_layout<T>(f: impl FnOnce(&Layout) -> Result<T, String>) -> T {
+    let result = settings::layout().and_then(|layout| f(&layout));
+    result.unwrap_or_else(|reason| raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, &reason))
+}
+
+/// Raises an ERROR: the statement fails with `reason`, and the call never returns.
+fn raise(code: PgSqlErrorCode, reason: &str) -> ! {
+    let reason = reason.to_owned();
+    ereport!(ERROR, code, reason);
+}
+
+impl Minters {
+    /// The next ID and its time, once the mark is above it.
+    fn mint(
+        &self,
+        generator: &Generator<MonotonicClock, ProcessShared<'static>>,
+    ) -> Result<(Id, u64), String> {
+        let id = generator.mint().map_err(|e| e.to_string())?;
+        let time_ms = generator.decode(id).map_err(|e| e.to_string())?.unix_ms();
+        self.shared.admit(time_ms, self.interval_ms)?;
+        Ok((id, time_ms))
+    }
+}
+
+/// The next ID of `snowmint.layout` for `snowmint.node`: unique across every backend and
+/// increasing within each, for a column default.
+#[pg_extern(volatile, parallel_safe)]
+fn snowmint_id() -> i64 {
+    with_minters(|minters| {
+        let (id, _) = minters.mint(&minters.ids)?;
+        Ok(id.to_u64() as i64)
+    })
+}
+
+/// The next UUIDv7: 48 bits of Unix milliseconds, then a counter shared by every backend (so
+/// UUIDs increase across backends), then random bits.
+#[pg_extern(volatile, parallel_safe)]
+fn snowmint_uuidv7() -> Uuid {
+    with_minters(|minters| {
+        let (word, unix_ms) = minters.mint(&minters.uuids)?;
+        let counter = u128::from(word.to_u64() & 0xffff);
+        let mut random = [0u8; 8];
+        getrandom::fill(&mut random).map_err(|e| format!("the random source failed: {e}"))?;
+        let random = u128::from(u64::from_le_bytes(random) >> 6); // 58 bits
+        // unix_ms | version 7 | counter's top 12 bits | variant 0b10 | its low 4 bits | random
+        let value = u128::from(unix_ms) << 80
+            | 0x7 << 76
+            | counter >> 4 << 64
+            | 0b10 << 62
+            | (counter & 0xf) << 58
+            | random;
+        Ok(Uuid::from_bytes(value.to_be_bytes()))
+    })
+}
+
+/// An ID's time, as snowmint.layout decodes it.
+#[pg_extern(immutable, parallel_safe)]
+fn snowmint_time(id: i64) -> TimestampWithTimeZone {
+    with_layout(|layout| {
+        let ms = decode(layout, id)?.unix_ms();
+        to_timestamptz(ms)
+    })
+}
+
+/// An ID's node value: of the layout's one node field, or of the field named.
+#[pg_extern(immutable, parallel_safe)]
+fn snowmint_node(id: i64, field: default!(Option<&str>, "NULL")) -> i64 {
+    with_layout(|layout| {
+        let parts = decode(layout, id)?;
+        let names: Vec<&str> = layout.node_fields().map(|f| f.name()).collect();
+        let name = match (field, names.as_slice()) {
+            (Some(name), _) => name,
+            (None, [only]) => only,
+            (None, _) => {
+                return Err(format!(
+                    "layout {} has the node fields {}; expected snowmint_node(id, field)",
+                    layout.name(),
+                    names.join(", ")
+                ));
+            }
+        };
+        parts.node(name).map(|n| n as i64).ok_or_else(|| {
+            format!(
+                "layout {} has no node field {name:?}; its node fields: {}",
+                layout.name(),
+                names.join(", ")
+            )
+        })
+    })
+}
+
+/// An ID's sequence value.
+#[pg_extern(immutable, parallel_safe)]
+fn snowmint_sequence(id: i64) -> i64 {
+    with_layout(|layout| Ok(decode(layout, id)?.sequence() as i64))
+}
+
+/// The least ID of `snowmint.layout` minted at or after `at`: an inclusive lower bound for a
+/// range of IDs by time (a partition's `FROM`, a page's start).
+#[pg_extern(immutable, parallel_safe)]
+fn snowmint_min_id(at: TimestampWithTimeZone) -> i64 {
+    with_layout(|layout| {
+        let id = layout.min_id_at(unix_ms(at)?).map_err(|e| e.to_string())?;
+        Ok(id.to_u64() as i64)
+    })
+}
+
+/// The greatest ID of `snowmint.layout` minted at or before `at`'s millisecond.
+#[pg_extern(immutable, parallel_safe)]
+fn snowmint_max_id(at: TimestampWithTimeZone) -> i64 {
+    with_layout(|layout| {
+        let id = layout.max_id_at(unix_ms(at)?).map_err(|e| e.to_string())?;
+        Ok(id.to_u64() as i64)
+    })
+}
+
+fn decode(layout: &Layout, id: i64) -> Result<snowmint::Parts<'_>, String> {
+    let id = u64::try_from(id).map_err(|_| format!("{id} is not an ID: IDs are not negative"))?;
+    layout.decode(Id::from_u64(id)).map_err(|e| e.to_string())
+}
+
+fn to_timestamptz(unix_ms: u64) -> Result<TimestampWithTimeZone, String> {
+    let micros = i64::try_from(unix_ms)
+        .ok()
+        .and_then(|ms| ms.checked_sub(PG_EPOCH_UNIX_MS))
+        .and_then(|ms| ms.checked_mul(1_000));
+    micros
+        .and_then(|us| TimestampWithTimeZone::try_from(us).ok())
+        .ok_or_else(|| format!("{unix_ms} ms is outside timestamptz's range"))
+}
+
+fn unix_ms(at: TimestampWithTimeZone) -> Result<u64, String> {
+    if !at.is_finite() {
+        return Err("an infinite timestamp has no ID; expected a finite one".to_owned());
+    }
+    let micros: i64 = pg_sys::TimestampTz::from(at);
+    let ms = micros.div_euclid(1_000) + PG_EPOCH_UNIX_MS;
+    u64::try_from(ms)
+        .map_err(|_| format!("{at} is before 1970; expected a time after the layout's epoch"))
+}
+
+/// The tests `cargo pgrx test` runs inside the server (`src/tests.rs`).
+#[cfg(any(test, feature = "pg_test"))]
+#[pg_schema]
+mod tests {
+    include!("tests.rs");
+}
+
+/// What `cargo pgrx test` needs at the crate's root: the server settings of the test cluster.
+#[cfg(test)]
+pub mod pg_test {
+    /// Nothing to set up beyond the settings.
+    pub fn setup(_options: Vec<&str>) {}
+
+    /// The library preloaded, a twitter layout for node 7.
+    #[must_use]
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec![
+            "shared_preload_libraries = 'snowmint_pg'",
+            "snowmint.layout = 'twitter'",
+            "snowmint.node = '7'",
+        ]
+    }
+}
