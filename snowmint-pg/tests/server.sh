@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The extension on a real server, from outside: N concurrent sessions insert rows whose key
+# defaults to snowmint_id() (pgbench), then a crash and a restart with the clock stepped back
+# (libfaketime) must repeat nothing.
+#
+#   bash snowmint-pg/tests/server.sh PG_BIN_DIR
+#
+# Needs the extension installed into that PostgreSQL (`cargo pgrx install`, or the
+# `cargo pgrx test` run before it), pgbench, and libfaketime. Runs the server as the current
+# user, or as `postgres` when root, on the first free loopback port from 36432, in a temporary
+# directory it removes. Prints the figures the note quotes; exits non-zero on any failed check.
+set -euo pipefail
+
+pg_bin=${1:?usage: server.sh PG_BIN_DIR}
+clients=${SNOWMINT_PG_CLIENTS:-8}
+per_client=${SNOWMINT_PG_ROWS:-20000}
+step_back=${SNOWMINT_PG_STEP_BACK:-3}
+
+faketime_lib=$(find /usr/lib -name 'libfaketime.so.1' -path '*faketime*' 2>/dev/null | head -n 1)
+[[ -n $faketime_lib ]] || { echo "server.sh: libfaketime.so.1 not found (Debian's faketime package)" >&2; exit 1; }
+
+as_pg=()
+user=$(id -un)
+if [[ $(id -u) -eq 0 ]]; then
+    id -u postgres >/dev/null 2>&1 || useradd --system --user-group --no-create-home postgres
+    as_pg=(runuser -u postgres --)
+    user=postgres
+fi
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port=36432
+until port_free "$port"; do
+    port=$((port + 1))
+    ((port < 36532)) || { echo "server.sh: no free port in 36432..36532" >&2; exit 1; }
+done
+dir=$(mktemp -d)
+chmod 755 "$dir"
+[[ $(id -u) -ne 0 ]] || chown postgres: "$dir"
+data=$dir/data
+cleanup() {
+    (cd "$dir" && "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -m immediate -w stop) >/dev/null 2>&1 || true
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+cd "$dir"
+
+"${as_pg[@]}" "$pg_bin/initdb" -D "$data" -U "$user" --auth=trust --no-sync >"$dir/initdb.log" 2>&1 ||
+    { cat "$dir/initdb.log" >&2; exit 1; }
+cat >>"$data/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+max_connections = 64
+shared_preload_libraries = 'snowmint_pg'
+snowmint.layout = 'twitter'
+snowmint.node = '7'
+snowmint.max_clock_wait_ms = $(((step_back + 5) * 1000))
+EOF
+
+# start [ENV...]: starts the server with ENV (a fake clock) in its environment.
+start() {
+    "${as_pg[@]}" env "$@" "$pg_bin/pg_ctl" -D "$data" -l "$dir/log" -w -t 30 start >/dev/null ||
+        { echo "server.sh: the server did not start; its log:" >&2; cat "$dir/log" >&2; exit 1; }
+}
+sql() { "$pg_bin/psql" -X -q -h 127.0.0.1 -p "$port" -U "$user" -d postgres -v ON_ERROR_STOP=1 -Atc "$1"; }
+check() { # check WHAT QUERY: the query must return t
+    local got
+    got=$(sql "$2")
+    [[ $got == t ]] || { echo "server.sh: FAILED: $1 (got '$got')" >&2; exit 1; }
+    echo "ok: $1"
+}
+
+start
+sql "CREATE EXTENSION snowmint_pg"
+sql "CREATE TABLE minted (
+    id bigint PRIMARY KEY DEFAULT snowmint_id(),
+    pid int NOT NULL DEFAULT pg_backend_pid(),
+    n bigserial,
+    at timestamptz NOT NULL DEFAULT clock_timestamp())"
+# The primary key refuses a duplicate; the checks below count them anyway (ON CONFLICT would
+# hide them, so none is used: a duplicate fails the run).
+echo "INSERT INTO minted DEFAULT VALUES;" >"$dir/insert.sql"
+chmod 644 "$dir/insert.sql"
+"$pg_bin/pgbench" -n -h 127.0.0.1 -p "$port" -U "$user" -c "$clients" -j "$clients" \
+    -t "$per_client" -f "$dir/insert.sql" postgres >"$dir/pgbench.log" 2>&1 ||
+    { cat "$dir/pgbench.log" >&2; exit 1; }
+rows=$((clients * per_client))
+echo "$clients sessions x $per_client inserts: $(grep -E '^tps' "$dir/pgbench.log" | head -n 1)"
+check "$rows rows, $rows distinct IDs" \
+    "SELECT count(*) = $rows AND count(DISTINCT id) = $rows FROM minted"
+check "$clients sessions" "SELECT count(DISTINCT pid) = $clients FROM minted"
+check "each session's IDs increase in its insert order" \
+    "SELECT NOT EXISTS (SELECT 1 FROM (SELECT id, lag(id) OVER (PARTITION BY pid ORDER BY n) AS prev FROM minted) s WHERE id <= prev)"
+check "every ID decodes to node 7 and to its row's time within 20 ms" \
+    "SELECT bool_and(snowmint_node(id) = 7 AND abs(extract(epoch FROM snowmint_time(id) - at)) < 0.020) FROM minted"
+check "across sessions, IDs are ordered by time: no row's time is 20 ms before an earlier-ID row's" \
+    "SELECT NOT EXISTS (SELECT 1 FROM (SELECT at, max(at) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS latest FROM minted) s WHERE latest - at > interval '20 ms')"
+last=$(sql "SELECT max(id) FROM minted")
+mark=$(cat "$data/snowmint.mark")
+check "the mark file ($mark) is above the last ID's time" \
+    "SELECT (extract(epoch FROM snowmint_time($last)) * 1000)::bigint < $mark"
+
+# A crash, then a restart with the clock $step_back s behind: the first calls wait for the
+# clock to pass the mark, and repeat nothing.
+"${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null
+start LD_PRELOAD="$faketime_lib" FAKETIME="-${step_back}s" FAKETIME_DONT_RESET=1
+check "the restarted server's clock is about $step_back s behind" \
+    "SELECT extract(epoch FROM clock_timestamp()) * 1000 < $mark - 500"
+sql "INSERT INTO minted (id) SELECT snowmint_id() FROM generate_series(1, 10000)"
+check "after the restart, every new ID is above every ID minted before it" \
+    "SELECT min(id) > $last FROM minted WHERE n > $rows"
+check "after the restart, 10000 new distinct IDs" \
+    "SELECT count(DISTINCT id) = $((rows + 10000)) FROM minted"
+echo "server.sh: all checks passed ($((rows + 10000)) IDs, 0 duplicates)"
