@@ -37,6 +37,8 @@
 //! minting. The child builds a generator of its own, with a node ID no other live generator
 //! holds: leased in the child from etcd (below), or assigned to each child by its
 //! parent (a value, an environment variable, a node ID's own mark file).
+//! Processes of one host can instead share one node ID and one state word in shared memory,
+//! each minting with a generator of its own on it (the `processes` guide, on Unix).
 //!
 //! A mark file or an etcd lease the parent holds stays the parent's: used in the child, it
 //! fails with [`Error::Forked`] too. The child keeps no hold on the parent's [`MarkFile`], so

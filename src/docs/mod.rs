@@ -13,6 +13,8 @@
 //!   thread, batches and borrowing.
 //! - [`fleets`]: distinct node IDs across machines: where they come from, and leases from
 //!   etcd.
+//! - `processes` (Unix): several processes of one host minting from one state word in shared
+//!   memory: pre-fork servers, worker pools, PostgreSQL's backends.
 //! - [`text_and_paging`]: IDs as text, in JSON, in database columns, and paging by ID.
 //! - [`sno`]: sno's 80-bit IDs.
 //! - `public_ids` (feature `mask`): the sortable ID in the database, an opaque one at the API.
@@ -30,6 +32,8 @@
 pub mod clocks;
 pub mod fleets;
 pub mod internals;
+#[cfg(unix)]
+pub mod processes;
 #[cfg(all(feature = "mask", feature = "serde"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "mask", feature = "serde"))))]
 pub mod public_ids;

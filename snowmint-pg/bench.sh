@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# snowmint_id() against a sequence (bigserial), gen_random_uuid() and snowmint_uuidv7() on one
+# server, side by side: pgbench inserts with each as the key's default, and a SELECT of 1 M
+# IDs per function. Paired rounds: each round runs every contender once, in a rotated order,
+# and the table gives each contender's median and its median ratio to the sequence's figure
+# of the same round (see BENCHMARKING.md in the shared docs: compare ratios, not absolutes).
+#
+#   bash snowmint-pg/bench.sh PG_BIN_DIR [ROUNDS] [SECONDS]
+#
+# Needs the extension installed into that PostgreSQL, built optimized:
+# `cargo pgrx install --release --pg-config PG_BIN_DIR/pg_config` in snowmint-pg/. Writes the
+# Markdown table to stdout. The server runs as in tests/server.sh (a private one on loopback).
+set -euo pipefail
+
+pg_bin=${1:?usage: bench.sh PG_BIN_DIR [ROUNDS] [SECONDS]}
+rounds=${2:-5}
+seconds=${3:-10}
+clients=${SNOWMINT_PG_CLIENTS:-4}
+
+as_pg=()
+user=$(id -un)
+if [[ $(id -u) -eq 0 ]]; then
+    id -u postgres >/dev/null 2>&1 || useradd --system --user-group --no-create-home postgres
+    as_pg=(runuser -u postgres --)
+    user=postgres
+fi
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port=37432
+until port_free "$port"; do port=$((port + 1)); done
+dir=$(mktemp -d)
+chmod 755 "$dir"
+[[ $(id -u) -ne 0 ]] || chown postgres: "$dir"
+data=$dir/data
+cleanup() {
+    (cd "$dir" && "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -m fast -w stop) >/dev/null 2>&1 || true
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+cd "$dir"
+"${as_pg[@]}" "$pg_bin/initdb" -D "$data" -U "$user" --auth=trust --no-sync >/dev/null
+# Durability as a default server has it, but for synchronous_commit: an insert's figure is
+# then the insert's work, not the disk's fsync.
+cat >>"$data/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+shared_preload_libraries = 'snowmint_pg'
+snowmint.layout = 'twitter'
+snowmint.node = '1'
+synchronous_commit = off
+EOF
+"${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -l "$dir/log" -w start >/dev/null
+sql() { "$pg_bin/psql" -X -q -h 127.0.0.1 -p "$port" -U "$user" -d postgres -v ON_ERROR_STOP=1 -Atc "$1"; }
+sql "CREATE EXTENSION snowmint_pg"
+
+contenders=(sequence snowmint_id gen_random_uuid snowmint_uuidv7)
+column() {
+    case $1 in
+        sequence) echo "id bigserial PRIMARY KEY" ;;
+        snowmint_id) echo "id bigint PRIMARY KEY DEFAULT snowmint_id()" ;;
+        gen_random_uuid) echo "id uuid PRIMARY KEY DEFAULT gen_random_uuid()" ;;
+        snowmint_uuidv7) echo "id uuid PRIMARY KEY DEFAULT snowmint_uuidv7()" ;;
+    esac
+}
+select_1m() {
+    case $1 in
+        sequence) echo "SELECT count(nextval('s')) FROM generate_series(1, 1000000)" ;;
+        *) echo "SELECT count($1()) FROM generate_series(1, 1000000)" ;;
+    esac
+}
+sql "CREATE SEQUENCE s"
+echo "INSERT INTO t DEFAULT VALUES;" >"$dir/insert.sql"
+chmod 644 "$dir/insert.sql"
+
+declare -A tps select_ms
+for ((round = 0; round < rounds; round++)); do
+    for ((i = 0; i < ${#contenders[@]}; i++)); do
+        name=${contenders[(i + round) % ${#contenders[@]}]}
+        sql "DROP TABLE IF EXISTS t; CREATE TABLE t ($(column "$name"), payload int); CHECKPOINT"
+        result=$("$pg_bin/pgbench" -n -h 127.0.0.1 -p "$port" -U "$user" -c "$clients" -j "$clients" \
+            -T "$seconds" -f "$dir/insert.sql" postgres 2>&1 | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+        tps[$name]+="$result "
+        start=$(date +%s%N)
+        sql "$(select_1m "$name")" >/dev/null
+        select_ms[$name]+="$((($(date +%s%N) - start) / 1000000)) "
+    done
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# ratios NAME FIELD: the median over rounds of NAME's figure / the sequence's, same round.
+ratio() {
+    local -n figures=$2
+    paste -d' ' <(tr ' ' '\n' <<<"${figures[$1]}" | grep -v '^$') <(tr ' ' '\n' <<<"${figures[sequence]}" | grep -v '^$') |
+        awk '{ printf "%.3f\n", $1 / $2 }' | median
+}
+
+echo "| function | inserts/s, $clients sessions (median) | × sequence | SELECT of 1 M (ms, median) | × sequence |"
+echo "|---|---:|---:|---:|---:|"
+for name in "${contenders[@]}"; do
+    label=$name
+    [[ $name != sequence ]] || label="bigserial (nextval)"
+    printf '| `%s` | %.0f | %s | %s | %s |\n' "$label" "$(median <<<"${tps[$name]}")" "$(ratio "$name" tps)" \
+        "$(median <<<"${select_ms[$name]}")" "$(ratio "$name" select_ms)"
+done
+echo
+echo "$rounds paired rounds of $seconds s inserts per contender (rotated order), PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}'), synchronous_commit off; each ratio is the median of the per-round ratios."
