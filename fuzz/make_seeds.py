@@ -352,8 +352,10 @@ def raw_ms(unix_ms):
 
 # enum Op { Step { ticks, ms }, NearLast { ticks, ms }, NearEdge { ticks, ms }, Far(Far), Mint,
 #           TryMint, Burst(u8), Fill, MintBatch(u16), TryMintBatch(u16), MintMany(u8),
-#           Resume(Resume { policy, borrow: u8, range: Option<NewRange { via_snapshot, spec }> }) }
-OPS = 12
+#           Resume(Resume { policy, borrow: u8, range: Option<NewRange { via_snapshot, spec }> }),
+#           Shared { second, near_last, ticks: u8, ms: u8, call: u8, len: u16 } }
+# (Shared came last: a seed written for 12 variants decodes to the same ones.)
+OPS = 13
 
 
 def step(ticks, ms=0):
@@ -403,6 +405,25 @@ def mint_many(n):
 def resume(name, ticks=0, spec=None, via_snapshot=False):
     new_range = b"\x00" if spec is None else b"\x01" + boolean(via_snapshot) + spec
     return variant(11, OPS, policy(name), borrow(ticks), new_range)
+
+
+SHARED_CALLS = ["mint", "try_mint", "mint_batch", "try_mint_batch"]
+
+
+def shared(second, call, ticks=3, ms=0, near_last=False, n=0):
+    """`call` on generator `second` of the two on one shared word, after moving its clock
+    `ticks % 7 - 3` ticks from its own reading's tick (from the word's last, `near_last`);
+    a batch of `n`."""
+    return variant(
+        12,
+        OPS,
+        boolean(second),
+        boolean(near_last),
+        u8(ticks),
+        u8(ms),
+        u8(SHARED_CALLS.index(call)),
+        batch(n),
+    )
 
 
 LAYOUTS = ["twitter", "tiny", "tt", "tiny-tt"]
@@ -795,6 +816,78 @@ GC_SEEDS = {
             try_mint_batch(3),
             step(1),
             mint_batch(3),
+        ],
+    ),
+    # Two generators on one shared word, each on a clock of its own, on the 41-bit tick-tock
+    # layout: the second runs a tick ahead, the first steps back behind the word and toggles,
+    # then is refused a toggle back at the first timeline's mark, and re-enters it above;
+    # the run's own generator mints in between.
+    "tt_shared_toggles": gc_seed(
+        layout="tt",
+        node=7,
+        pol="TickTock",
+        start=50,
+        ops=[
+            shared(False, "mint"),
+            shared(True, "mint"),
+            shared(True, "try_mint", ticks=4),
+            MINT,
+            shared(False, "mint", ticks=1),
+            shared(True, "mint"),
+            shared(False, "try_mint"),
+            step(4),
+            MINT,
+            shared(False, "mint", ticks=6),
+            shared(True, "try_mint_batch", ticks=6, n=5),
+            shared(False, "mint", near_last=True, ticks=0),
+            shared(False, "mint", near_last=True, ticks=2),
+            shared(True, "mint"),
+            shared(True, "mint_batch", ticks=0, n=3),
+            shared(False, "try_mint", ticks=5),
+        ],
+    ),
+    # Two generators on one shared word on the tiny layout (4 IDs per tick), borrowing two
+    # ticks: full ticks borrowed by one and minted after by the other, a clock behind the word
+    # by borrowed time and by more (ClockBehind), waiting calls made as try_ calls.
+    "tiny_shared_borrow": gc_seed(
+        layout="tiny",
+        node=1,
+        pol="Error",
+        start=200,
+        rng=RANGE_WHOLE,
+        ticks=2,
+        ops=[
+            shared(False, "try_mint_batch", n=4),
+            shared(True, "try_mint"),
+            shared(True, "try_mint_batch", n=9),
+            shared(False, "try_mint"),
+            shared(False, "mint_batch", n=9),
+            shared(True, "mint", ticks=0),
+            shared(False, "try_mint", near_last=True, ticks=1),
+            MINT,
+            shared(True, "mint_batch", ticks=6, n=3),
+            shared(False, "try_mint", ticks=5),
+            shared(True, "try_mint", near_last=True, ticks=0),
+            shared(False, "mint", near_last=True, ticks=4),
+        ],
+    ),
+    # Two generators on one shared word on the 16-bit tick-tock layout confined to 2..=5,
+    # under Wait: regressions fail at once on either, full ticks fail the try_ calls.
+    "tiny_tt_shared_wait": gc_seed(
+        layout="tiny-tt",
+        pol="Wait",
+        start=30,
+        rng=range_sub(2, 3),
+        ops=[
+            shared(False, "try_mint_batch", n=6),
+            shared(True, "try_mint"),
+            shared(True, "mint", ticks=4),
+            shared(False, "mint"),
+            shared(False, "try_mint", ticks=5),
+            shared(True, "try_mint_batch", ticks=2, n=2),
+            FILL,
+            shared(True, "mint", near_last=True, ticks=4),
+            shared(False, "mint", near_last=True, ticks=3),
         ],
     ),
 }

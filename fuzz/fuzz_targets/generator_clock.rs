@@ -31,6 +31,14 @@
 //!   same, driven through the same calls and resumes in lockstep, answers every call alike (the
 //!   IDs, the whole batch buffer, errors, build errors) and has the same snapshot, counters and
 //!   `Debug` output after each step.
+//! - two more generators on one `SharedWord` (`build_process_shared`), built as the first
+//!   generator was, each on a `ManualClock` of its own that only the `Shared` calls on it move
+//!   (see [`Pair`]): both always show the word's snapshot; each call's outcome is what the
+//!   model of the word predicts from the calling generator's reading; no ID repeats between
+//!   them; the word's IDs increase on each timeline in the order they were minted, whichever
+//!   generator minted them (so a timeline is re-entered only above its mark, which the word
+//!   keeps); each ID's tick is its own generator's clock's, or at most the borrow bound past
+//!   it; the two generators' counters add up to the model's.
 //!
 //! Nothing blocks here: with `max_ms: 0` a clock behind fails at once, and a waiting call
 //! (`mint`, `mint_batch`, `mint_many`) is only made when the model says it does not wait for a
@@ -46,9 +54,8 @@ use std::ops::RangeInclusive;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use snowmint::{
-    Error, Generator, Id, Layout, LocalGenerator, Snapshot, clock::ManualClock, generator::Stats,
-};
+use snowmint::generator::{ProcessShared, SharedWord, Stats};
+use snowmint::{Error, Generator, Id, Layout, LocalGenerator, Snapshot, clock::ManualClock};
 
 mod common;
 
@@ -168,6 +175,18 @@ enum Op {
     /// `mint_many(n % 64)`.
     MintMany(u8),
     Resume(Resume),
+    /// A call on one of the two generators on one shared word (see [`Pair`]): generator
+    /// `second`'s clock moves to the word's last tick (`near_last`) or to its own reading's
+    /// tick, plus `ticks % 7 - 3` ticks, `ms % tick_ms` into it; then `call % 4` picks `mint`,
+    /// `try_mint`, `mint_batch` or `try_mint_batch` (of `batch_len(len)` IDs).
+    Shared {
+        second: bool,
+        near_last: bool,
+        ticks: u8,
+        ms: u8,
+        call: u8,
+        len: u16,
+    },
 }
 
 #[derive(Debug, Arbitrary)]
@@ -229,7 +248,7 @@ fn expected_build(
     check_range(layout, range)
 }
 
-struct Run {
+struct Run<'w> {
     layout: Layout,
     nodes: Vec<(&'static str, u64)>,
     clock: ManualClock,
@@ -253,6 +272,27 @@ struct Run {
     toggled: bool,
     /// Whether the state is the last ID minted (not a tick counted as full by a resume).
     state_minted: bool,
+    /// Two more generators, on one shared word, built as this run's first generator was.
+    pair: Pair<'w>,
+}
+
+/// Two generators on one [`SharedWord`], as two processes would build them: configured as the
+/// run's first generator was (policy, sequence range, borrow bound, nodes), each reading a
+/// `ManualClock` of its own, which only the [`Op::Shared`] calls on it move. One model of the
+/// rules predicts both, since it models the word: a call is predicted from the word's state
+/// and the calling generator's reading. The module docs list what each call checks.
+struct Pair<'w> {
+    layout: Layout,
+    nodes: Vec<(&'static str, u64)>,
+    generators: [Generator<ManualClock, ProcessShared<'w>>; 2],
+    clocks: [ManualClock; 2],
+    /// What each clock reads.
+    readings: [u64; 2],
+    model: Model,
+    /// Every ID the pair minted.
+    seen: HashSet<u64>,
+    /// The last ID the pair minted on each timeline.
+    last_on: [Option<u64>; 2],
 }
 
 fuzz_target!(|input: Input| run(input));
@@ -281,6 +321,7 @@ fn run(input: Input) {
         (supported_policy, None),
     ];
     let mut built = None;
+    let word = SharedWord::new();
     for (policy, range) in attempts {
         let expected = expected_build(&layout, policy, range.as_ref().unwrap_or(&whole));
         let mut builder = Generator::builder(layout)
@@ -303,7 +344,9 @@ fn run(input: Input) {
         match (generator, expected) {
             (Ok(generator), Ok(bounds)) => {
                 let twin = twin.expect("built as the generator was");
-                built = Some((generator, twin, Model::new(&layout, policy, bounds, borrow)));
+                let model = Model::new(&layout, policy, bounds, borrow);
+                let pair = Pair::new(&word, &nodes, unix_ms, &model);
+                built = Some((generator, twin, model, pair));
                 break;
             }
             (Err(err), Err(expected)) => assert_eq!(err, expected, "{policy:?}, {range:?}"),
@@ -313,7 +356,7 @@ fn run(input: Input) {
             ),
         }
     }
-    let (generator, twin, model) = built.expect("the last attempt is valid");
+    let (generator, twin, model, pair) = built.expect("the last attempt is valid");
 
     let mut run = Run {
         layout,
@@ -331,6 +374,7 @@ fn run(input: Input) {
         max: None,
         toggled: false,
         state_minted: true,
+        pair,
     };
     run.check_state();
     for op in &input.ops {
@@ -339,7 +383,7 @@ fn run(input: Input) {
     }
 }
 
-impl Run {
+impl Run<'_> {
     fn set_clock(&mut self, unix_ms: u64) {
         self.unix_ms = unix_ms;
         self.clock.set(unix_ms);
@@ -379,6 +423,30 @@ impl Run {
             }
             Op::MintMany(n) => self.many(usize::from(n % 64)),
             Op::Resume(ref resume) => self.resume(resume),
+            Op::Shared {
+                second,
+                near_last,
+                ticks,
+                ms,
+                call,
+                len,
+            } => {
+                let which = usize::from(second);
+                let from = if near_last {
+                    i128::from(self.pair.model.tick)
+                } else {
+                    tick_of(&layout, self.pair.readings[which])
+                };
+                self.pair
+                    .set_clock(which, in_tick(&layout, from + small_offset(ticks), ms));
+                let call = match call % 4 {
+                    0 => Call::Mint,
+                    1 => Call::TryMint,
+                    2 => Call::MintBatch(batch_len(len)),
+                    _ => Call::TryMintBatch(batch_len(len)),
+                };
+                self.pair.call(which, call);
+            }
         }
     }
 
@@ -544,96 +612,7 @@ impl Run {
 
     /// An error is the kind the situation before the call calls for.
     fn check_error(&self, err: &Error, before: &Snapshot, try_call: bool) {
-        let layout = self.layout;
-        let (epoch_ms, tick_ms) = (layout.epoch_ms(), layout.tick_ms());
-        let unix_ms = self.unix_ms;
-        let tick = tick_of(&layout, unix_ms);
-        let borrow = i128::from(self.model.borrow);
-        let last = i128::from(before.last_tick);
-        // The clock reads the last minted tick, or time borrowed for it; the tick is full.
-        let on_full_tick = before.last_tick != 0
-            && tick <= last
-            && tick + borrow >= last
-            && before.sequence >= *before.sequence_range.end();
-        match *err {
-            Error::BeforeEpoch {
-                unix_ms: u,
-                epoch_ms: e,
-                ..
-            } => assert!(
-                u == unix_ms && e == epoch_ms && unix_ms < epoch_ms,
-                "{err:?}"
-            ),
-            Error::EpochTick {
-                unix_ms: u,
-                first_ms,
-                ..
-            } => assert!(
-                u == unix_ms && first_ms == epoch_ms + tick_ms && tick == 0,
-                "{err:?}"
-            ),
-            Error::TimeOverflow {
-                unix_ms: u,
-                max_unix_ms,
-                ..
-            } => assert!(
-                u == unix_ms
-                    && max_unix_ms == layout.max_unix_ms()
-                    && tick > i128::from(layout.max_ticks()),
-                "{err:?}"
-            ),
-            Error::SequenceExhausted {
-                tick: full,
-                retry_after,
-                ..
-            } => {
-                // The clock must reach the tick from which the next one is within the bound.
-                let wait_ticks = last + 1 - tick - borrow;
-                assert!(
-                    try_call
-                        && on_full_tick
-                        && full == before.last_tick
-                        && full < layout.max_ticks()
-                        && wait_ticks > 0
-                        && retry_after.as_millis() == (wait_ticks * i128::from(tick_ms)) as u128,
-                    "{err:?} from a {} call, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms",
-                    if try_call { "try_" } else { "waiting" }
-                )
-            }
-            Error::LayoutExhausted { last_ms, .. } => assert!(
-                before.last_tick == layout.max_ticks()
-                    && on_full_tick
-                    && last_ms == layout.max_unix_ms(),
-                "{err:?}, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms"
-            ),
-            Error::ClockBehind {
-                behind_ms,
-                max_wait_ms,
-                ..
-            } => {
-                let behind =
-                    mint_tick(&layout, unix_ms).is_some_and(|now| i128::from(now) + borrow < last);
-                // Tick-tock fails only when the other timeline has minted at or after `now`.
-                let blocked = self.model.policy != Policy::TickTock
-                    || mint_tick(&layout, unix_ms)
-                        .is_some_and(|now| now <= before.other_timeline_tick);
-                // Measured to the earliest time a mint can succeed: the last minted tick, or the
-                // next one when it is full, less the borrow bound.
-                let full = before.sequence >= *before.sequence_range.end()
-                    && before.last_tick < layout.max_ticks();
-                let resume = (last + i128::from(full) - borrow).max(0);
-                let resume_ms = i128::from(epoch_ms) + resume * i128::from(tick_ms);
-                assert!(
-                    behind
-                        && blocked
-                        && max_wait_ms == 0
-                        && i128::from(behind_ms) == resume_ms - i128::from(unix_ms),
-                    "{err:?} under {:?}, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms",
-                    self.model.policy
-                );
-            }
-            _ => panic!("unexpected error {err:?}"),
-        }
+        check_error(&self.model, self.unix_ms, err, before, try_call);
     }
 
     fn resume(&mut self, resume: &Resume) {
@@ -784,7 +763,243 @@ impl Run {
     }
 }
 
-impl Calls for Run {
+impl<'w> Pair<'w> {
+    /// Two generators on `word` with `nodes`, configured as `model` says (its policy, sequence
+    /// range and borrow bound), both clocks reading `unix_ms`; `model` is the fresh word's.
+    fn new(
+        word: &'w SharedWord,
+        nodes: &[(&'static str, u64)],
+        unix_ms: u64,
+        model: &Model,
+    ) -> Self {
+        let layout = model.layout;
+        let clocks = [ManualClock::new(unix_ms), ManualClock::new(unix_ms)];
+        let generators = clocks.clone().map(|clock| {
+            let mut builder = Generator::builder(layout)
+                .clock(clock)
+                .on_clock_behind(model.policy.get())
+                .borrow_ahead(model.borrow)
+                .sequence_range(model.first..=model.last);
+            for &(name, value) in nodes {
+                builder = builder.node(name, value);
+            }
+            builder
+                .build_process_shared(word)
+                .expect("configured as a generator that was built")
+        });
+        Pair {
+            layout,
+            nodes: nodes.to_vec(),
+            generators,
+            clocks,
+            readings: [unix_ms; 2],
+            model: model.clone(),
+            seen: HashSet::new(),
+            last_on: [None, None],
+        }
+    }
+
+    fn set_clock(&mut self, which: usize, unix_ms: u64) {
+        self.readings[which] = unix_ms;
+        self.clocks[which].set(unix_ms);
+    }
+
+    /// One call on generator `which`, made as the model predicts it (a waiting call that would
+    /// wait becomes its `try_` form), and checked (see [`Pair`]).
+    fn call(&mut self, which: usize, call: Call) {
+        if self.seen.len() >= MAX_MINTS {
+            return;
+        }
+        let layout = self.layout;
+        let before = self.generators[which].snapshot();
+        assert_eq!(
+            before,
+            self.model.snapshot(&self.nodes),
+            "the shared word's snapshot (left) differs from the model"
+        );
+        assert_eq!(
+            self.generators[1 - which].snapshot(),
+            before,
+            "the generators on one word show different snapshots"
+        );
+        let unix_ms = self.readings[which];
+        let (call, model, expected) =
+            predict(&self.model, call, |model, call| model.call(unix_ms, call));
+        let (result, _) = perform(&self.generators[which], call);
+        let context = format!(
+            "generator {which} on the shared word, {call:?} at {unix_ms} ms (the other's clock at \
+             {} ms), word before {before:?}",
+            self.readings[1 - which]
+        );
+        match result {
+            Ok(ids) => {
+                let now = mint_tick(&layout, unix_ms);
+                let minted: Vec<Minted> = ids.iter().map(|&id| Minted::of(&layout, id)).collect();
+                for (&id, m) in ids.iter().zip(&minted) {
+                    let parts = layout.decode(id).expect("minted ids decode");
+                    assert_eq!(parts.nodes().collect::<Vec<_>>(), self.nodes, "{id:?}");
+                    assert!(
+                        (model.first..=model.last).contains(&m.sequence),
+                        "{id:?}: sequence outside the range; {context}"
+                    );
+                    // One thread: the ID carries the tick this generator's clock reads, or a
+                    // later one at most the borrow bound ahead, whatever the other's reads.
+                    assert!(
+                        now.is_some_and(|now| now <= m.tick && m.tick - now <= model.borrow),
+                        "{id:?} at tick {}, borrow bound {}; {context}",
+                        m.tick,
+                        model.borrow
+                    );
+                    let raw = id.to_u64();
+                    assert!(self.seen.insert(raw), "{id:?} minted twice; {context}");
+                    let last_on = &mut self.last_on[m.timeline as usize];
+                    if let Some(last) = *last_on {
+                        assert!(
+                            raw > last,
+                            "{id:?} on timeline {} not above the word's last id there, {last}; \
+                             {context}",
+                            m.timeline
+                        );
+                    }
+                    *last_on = Some(raw);
+                }
+                for pair in minted.windows(2) {
+                    let (a, b) = (pair[0], pair[1]);
+                    assert!(
+                        b.tick == a.tick
+                            && b.timeline == a.timeline
+                            && b.sequence == a.sequence + 1,
+                        "{a:?} then {b:?} in one run; {context}"
+                    );
+                }
+                assert_eq!(Outcome::Ids(minted), expected, "{context}");
+            }
+            Err(err) => {
+                check_error(&self.model, unix_ms, &err, &before, !call.waits());
+                assert_eq!(Outcome::Fail(err), expected, "{context}");
+            }
+        }
+        self.model = model;
+        // Each call counts in the generator that made it: the two add up to the model's.
+        let [a, b] = [self.generators[0].stats(), self.generators[1].stats()];
+        let m = self.model.stats();
+        assert_eq!(
+            (
+                a.overflows + b.overflows,
+                a.waits + b.waits,
+                a.regressions + b.regressions,
+                a.toggles + b.toggles,
+                a.borrows + b.borrows,
+                a.max_ahead_ticks.max(b.max_ahead_ticks),
+            ),
+            (
+                m.overflows,
+                m.waits,
+                m.regressions,
+                m.toggles,
+                m.borrows,
+                m.max_ahead_ticks
+            ),
+            "the shared word's generators' stats {a:?} and {b:?} (left) differ from the \
+             model's; {context}"
+        );
+    }
+}
+
+/// An error is the kind the situation before the call calls for: the state `before` it (a
+/// snapshot), the generator's policy and borrow bound (`model`'s), the clock at `unix_ms`.
+fn check_error(model: &Model, unix_ms: u64, err: &Error, before: &Snapshot, try_call: bool) {
+    let layout = model.layout;
+    let (epoch_ms, tick_ms) = (layout.epoch_ms(), layout.tick_ms());
+    let tick = tick_of(&layout, unix_ms);
+    let borrow = i128::from(model.borrow);
+    let last = i128::from(before.last_tick);
+    // The clock reads the last minted tick, or time borrowed for it; the tick is full.
+    let on_full_tick = before.last_tick != 0
+        && tick <= last
+        && tick + borrow >= last
+        && before.sequence >= *before.sequence_range.end();
+    match *err {
+        Error::BeforeEpoch {
+            unix_ms: u,
+            epoch_ms: e,
+            ..
+        } => assert!(
+            u == unix_ms && e == epoch_ms && unix_ms < epoch_ms,
+            "{err:?}"
+        ),
+        Error::EpochTick {
+            unix_ms: u,
+            first_ms,
+            ..
+        } => assert!(
+            u == unix_ms && first_ms == epoch_ms + tick_ms && tick == 0,
+            "{err:?}"
+        ),
+        Error::TimeOverflow {
+            unix_ms: u,
+            max_unix_ms,
+            ..
+        } => assert!(
+            u == unix_ms
+                && max_unix_ms == layout.max_unix_ms()
+                && tick > i128::from(layout.max_ticks()),
+            "{err:?}"
+        ),
+        Error::SequenceExhausted {
+            tick: full,
+            retry_after,
+            ..
+        } => {
+            // The clock must reach the tick from which the next one is within the bound.
+            let wait_ticks = last + 1 - tick - borrow;
+            assert!(
+                try_call
+                    && on_full_tick
+                    && full == before.last_tick
+                    && full < layout.max_ticks()
+                    && wait_ticks > 0
+                    && retry_after.as_millis() == (wait_ticks * i128::from(tick_ms)) as u128,
+                "{err:?} from a {} call, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms",
+                if try_call { "try_" } else { "waiting" }
+            )
+        }
+        Error::LayoutExhausted { last_ms, .. } => assert!(
+            before.last_tick == layout.max_ticks()
+                && on_full_tick
+                && last_ms == layout.max_unix_ms(),
+            "{err:?}, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms"
+        ),
+        Error::ClockBehind {
+            behind_ms,
+            max_wait_ms,
+            ..
+        } => {
+            let behind =
+                mint_tick(&layout, unix_ms).is_some_and(|now| i128::from(now) + borrow < last);
+            // Tick-tock fails only when the other timeline has minted at or after `now`.
+            let blocked = model.policy != Policy::TickTock
+                || mint_tick(&layout, unix_ms).is_some_and(|now| now <= before.other_timeline_tick);
+            // Measured to the earliest time a mint can succeed: the last minted tick, or the
+            // next one when it is full, less the borrow bound.
+            let full = before.sequence >= *before.sequence_range.end()
+                && before.last_tick < layout.max_ticks();
+            let resume = (last + i128::from(full) - borrow).max(0);
+            let resume_ms = i128::from(epoch_ms) + resume * i128::from(tick_ms);
+            assert!(
+                behind
+                    && blocked
+                    && max_wait_ms == 0
+                    && i128::from(behind_ms) == resume_ms - i128::from(unix_ms),
+                "{err:?} under {:?}, borrow bound {borrow}, state before {before:?}, clock {unix_ms} ms",
+                model.policy
+            );
+        }
+        _ => panic!("unexpected error {err:?}"),
+    }
+}
+
+impl Calls for Run<'_> {
     /// One call, made as the model predicts it (a waiting call that would wait becomes its
     /// `try_` form); how many IDs it returned, `None` on error or when skipped.
     fn call(&mut self, call: Call) -> Option<usize> {
