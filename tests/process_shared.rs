@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::io::Write;
 use std::thread;
@@ -222,6 +223,78 @@ fn two_mappings_of_one_file_are_one_word_and_a_wrong_file_is_refused() {
         message.starts_with("cannot size ") && message.contains("expected a shared word's 64"),
         "{message}"
     );
+}
+
+/// A clock that always reads `ms`, and runs `hook(n)` before its `n`th reading (from 1).
+struct Hooked<F: Fn(u32)> {
+    ms: u64,
+    reads: Cell<u32>,
+    hook: F,
+}
+
+impl<F: Fn(u32)> snowmint::Clock for Hooked<F> {
+    fn unix_ms(&self) -> u64 {
+        let n = self.reads.get() + 1;
+        self.reads.set(n);
+        (self.hook)(n);
+        self.ms
+    }
+}
+
+/// A generator whose clock reads behind a tick another generator installed applies its
+/// `ClockBehind` policy, also when it learns of that tick from a swap lost in its slow path:
+/// with its own clock, another generator's tick is not a time it has read.
+#[test]
+fn a_generator_behind_the_word_fails_rather_than_mint_on_a_tick_it_lost_a_swap_to() {
+    let layout = Layout::TWITTER;
+    let t10 = layout.epoch_ms() + 10;
+    let word = SharedWord::new();
+    let on = |clock: ManualClock| {
+        Generator::builder(layout)
+            .node("machine", 1)
+            .clock(clock)
+            .on_clock_behind(ClockBehind::Error)
+            .build_process_shared(&word)
+            .unwrap()
+    };
+    // C reads tick 10, as B does; A reads tick 11, an hour ahead of both.
+    let c = on(ManualClock::new(t10));
+    let a = on(ManualClock::new(t10 + 3_600_000));
+    c.mint().unwrap();
+    // During B's first reading (its fast path, after its load) C mints on tick 10, so B's
+    // swap loses; during its second (its slow path, after its load) A mints an hour ahead,
+    // so B's slow swap loses to a tick B's clock has not shown.
+    let b = Generator::builder(layout)
+        .node("machine", 1)
+        .clock(Hooked {
+            ms: t10,
+            reads: Cell::new(0),
+            hook: |n| match n {
+                1 => drop(c.mint().unwrap()),
+                2 => drop(a.mint().unwrap()),
+                _ => {}
+            },
+        })
+        .on_clock_behind(ClockBehind::Error)
+        .build_process_shared(&word)
+        .unwrap();
+    match b.try_mint() {
+        Ok(id) => panic!(
+            "B minted {id} at {} ms, ahead of its clock ({t10} ms), under ClockBehind::Error",
+            layout.decode(id).unwrap().unix_ms()
+        ),
+        Err(err) => assert!(
+            matches!(
+                err,
+                Error::ClockBehind {
+                    behind_ms: 3_600_000,
+                    ..
+                }
+            ),
+            "{err:?}"
+        ),
+    }
+    assert_eq!(b.stats().regressions, 1);
 }
 
 /// One step of the tick-tock model: which generator mints, after moving its clock by `delta`

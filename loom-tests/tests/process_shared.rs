@@ -328,14 +328,10 @@ fn one_process_moves_to_the_next_tick_and_nothing_repeats() {
 
 /// Model 2b: in the same race, B (whose clock reads [`START_TICK`] throughout, with no
 /// borrowing) never mints on A's later tick: a process whose clock reads behind the tick
-/// another installed applies its `ClockBehind` policy (`build_process_shared`'s docs).
-///
-/// Fails: when B loses its slow path's compare-and-swap to A's later tick, `advance` retries
-/// with the reading it took before (`src/generator/slow.rs`), which a single clock shared by
-/// every minter makes safe but a clock of B's own does not: B mints on tick 11 while its clock
-/// reads 10, with no error and no regression counted, however far ahead A's clock is.
+/// another installed applies its `ClockBehind` policy (`build_process_shared`'s docs), even
+/// when it learns of that tick from a compare-and-swap lost in its slow path (which starts
+/// over from a fresh reading on a word other clocks write).
 #[test]
-#[ignore = "a process behind the word mints on another's later tick after a lost slow-path CAS"]
 fn a_process_behind_the_word_never_mints_ahead_of_its_clock() {
     model(|| {
         let b = one_process_moves_to_the_next_tick();

@@ -214,6 +214,7 @@ impl State for ProcessShared<'_> {}
 impl sealed::Word for ProcessShared<'_> {
     const GENERATOR: &'static str = "process-shared Generator";
     const OWNED: bool = false;
+    const OTHER_CLOCKS: bool = true;
 
     #[inline(always)]
     fn high_water<'a>(&'a self, _: &'a [AtomicU64; 2]) -> &'a [AtomicU64; 2] {

@@ -136,6 +136,15 @@ impl<C: Clock, S: State> Generator<C, S> {
                 {
                     return Ok(Pass::Restart);
                 }
+                // A word other clocks write: a winner further ahead of this reading than
+                // borrowing explains is another clock's time, not this one's; start over from
+                // a fresh reading, which applies the `ClockBehind` policy if it is still
+                // behind.
+                Err(actual)
+                    if S::OTHER_CLOCKS && self.is_behind(actual >> plan.time_shift, now) =>
+                {
+                    return Ok(Pass::Restart);
+                }
                 Err(actual) => {
                     current = actual;
                     // Back off (see `CasBackoff`): threads that retry at once only bounce

@@ -52,6 +52,12 @@ pub(crate) mod sealed {
         /// load and store, and the fast path may load it after reading the clock.
         const OWNED: bool;
 
+        /// Whether generators reading other clocks write the word too (a word several
+        /// processes share): then a state another generator installed is not a time this
+        /// generator's clock has shown, and a lost swap to a state past its reading starts over
+        /// from a fresh reading instead of minting on that state.
+        const OTHER_CLOCKS: bool = false;
+
         /// The tick-tock high-water marks the generator keeps with this word: `own`, the
         /// generator's, unless the word keeps its own beside it (a [`SharedWord`](super::SharedWord),
         /// whose marks every process minting into it must see).
