@@ -46,9 +46,13 @@ const UUID_WORD: Layout = Layout::builder("snowmint-uuidv7", 64)
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    settings::define();
     // SAFETY: a global PostgreSQL sets while it loads shared_preload_libraries.
-    if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+    let preloading = unsafe { pg_sys::process_shared_preload_libraries_in_progress };
+    // Loaded later (by CREATE EXTENSION or a call), the library defines nothing: settings read
+    // only at start cannot be defined after it, and there is no shared memory to mint from.
+    // Every function then fails, saying to preload it.
+    if preloading {
+        settings::define();
         shared::install_hooks();
     }
 }
@@ -64,11 +68,20 @@ struct Minters {
 thread_local! {
     /// The backend's generators, or why they could not be built (a setting, read once).
     static MINTERS: OnceCell<Result<Minters, String>> = const { OnceCell::new() };
+    /// The layout of `snowmint.layout`, read once (a layout given as fields leaks its node
+    /// field names: once per backend, never per call).
+    static LAYOUT: OnceCell<Result<Layout, String>> = const { OnceCell::new() };
+}
+
+/// The layout the settings give, in a server that preloaded the library.
+fn configured_layout() -> Result<Layout, String> {
+    shared::shared()?;
+    LAYOUT.with(|cell| cell.get_or_init(settings::layout).clone())
 }
 
 fn build() -> Result<Minters, String> {
     let shared = shared::shared()?;
-    let layout = settings::layout()?;
+    let layout = configured_layout()?;
     if layout.max_id().to_u64() > i64::MAX as u64 {
         return Err(format!(
             "snowmint.layout {}: its IDs use all 64 bits, which a BIGINT cannot hold; expected a \
@@ -117,7 +130,7 @@ fn with_minters<T>(f: impl FnOnce(&Minters) -> Result<T, String>) -> T {
 
 /// The layout of `snowmint.layout`, for the decoding functions.
 fn with_layout<T>(f: impl FnOnce(&Layout) -> Result<T, String>) -> T {
-    let result = settings::layout().and_then(|layout| f(&layout));
+    let result = configured_layout().and_then(|layout| f(&layout));
     result.unwrap_or_else(|reason| raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, &reason))
 }
 

@@ -110,4 +110,39 @@ check "after the restart, every new ID is above every ID minted before it" \
     "SELECT min(id) > $last FROM minted WHERE n > $rows"
 check "after the restart, 10000 new distinct IDs" \
     "SELECT count(DISTINCT id) = $((rows + 10000)) FROM minted"
+
+# Settings a call refuses, each with its reason; the server stays up. (Each restart is
+# ordinary: the mark keeps every later ID above the ones before.)
+expect_error() { # expect_error WHAT QUERY MESSAGE: the query must fail with MESSAGE
+    local got
+    if got=$(sql "$2" 2>&1); then
+        echo "server.sh: FAILED: $1: the query succeeded ($got)" >&2
+        exit 1
+    fi
+    [[ $got == *"$3"* ]] || { echo "server.sh: FAILED: $1: $got" >&2; exit 1; }
+    echo "ok: $1"
+}
+restart() {
+    "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+    start
+}
+sql "ALTER SYSTEM SET snowmint.node = '5000'"
+restart
+expect_error "a node out of the layout's range is refused" "SELECT snowmint_id()" \
+    "machine id 5000 is out of range for layout twitter (0..=1023)"
+sql "ALTER SYSTEM RESET snowmint.node"
+sql "ALTER SYSTEM SET snowmint.layout = 'time:41,machine:10,sequence:13'"
+sql "ALTER SYSTEM SET snowmint.epoch_ms = '1288834974657'"
+restart
+expect_error "a 64-bit layout is refused for a BIGINT" "SELECT snowmint_id()" \
+    "its IDs use all 64 bits, which a BIGINT cannot hold"
+sql "ALTER SYSTEM RESET snowmint.layout"
+sql "ALTER SYSTEM RESET snowmint.epoch_ms"
+sql "ALTER SYSTEM SET shared_preload_libraries = 'plpgsql'" # anything but snowmint_pg
+restart
+expect_error "without shared_preload_libraries, calls say to preload" "SELECT snowmint_id()" \
+    "snowmint_pg is not loaded at server start; expected shared_preload_libraries = 'snowmint_pg'"
+expect_error "... and so do the decoding functions" "SELECT snowmint_time($last)" \
+    "snowmint_pg is not loaded at server start"
+check "the server stays up" "SELECT true"
 echo "server.sh: all checks passed ($((rows + 10000)) IDs, 0 duplicates)"
