@@ -16,6 +16,11 @@ pg_bin=${1:?usage: bench.sh PG_BIN_DIR [ROUNDS] [SECONDS]}
 rounds=${2:-5}
 seconds=${3:-10}
 clients=${SNOWMINT_PG_CLIENTS:-4}
+# The layout snowmint_id() mints: mastodon (48 bits of milliseconds, 16 of sequence: 65,536 IDs
+# per millisecond, past what one backend calls) by default; twitter's 4,096 per millisecond is
+# a ceiling a SELECT of 1 M IDs from one backend reaches.
+layout=${SNOWMINT_PG_LAYOUT:-mastodon}
+node=${SNOWMINT_PG_NODE:-}
 
 as_pg=()
 user=$(id -un)
@@ -45,8 +50,8 @@ listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
 shared_preload_libraries = 'snowmint_pg'
-snowmint.layout = 'twitter'
-snowmint.node = '1'
+snowmint.layout = '$layout'
+snowmint.node = '$node'
 synchronous_commit = off
 EOF
 "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -l "$dir/log" -w start >/dev/null
@@ -99,8 +104,9 @@ echo "|---|---:|---:|---:|---:|"
 for name in "${contenders[@]}"; do
     label=$name
     [[ $name != sequence ]] || label="bigserial (nextval)"
+    [[ $name != snowmint_id ]] || label="snowmint_id() ($layout)"
     printf '| `%s` | %.0f | %s | %s | %s |\n' "$label" "$(median <<<"${tps[$name]}")" "$(ratio "$name" tps)" \
         "$(median <<<"${select_ms[$name]}")" "$(ratio "$name" select_ms)"
 done
 echo
-echo "$rounds paired rounds of $seconds s inserts per contender (rotated order), PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}'), synchronous_commit off; each ratio is the median of the per-round ratios."
+echo "$rounds paired rounds of $seconds s inserts per contender (rotated order), PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}'), snowmint.layout '$layout', synchronous_commit off; each ratio is the median of the per-round ratios."

@@ -17,7 +17,7 @@
 //! `snowmint.epoch_ms` and `snowmint.tick_ms` for layouts given as fields,
 //! `snowmint.max_clock_wait_ms`, `snowmint.mark_interval_ms` (see [`settings`]).
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, Uuid};
@@ -59,10 +59,18 @@ pub extern "C-unwind" fn _PG_init() {
 
 /// A backend's generators, built on its first mint.
 struct Minters {
-    ids: Generator<MonotonicClock, ProcessShared<'static>>,
-    uuids: Generator<MonotonicClock, ProcessShared<'static>>,
+    ids: Minter,
+    uuids: Minter,
+}
+
+/// One generator, and the least ID the mark does not yet cover.
+struct Minter {
+    generator: Generator<MonotonicClock, ProcessShared<'static>>,
     shared: &'static shared::Shared,
     interval_ms: u64,
+    /// Every ID below this one has its time below the mark (the first ID of the mark's tick,
+    /// as of the last time this backend looked); 0 until it first looks.
+    admitted_below: Cell<u64>,
 }
 
 thread_local! {
@@ -82,13 +90,6 @@ fn configured_layout() -> Result<Layout, String> {
 fn build() -> Result<Minters, String> {
     let shared = shared::shared()?;
     let layout = configured_layout()?;
-    if layout.max_id().to_u64() > i64::MAX as u64 {
-        return Err(format!(
-            "snowmint.layout {}: its IDs use all 64 bits, which a BIGINT cannot hold; expected a \
-             layout of at most 63 bits (an unused top bit)",
-            layout.name()
-        ));
-    }
     let nodes = settings::nodes(&layout)?;
     let resume = shared.resume()?;
     let policy = ClockBehind::Wait {
@@ -106,11 +107,16 @@ fn build() -> Result<Minters, String> {
     let uuids = resumed(UUID_WORD, &[])
         .build_process_shared(&shared.uuids)
         .map_err(|e| e.to_string())?;
-    Ok(Minters {
-        ids,
-        uuids,
+    let interval_ms = settings::mark_interval_ms();
+    let minter = |generator| Minter {
+        generator,
         shared,
-        interval_ms: settings::mark_interval_ms(),
+        interval_ms,
+        admitted_below: Cell::new(0),
+    };
+    Ok(Minters {
+        ids: minter(ids),
+        uuids: minter(uuids),
     })
 }
 
@@ -140,16 +146,28 @@ fn raise(code: PgSqlErrorCode, reason: &str) -> ! {
     ereport!(ERROR, code, reason);
 }
 
-impl Minters {
-    /// The next ID and its time, once the mark is above it.
-    fn mint(
-        &self,
-        generator: &Generator<MonotonicClock, ProcessShared<'static>>,
-    ) -> Result<(Id, u64), String> {
-        let id = generator.mint().map_err(|e| e.to_string())?;
-        let time_ms = generator.decode(id).map_err(|e| e.to_string())?.unix_ms();
-        self.shared.admit(time_ms, self.interval_ms)?;
-        Ok((id, time_ms))
+impl Minter {
+    /// The next ID, once the mark is above its time. The mark is read only when the ID is at
+    /// or past the first ID of the mark's tick: one compare per ID otherwise.
+    #[inline]
+    fn mint(&self) -> Result<Id, String> {
+        let id = self.generator.mint().map_err(|e| e.to_string())?;
+        if id.to_u64() >= self.admitted_below.get() {
+            self.admit(id)?;
+        }
+        Ok(id)
+    }
+
+    /// Raises the mark above `id`'s time if it is not, and remembers the first ID of the
+    /// mark's tick: every ID below it has its time below the mark.
+    #[cold]
+    fn admit(&self, id: Id) -> Result<(), String> {
+        let parts = self.generator.decode(id).map_err(|e| e.to_string())?;
+        self.shared.admit(parts.unix_ms(), self.interval_ms)?;
+        let first = self.generator.layout().min_id_at(self.shared.mark());
+        // Past the layout's last tick, no ID is below it: 0 keeps every mint on this path.
+        self.admitted_below.set(first.map_or(0, Id::to_u64));
+        Ok(())
     }
 }
 
@@ -158,8 +176,15 @@ impl Minters {
 #[pg_extern(volatile, parallel_safe)]
 fn snowmint_id() -> i64 {
     with_minters(|minters| {
-        let (id, _) = minters.mint(&minters.ids)?;
-        Ok(id.to_u64() as i64)
+        let id = minters.ids.mint()?;
+        // A layout of 64 bits mints IDs above a BIGINT's range once its time is far enough
+        // from its epoch: refused, never wrapped to a negative number.
+        i64::try_from(id.to_u64()).map_err(|_| {
+            format!(
+                "the ID {id} does not fit a BIGINT (at most 2^63 - 1); expected a layout whose \
+                 IDs stay below 2^63 (an unused top bit, or a later epoch)"
+            )
+        })
     })
 }
 
@@ -168,13 +193,15 @@ fn snowmint_id() -> i64 {
 #[pg_extern(volatile, parallel_safe)]
 fn snowmint_uuidv7() -> Uuid {
     with_minters(|minters| {
-        let (word, unix_ms) = minters.mint(&minters.uuids)?;
-        let counter = u128::from(word.to_u64() & 0xffff);
+        let word = minters.uuids.mint()?.to_u64();
+        // The word's layout: 48 bits of Unix milliseconds (its epoch is 0), a 16-bit counter.
+        let unix_ms = u128::from(word >> 16);
+        let counter = u128::from(word & 0xffff);
         let mut random = [0u8; 8];
         getrandom::fill(&mut random).map_err(|e| format!("the random source failed: {e}"))?;
         let random = u128::from(u64::from_le_bytes(random) >> 6); // 58 bits
         // unix_ms | version 7 | counter's top 12 bits | variant 0b10 | its low 4 bits | random
-        let value = u128::from(unix_ms) << 80
+        let value = unix_ms << 80
             | 0x7 << 76
             | counter >> 4 << 64
             | 0b10 << 62

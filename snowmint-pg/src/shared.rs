@@ -163,6 +163,11 @@ impl Shared {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
+    /// The mark on disk now: every ID returned has its time below it.
+    pub(crate) fn mark(&self) -> u64 {
+        self.mark_ms.load(Ordering::Acquire)
+    }
+
     /// Returns once the mark is above `time_ms`, writing it ahead by `interval_ms` if it is
     /// not.
     pub(crate) fn admit(&self, time_ms: u64, interval_ms: u64) -> Result<(), String> {

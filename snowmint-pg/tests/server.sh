@@ -131,11 +131,11 @@ restart
 expect_error "a node out of the layout's range is refused" "SELECT snowmint_id()" \
     "machine id 5000 is out of range for layout twitter (0..=1023)"
 sql "ALTER SYSTEM RESET snowmint.node"
-sql "ALTER SYSTEM SET snowmint.layout = 'time:41,machine:10,sequence:13'"
-sql "ALTER SYSTEM SET snowmint.epoch_ms = '1288834974657'"
+sql "ALTER SYSTEM SET snowmint.layout = 'time:41,sequence:23'"
+sql "ALTER SYSTEM SET snowmint.epoch_ms = '0'"
 restart
-expect_error "a 64-bit layout is refused for a BIGINT" "SELECT snowmint_id()" \
-    "its IDs use all 64 bits, which a BIGINT cannot hold"
+expect_error "an ID above a BIGINT's range is refused, not wrapped" "SELECT snowmint_id()" \
+    "does not fit a BIGINT (at most 2^63 - 1)"
 sql "ALTER SYSTEM RESET snowmint.layout"
 sql "ALTER SYSTEM RESET snowmint.epoch_ms"
 sql "ALTER SYSTEM SET shared_preload_libraries = 'plpgsql'" # anything but snowmint_pg
