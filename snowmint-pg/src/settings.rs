@@ -197,6 +197,12 @@ pub(crate) fn nodes(layout: &Layout) -> Result<Vec<(&'static str, u64)>, String>
             .parse::<u64>()
             .map_err(|_| format!("snowmint.node is {value:?}; {text:?} is not a whole number"))
     };
+    if names.is_empty() {
+        return Err(format!(
+            "snowmint.node is {value:?}; layout {} has no node field: expected snowmint.node unset",
+            layout.name()
+        ));
+    }
     if !value.contains('=') {
         return match names.as_slice() {
             [name] => Ok(vec![(*name, number(&value)?)]),

@@ -131,7 +131,7 @@ restart
 expect_error "a node out of the layout's range is refused" "SELECT snowmint_id()" \
     "machine id 5000 is out of range for layout twitter (0..=1023)"
 sql "ALTER SYSTEM RESET snowmint.node"
-sql "ALTER SYSTEM SET snowmint.layout = 'time:41,sequence:23'"
+sql "ALTER SYSTEM SET snowmint.layout = 'time:41,machine:3,sequence:20'"
 sql "ALTER SYSTEM SET snowmint.epoch_ms = '0'"
 restart
 expect_error "an ID above a BIGINT's range is refused, not wrapped" "SELECT snowmint_id()" \
