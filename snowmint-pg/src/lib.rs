@@ -17,7 +17,7 @@
 //! `snowmint.epoch_ms` and `snowmint.tick_ms` for layouts given as fields,
 //! `snowmint.max_clock_wait_ms`, `snowmint.mark_interval_ms` (see [`settings`]).
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 
 use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, Uuid};
@@ -197,9 +197,7 @@ fn snowmint_uuidv7() -> Uuid {
         // The word's layout: 48 bits of Unix milliseconds (its epoch is 0), a 16-bit counter.
         let unix_ms = u128::from(word >> 16);
         let counter = u128::from(word & 0xffff);
-        let mut random = [0u8; 8];
-        getrandom::fill(&mut random).map_err(|e| format!("the random source failed: {e}"))?;
-        let random = u128::from(u64::from_le_bytes(random) >> 6); // 58 bits
+        let random = u128::from(random_u64()? >> 6); // 58 bits
         // unix_ms | version 7 | counter's top 12 bits | variant 0b10 | its low 4 bits | random
         let value = unix_ms << 80
             | 0x7 << 76
@@ -208,6 +206,33 @@ fn snowmint_uuidv7() -> Uuid {
             | (counter & 0xf) << 58
             | random;
         Ok(Uuid::from_bytes(value.to_be_bytes()))
+    })
+}
+
+/// 64 bits from the operating system's random source, drawn 64 values at a time: one system
+/// call per 64 UUIDs, not per UUID. Each value is handed out once.
+fn random_u64() -> Result<u64, String> {
+    const BATCH: usize = 64;
+    /// Values drawn and not yet handed out: `values[next..]`.
+    struct Pool {
+        values: [u64; BATCH],
+        next: usize,
+    }
+    thread_local! {
+        static POOL: RefCell<Pool> = const { RefCell::new(Pool { values: [0; BATCH], next: BATCH }) };
+    }
+    POOL.with_borrow_mut(|pool| {
+        if pool.next == BATCH {
+            let mut bytes = [0u8; BATCH * 8];
+            getrandom::fill(&mut bytes).map_err(|e| format!("the random source failed: {e}"))?;
+            for (value, chunk) in pool.values.iter_mut().zip(bytes.chunks_exact(8)) {
+                *value = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            }
+            pool.next = 0;
+        }
+        let value = std::mem::take(&mut pool.values[pool.next]);
+        pool.next += 1;
+        Ok(value)
     })
 }
 
