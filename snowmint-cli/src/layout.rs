@@ -177,64 +177,15 @@ fn read_file(path: &Path) -> Result<Layout, Failure> {
 /// `sequence` are those kinds, any other name a node field) or `tick-tock` (one bit).
 fn inline(spec: &str, epoch_ms: Option<u64>, tick_ms: Option<u64>) -> Result<Layout, Failure> {
     let bad = |problem: String| Failure::Usage(format!("--layout {}: {problem}", bounded(spec)));
-    let mut fields: Vec<(&str, u8)> = Vec::new();
-    for (index, item) in spec.split(',').enumerate() {
-        let item = item.trim();
-        let number = index + 1;
-        if item == "tick-tock" {
-            fields.push(("tick-tock", 1));
-            continue;
-        }
-        let Some((name, bits)) = item.split_once(':') else {
-            return Err(bad(format!(
-                "field {number} {:?} is not NAME:BITS or tick-tock",
-                bounded(item)
-            )));
-        };
-        let name = name.trim();
-        let valid_name = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if !valid_name {
-            return Err(bad(format!(
-                "field {number} has the name {:?}; expected letters, digits, _ or -",
-                bounded(name)
-            )));
-        }
-        let bits = match bits.trim().parse::<u8>() {
-            Ok(bits @ 1..=64) => bits,
-            _ => {
-                return Err(bad(format!(
-                    "field {number} ({name}) has {:?} bits, expected 1..=64",
-                    bounded(bits.trim())
-                )));
-            }
-        };
-        fields.push((name, bits));
-    }
-    let width: u32 = fields.iter().map(|&(_, bits)| u32::from(bits)).sum();
-    let Ok(width @ 1..=64) = u8::try_from(width) else {
-        return Err(bad(format!(
-            "the fields add up to {width} bits, expected at most 64"
-        )));
-    };
+    let builder = LayoutBuilder::from_fields(INLINE_NAME, spec).map_err(|error| match error {
+        Error::InvalidLayoutFields { problem, .. } => bad(problem),
+        error => bad(error.to_string()),
+    })?;
     let Some(epoch_ms) = epoch_ms else {
         return Err(bad(
             "an inline layout needs --epoch-ms, its epoch in Unix milliseconds".to_owned(),
         ));
     };
-    let mut builder = LayoutBuilder::new(INLINE_NAME, width);
-    for (name, bits) in fields {
-        builder = match name {
-            "tick-tock" => builder.tick_tock(),
-            "unused" => builder.unused(bits),
-            "time" => builder.time(bits),
-            "sequence" => builder.sequence(bits),
-            // The process keeps the names of the one layout it was given.
-            name => builder.node(Box::leak(name.to_owned().into_boxed_str()), bits),
-        };
-    }
     builder
         .epoch_ms(epoch_ms)
         .tick_ms(tick_ms.unwrap_or(1))

@@ -121,56 +121,16 @@ pub(crate) fn layout() -> Result<Layout, String> {
 /// A layout spelled as fields, `NAME:BITS,...` (or `tick-tock`) from the most significant bit.
 fn fields(spec: &str, epoch_ms: Option<u64>, tick_ms: i32) -> Result<Layout, String> {
     let bad = |problem: String| format!("snowmint.layout {spec:?}: {problem}");
-    let mut fields: Vec<(&str, u8)> = Vec::new();
-    for (index, item) in spec.split(',').map(str::trim).enumerate() {
-        if item == "tick-tock" {
-            fields.push((item, 1));
-            continue;
-        }
-        let parsed = item.split_once(':').and_then(|(name, bits)| {
-            let name = name.trim();
-            let named = !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            let bits = bits
-                .trim()
-                .parse::<u8>()
-                .ok()
-                .filter(|b| (1..=64).contains(b));
-            named.then_some(name).zip(bits)
-        });
-        let Some(field) = parsed else {
-            return Err(bad(format!(
-                "field {} {item:?} is not NAME:BITS (a name of letters, digits, _ or -, and 1..=64 bits) or tick-tock",
-                index + 1
-            )));
-        };
-        fields.push(field);
-    }
-    let width: u32 = fields.iter().map(|&(_, bits)| u32::from(bits)).sum();
-    let Ok(width @ 1..=64) = u8::try_from(width) else {
-        return Err(bad(format!(
-            "the fields add up to {width} bits, expected at most 64"
-        )));
-    };
+    let builder = LayoutBuilder::from_fields("custom", spec).map_err(|error| match error {
+        snowmint::Error::InvalidLayoutFields { problem, .. } => bad(problem),
+        error => bad(error.to_string()),
+    })?;
     let epoch_ms = epoch_ms.ok_or_else(|| {
         bad(
             "a layout given as fields needs snowmint.epoch_ms, its epoch in Unix milliseconds"
                 .to_owned(),
         )
     })?;
-    let mut builder = LayoutBuilder::new("custom", width);
-    for (name, bits) in fields {
-        builder = match name {
-            "tick-tock" => builder.tick_tock(),
-            "unused" => builder.unused(bits),
-            "time" => builder.time(bits),
-            "sequence" => builder.sequence(bits),
-            // A backend reads its settings once: the names live as long as it does.
-            name => builder.node(Box::leak(name.to_owned().into_boxed_str()), bits),
-        };
-    }
     builder
         .epoch_ms(epoch_ms)
         .tick_ms(u64::try_from(tick_ms).unwrap_or(1))

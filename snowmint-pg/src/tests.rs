@@ -69,3 +69,36 @@ fn an_unknown_node_field_is_named() {
 fn an_infinite_bound_is_refused() {
     Spi::get_one::<i64>("SELECT snowmint_min_id('infinity')").unwrap();
 }
+
+#[pg_test]
+fn partitions_bounded_by_snowmint_min_id_take_the_rows_of_their_month() {
+    // The README's pattern: a partition per month, bounds from snowmint_min_id.
+    Spi::run(
+        "CREATE TABLE events (id bigint NOT NULL DEFAULT snowmint_id(), body text) \
+         PARTITION BY RANGE (id)",
+    )
+    .unwrap();
+    Spi::run(
+        "DO $$
+         DECLARE
+             month timestamptz := date_trunc('month', now());
+         BEGIN
+             EXECUTE format(
+                 'CREATE TABLE events_now PARTITION OF events FOR VALUES FROM (%s) TO (%s)',
+                 snowmint_min_id(month), snowmint_min_id(month + interval '1 month'));
+             EXECUTE format(
+                 'CREATE TABLE events_before PARTITION OF events FOR VALUES FROM (%s) TO (%s)',
+                 snowmint_min_id(month - interval '1 month'), snowmint_min_id(month));
+         END $$",
+    )
+    .unwrap();
+    Spi::run("INSERT INTO events (body) SELECT 'x' FROM generate_series(1, 100)").unwrap();
+    assert_eq!(one::<i64>("SELECT count(*) FROM events_now"), 100);
+    assert_eq!(one::<i64>("SELECT count(*) FROM events_before"), 0);
+    // An ID's time range is its partition's: last month's bounds hold last month's times.
+    let last_month = one::<bool>(
+        "SELECT snowmint_time(snowmint_max_id(date_trunc('month', now()) - interval '1 millisecond')) \
+         < date_trunc('month', now())",
+    );
+    assert!(last_month);
+}

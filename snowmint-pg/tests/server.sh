@@ -94,6 +94,25 @@ check "every ID decodes to node 7 and to its row's time within 20 ms" \
     "SELECT bool_and(snowmint_node(id) = 7 AND abs(extract(epoch FROM snowmint_time(id) - at)) < 0.020) FROM minted"
 check "across sessions, IDs are ordered by time: no row's time is 20 ms before an earlier-ID row's" \
     "SELECT NOT EXISTS (SELECT 1 FROM (SELECT at, max(at) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS latest FROM minted) s WHERE latest - at > interval '20 ms')"
+# UUIDv7s from concurrent sessions: one counter in shared memory orders them across sessions.
+sql "CREATE TABLE uuids (
+    id uuid PRIMARY KEY DEFAULT snowmint_uuidv7(),
+    pid int NOT NULL DEFAULT pg_backend_pid(),
+    n bigserial,
+    at timestamptz NOT NULL DEFAULT clock_timestamp())"
+echo "INSERT INTO uuids DEFAULT VALUES;" >"$dir/uuid.sql"
+chmod 644 "$dir/uuid.sql"
+uuid_rows=$((clients * per_client / 4))
+"$pg_bin/pgbench" -n -h 127.0.0.1 -p "$port" -U "$user" -c "$clients" -j "$clients" \
+    -t "$((per_client / 4))" -f "$dir/uuid.sql" postgres >"$dir/pgbench-uuid.log" 2>&1 ||
+    { cat "$dir/pgbench-uuid.log" >&2; exit 1; }
+check "$uuid_rows UUIDv7s from $clients sessions, all distinct, all version 7" \
+    "SELECT count(*) = $uuid_rows AND count(DISTINCT id) = $uuid_rows AND bool_and(substr(id::text, 15, 1) = '7') FROM uuids"
+check "each session's UUIDv7s increase in its insert order" \
+    "SELECT NOT EXISTS (SELECT 1 FROM (SELECT id, lag(id) OVER (PARTITION BY pid ORDER BY n) AS prev FROM uuids) s WHERE id <= prev)"
+check "across sessions, UUIDv7s are ordered by time: no row's time is 20 ms before an earlier UUID's" \
+    "SELECT NOT EXISTS (SELECT 1 FROM (SELECT at, max(at) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS latest FROM uuids) s WHERE latest - at > interval '20 ms')"
+
 last=$(sql "SELECT max(id) FROM minted")
 mark=$(cat "$data/snowmint.mark")
 check "the mark file ($mark) is above the last ID's time" \

@@ -39,6 +39,16 @@ pub enum Error {
         problem: LayoutProblem,
     },
 
+    /// A layout spelled as fields ([`LayoutBuilder::from_fields`](crate::layout::LayoutBuilder::from_fields))
+    /// does not parse.
+    #[error("layout fields {spec:?}: {problem}")]
+    InvalidLayoutFields {
+        /// The spec given, at most 64 characters of it (and an ellipsis when there were more).
+        spec: String,
+        /// Which field is wrong and what was expected.
+        problem: String,
+    },
+
     /// No preset has this name.
     #[error("unknown layout {name:?}, expected one of {expected}")]
     UnknownLayout {
@@ -357,7 +367,8 @@ pub enum Error {
     #[error(
         "{generator} was built in process {built_in} and used in its forked child {used_in}, \
          which would repeat the parent's ids; build a new generator in the child with a node id \
-         of its own (an etcd lease, or a node value no other process uses)"
+         of its own (an etcd lease, or a node value no other process uses), or on the parent's \
+         SharedWord if it is in memory the fork shared"
     )]
     Forked {
         /// The type the caller holds: `Generator`, `LocalGenerator`, `ShardedGenerator`,

@@ -12,6 +12,7 @@ mod parts;
 mod presets;
 mod range;
 mod shape;
+mod spelled;
 
 pub use crate::error::layout_problem::LayoutProblem;
 pub use arithmetic::JS_MAX_SAFE_INTEGER;

@@ -201,7 +201,8 @@ pub fn is_forked<T: std::fmt::Debug>(
     let expected = format!(
         "{kind} was built in process {parent} and used in its forked child {child}, which \
          would repeat the parent's ids; build a new generator in the child with a node id of \
-         its own (an etcd lease, or a node value no other process uses)"
+         its own (an etcd lease, or a node value no other process uses), or on the parent's \
+         SharedWord if it is in memory the fork shared"
     );
     if message != expected {
         return Err(format!(
