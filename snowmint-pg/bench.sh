@@ -22,40 +22,18 @@ clients=${SNOWMINT_PG_CLIENTS:-4}
 layout=${SNOWMINT_PG_LAYOUT:-mastodon}
 node=${SNOWMINT_PG_NODE:-}
 
-as_pg=()
-user=$(id -un)
-if [[ $(id -u) -eq 0 ]]; then
-    id -u postgres >/dev/null 2>&1 || useradd --system --user-group --no-create-home postgres
-    as_pg=(runuser -u postgres --)
-    user=postgres
-fi
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-port=37432
-until port_free "$port"; do port=$((port + 1)); done
-dir=$(mktemp -d)
-chmod 755 "$dir"
-[[ $(id -u) -ne 0 ]] || chown postgres: "$dir"
-data=$dir/data
-cleanup() {
-    (cd "$dir" && "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -m fast -w stop) >/dev/null 2>&1 || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-cd "$dir"
-"${as_pg[@]}" "$pg_bin/initdb" -D "$data" -U "$user" --auth=trust --no-sync >/dev/null
+# shellcheck source=tests/private_server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tests/private_server.sh"
+private_server "$pg_bin" 37432
 # Durability as a default server has it, but for synchronous_commit: an insert's figure is
 # then the insert's work, not the disk's fsync.
 cat >>"$data/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$dir'
 shared_preload_libraries = 'snowmint_pg'
 snowmint.layout = '$layout'
 snowmint.node = '$node'
 synchronous_commit = off
 EOF
-"${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -l "$dir/log" -w start >/dev/null
-sql() { "$pg_bin/psql" -X -q -h 127.0.0.1 -p "$port" -U "$user" -d postgres -v ON_ERROR_STOP=1 -Atc "$1"; }
+start
 sql "CREATE EXTENSION snowmint_pg"
 
 contenders=(sequence snowmint_id gen_random_uuid snowmint_uuidv7)

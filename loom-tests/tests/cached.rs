@@ -49,11 +49,11 @@ use loom::sync::atomic::{AtomicU64, Ordering};
 use loom::thread;
 
 use snowmint::clock::{CachedClock, ManualClock, Private, Step};
-use snowmint::{Clock, ClockBehind, Error, Generator, Id, Layout};
+use snowmint::{Clock, ClockBehind, Error, Generator, Layout};
 
 mod common;
 
-use common::{MACHINE, model};
+use common::{MACHINE, Minted, minted, model};
 
 /// The cached clock every model drives.
 type Cached = CachedClock<Private<ManualClock>>;
@@ -295,26 +295,6 @@ fn tiny_tt() -> Layout {
         .epoch_ms(BASE)
         .build()
         .expect("valid layout")
-}
-
-/// An ID's tick, timeline and sequence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Minted {
-    id: u64,
-    tick: u64,
-    timeline: u64,
-    sequence: u64,
-}
-
-fn minted(layout: &Layout, id: u64) -> Minted {
-    let parts = layout.decode(Id::from_u64(id)).expect("id fits the layout");
-    assert_eq!(parts.node("machine"), Some(MACHINE), "id {id}");
-    Minted {
-        id,
-        tick: parts.ticks(),
-        timeline: parts.timeline().expect("tiny-tt has a tick-tock bit"),
-        sequence: parts.sequence(),
-    }
 }
 
 /// The generator race of models 6 and 7: a generator on [`tiny_tt`] over a cached clock whose

@@ -30,7 +30,7 @@ use snowmint::{ClockBehind, Error, Generator, Id, Layout, Snapshot, clock::Manua
 
 mod common;
 
-use common::{AFTER_TICK, MACHINE, START_TICK, Tally, model};
+use common::{AFTER_TICK, MACHINE, Minted, START_TICK, Tally, minted, model};
 
 /// A generator on a shared word, reading a clock of its own.
 type Shared<'w> = Generator<ManualClock, ProcessShared<'w>>;
@@ -139,27 +139,6 @@ fn spawn(
 fn race(word: &Arc<SharedWord>, processes: [(&Build, &'static [Step]); 2]) -> [Ran; 2] {
     let handles = processes.map(|(build, script)| spawn(word, build, script));
     handles.map(|h| h.join().unwrap())
-}
-
-/// An ID and its fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Minted {
-    id: u64,
-    tick: u64,
-    timeline: u64,
-    sequence: u64,
-}
-
-/// Decodes `id` under `layout`, checking it carries [`MACHINE`].
-fn minted(layout: &Layout, id: u64) -> Minted {
-    let parts = layout.decode(Id::from_u64(id)).expect("id fits the layout");
-    assert_eq!(parts.node("machine"), Some(MACHINE), "id {id}: {parts:?}");
-    Minted {
-        id,
-        tick: parts.ticks(),
-        timeline: parts.timeline().unwrap_or(0),
-        sequence: parts.sequence(),
-    }
 }
 
 /// The checks every model shares: `accept` passes each error a model allows (and panics on

@@ -48,7 +48,7 @@ use snowmint::{
 
 mod common;
 
-use common::model;
+use common::{Minted, minted, model};
 
 /// Toggle when the other timeline allows it, else fail at once.
 const POLICY: ClockBehind = ClockBehind::TickTock { max_ms: 0 };
@@ -75,27 +75,6 @@ fn tt() -> Layout {
 /// Unix milliseconds at the start of `layout`'s tick `tick`.
 fn tick_ms(layout: &Layout, tick: u64) -> u64 {
     layout.epoch_ms() + tick * layout.tick_ms()
-}
-
-/// An ID and its fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Minted {
-    id: u64,
-    tick: u64,
-    timeline: u64,
-    sequence: u64,
-}
-
-/// Decodes `id` under `layout`, checking it carries [`MACHINE`].
-fn minted(layout: &Layout, id: u64) -> Minted {
-    let parts = layout.decode(Id::from_u64(id)).expect("id fits the layout");
-    assert_eq!(parts.node("machine"), Some(MACHINE), "id {id}");
-    Minted {
-        id,
-        tick: parts.ticks(),
-        timeline: parts.timeline().expect("tt has a tick-tock bit"),
-        sequence: parts.sequence(),
-    }
 }
 
 /// One step of a racing thread's script.

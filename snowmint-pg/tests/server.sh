@@ -19,36 +19,10 @@ step_back=${SNOWMINT_PG_STEP_BACK:-3}
 faketime_lib=$(find /usr/lib -name 'libfaketime.so.1' -path '*faketime*' 2>/dev/null | head -n 1)
 [[ -n $faketime_lib ]] || { echo "server.sh: libfaketime.so.1 not found (Debian's faketime package)" >&2; exit 1; }
 
-as_pg=()
-user=$(id -un)
-if [[ $(id -u) -eq 0 ]]; then
-    id -u postgres >/dev/null 2>&1 || useradd --system --user-group --no-create-home postgres
-    as_pg=(runuser -u postgres --)
-    user=postgres
-fi
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-port=36432
-until port_free "$port"; do
-    port=$((port + 1))
-    ((port < 36532)) || { echo "server.sh: no free port in 36432..36532" >&2; exit 1; }
-done
-dir=$(mktemp -d)
-chmod 755 "$dir"
-[[ $(id -u) -ne 0 ]] || chown postgres: "$dir"
-data=$dir/data
-cleanup() {
-    (cd "$dir" && "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -m immediate -w stop) >/dev/null 2>&1 || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-cd "$dir"
-
-"${as_pg[@]}" "$pg_bin/initdb" -D "$data" -U "$user" --auth=trust --no-sync >"$dir/initdb.log" 2>&1 ||
-    { cat "$dir/initdb.log" >&2; exit 1; }
+# shellcheck source=private_server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/private_server.sh"
+private_server "$pg_bin" 36432
 cat >>"$data/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$dir'
 max_connections = 64
 shared_preload_libraries = 'snowmint_pg'
 snowmint.layout = 'twitter'
@@ -56,17 +30,19 @@ snowmint.node = '7'
 snowmint.max_clock_wait_ms = $(((step_back + 5) * 1000))
 EOF
 
-# start [ENV...]: starts the server with ENV (a fake clock) in its environment.
-start() {
-    "${as_pg[@]}" env "$@" "$pg_bin/pg_ctl" -D "$data" -l "$dir/log" -w -t 30 start >/dev/null ||
-        { echo "server.sh: the server did not start; its log:" >&2; cat "$dir/log" >&2; exit 1; }
-}
-sql() { "$pg_bin/psql" -X -q -h 127.0.0.1 -p "$port" -U "$user" -d postgres -v ON_ERROR_STOP=1 -Atc "$1"; }
 check() { # check WHAT QUERY: the query must return t
     local got
     got=$(sql "$2")
     [[ $got == t ]] || { echo "server.sh: FAILED: $1 (got '$got')" >&2; exit 1; }
     echo "ok: $1"
+}
+# check_order TABLE WHAT: each session's values increase in its insert order, and across
+# sessions the values are ordered by time (no row 20 ms older than a row of a smaller value).
+check_order() {
+    check "each session's $2 increase in its insert order" \
+        "SELECT NOT EXISTS (SELECT 1 FROM (SELECT id, lag(id) OVER (PARTITION BY pid ORDER BY n) AS prev FROM $1) s WHERE id <= prev)"
+    check "across sessions, $2 are ordered by time: no row's time is 20 ms before a smaller one's" \
+        "SELECT NOT EXISTS (SELECT 1 FROM (SELECT at, max(at) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS latest FROM $1) s WHERE latest - at > interval '20 ms')"
 }
 
 start
@@ -88,12 +64,9 @@ echo "$clients sessions x $per_client inserts: $(grep -E '^tps' "$dir/pgbench.lo
 check "$rows rows, $rows distinct IDs" \
     "SELECT count(*) = $rows AND count(DISTINCT id) = $rows FROM minted"
 check "$clients sessions" "SELECT count(DISTINCT pid) = $clients FROM minted"
-check "each session's IDs increase in its insert order" \
-    "SELECT NOT EXISTS (SELECT 1 FROM (SELECT id, lag(id) OVER (PARTITION BY pid ORDER BY n) AS prev FROM minted) s WHERE id <= prev)"
+check_order minted IDs
 check "every ID decodes to node 7 and to its row's time within 20 ms" \
     "SELECT bool_and(snowmint_node(id) = 7 AND abs(extract(epoch FROM snowmint_time(id) - at)) < 0.020) FROM minted"
-check "across sessions, IDs are ordered by time: no row's time is 20 ms before an earlier-ID row's" \
-    "SELECT NOT EXISTS (SELECT 1 FROM (SELECT at, max(at) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS latest FROM minted) s WHERE latest - at > interval '20 ms')"
 # UUIDv7s from concurrent sessions: one counter in shared memory orders them across sessions.
 sql "CREATE TABLE uuids (
     id uuid PRIMARY KEY DEFAULT snowmint_uuidv7(),
@@ -108,10 +81,7 @@ uuid_rows=$((clients * per_client / 4))
     { cat "$dir/pgbench-uuid.log" >&2; exit 1; }
 check "$uuid_rows UUIDv7s from $clients sessions, all distinct, all version 7" \
     "SELECT count(*) = $uuid_rows AND count(DISTINCT id) = $uuid_rows AND bool_and(substr(id::text, 15, 1) = '7') FROM uuids"
-check "each session's UUIDv7s increase in its insert order" \
-    "SELECT NOT EXISTS (SELECT 1 FROM (SELECT id, lag(id) OVER (PARTITION BY pid ORDER BY n) AS prev FROM uuids) s WHERE id <= prev)"
-check "across sessions, UUIDv7s are ordered by time: no row's time is 20 ms before an earlier UUID's" \
-    "SELECT NOT EXISTS (SELECT 1 FROM (SELECT at, max(at) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS latest FROM uuids) s WHERE latest - at > interval '20 ms')"
+check_order uuids UUIDv7s
 
 last=$(sql "SELECT max(id) FROM minted")
 mark=$(cat "$data/snowmint.mark")

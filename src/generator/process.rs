@@ -54,6 +54,23 @@ pub struct SharedWord {
     _reserved: [AtomicU64; 4],
 }
 
+/// A word of zeros: the body of `SharedWord::new`, `const` except under loom.
+macro_rules! fresh_word {
+    () => {
+        SharedWord {
+            state: AtomicU64::new(0),
+            high_water: [AtomicU64::new(0), AtomicU64::new(0)],
+            claim: AtomicU64::new(0),
+            _reserved: [
+                AtomicU64::new(0),
+                AtomicU64::new(0),
+                AtomicU64::new(0),
+                AtomicU64::new(0),
+            ],
+        }
+    };
+}
+
 impl SharedWord {
     /// The size of a word's block in bytes, for a caller reserving shared memory for one.
     pub const SIZE: usize = 64;
@@ -71,33 +88,13 @@ impl SharedWord {
     /// ```
     #[cfg(not(snowmint_loom))]
     pub const fn new() -> Self {
-        SharedWord {
-            state: AtomicU64::new(0),
-            high_water: [AtomicU64::new(0), AtomicU64::new(0)],
-            claim: AtomicU64::new(0),
-            _reserved: [
-                AtomicU64::new(0),
-                AtomicU64::new(0),
-                AtomicU64::new(0),
-                AtomicU64::new(0),
-            ],
-        }
+        fresh_word!()
     }
 
     /// A fresh word (loom's atomics are not `const`).
     #[cfg(snowmint_loom)]
     pub fn new() -> Self {
-        SharedWord {
-            state: AtomicU64::new(0),
-            high_water: [AtomicU64::new(0), AtomicU64::new(0)],
-            claim: AtomicU64::new(0),
-            _reserved: [
-                AtomicU64::new(0),
-                AtomicU64::new(0),
-                AtomicU64::new(0),
-                AtomicU64::new(0),
-            ],
-        }
+        fresh_word!()
     }
 
     /// Whether a generator was ever built on this word.

@@ -52,6 +52,8 @@ pub fn tiny(sequence_bits: u8) -> Layout {
 pub struct Minted {
     pub id: u64,
     pub tick: u64,
+    /// 0 for a layout without a tick-tock bit.
+    pub timeline: u64,
     pub sequence: u64,
 }
 
@@ -62,6 +64,7 @@ pub fn minted(layout: &Layout, id: u64) -> Minted {
     Minted {
         id,
         tick: parts.ticks(),
+        timeline: parts.timeline().unwrap_or(0),
         sequence: parts.sequence(),
     }
 }
