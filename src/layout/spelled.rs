@@ -103,8 +103,12 @@ impl LayoutBuilder {
 }
 
 /// `name`, kept for the life of the process: once per distinct name.
+///
+/// Fork: the lock is taken inside a fork section, so no fork happens while a thread holds it,
+/// and a child never finds it held by a thread the child does not have.
 fn kept(name: &str) -> &'static str {
     static KEPT: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let _section = crate::fork::enter();
     // A poisoned set is still a set of valid names.
     let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(name) = kept.get(name) {
