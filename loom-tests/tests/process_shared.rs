@@ -30,7 +30,7 @@ use snowmint::{ClockBehind, Error, Generator, Id, Layout, Snapshot, clock::Manua
 
 mod common;
 
-use common::{AFTER_TICK, MACHINE, Minted, START_TICK, Tally, minted, model};
+use common::{AFTER_TICK, MACHINE, Minted, START_TICK, Tally, minted, model, tt};
 
 /// A generator on a shared word, reading a clock of its own.
 type Shared<'w> = Generator<ManualClock, ProcessShared<'w>>;
@@ -41,19 +41,6 @@ const TICK_TOCK: ClockBehind = ClockBehind::TickTock { max_ms: 0 };
 /// Unix milliseconds at the start of `layout`'s tick `tick`.
 fn tick_ms(layout: &Layout, tick: u64) -> u64 {
     layout.epoch_ms() + tick * layout.tick_ms()
-}
-
-/// 41 bits of time, the tick-tock bit, 10 of machine, 12 of sequence; 1 ms ticks from
-/// [`common::EPOCH_MS`] (as `tick_tock.rs`'s).
-fn tt() -> Layout {
-    Layout::builder("tt", 64)
-        .time(41)
-        .tick_tock()
-        .node("machine", 10)
-        .sequence(12)
-        .epoch_ms(common::EPOCH_MS)
-        .build()
-        .expect("valid layout")
 }
 
 /// How a "process" builds its generator: on `layout` with machine [`MACHINE`], or resumed

@@ -48,7 +48,7 @@ use snowmint::{
 
 mod common;
 
-use common::{Minted, minted, model};
+use common::{Minted, minted, model, tt};
 
 /// Toggle when the other timeline allows it, else fail at once.
 const POLICY: ClockBehind = ClockBehind::TickTock { max_ms: 0 };
@@ -58,19 +58,6 @@ const MACHINE: u64 = 1;
 
 /// Where the clock goes after the race, ahead of every tick a model uses.
 const AFTER_TICK: u64 = 30;
-
-/// 41 bits of time, the tick-tock bit, 10 of machine, 12 of sequence; 1 ms ticks from
-/// [`common::EPOCH_MS`] (so the clock's readings take the fast path).
-fn tt() -> Layout {
-    Layout::builder("tt", 64)
-        .time(41)
-        .tick_tock()
-        .node("machine", 10)
-        .sequence(12)
-        .epoch_ms(common::EPOCH_MS)
-        .build()
-        .expect("valid layout")
-}
 
 /// Unix milliseconds at the start of `layout`'s tick `tick`.
 fn tick_ms(layout: &Layout, tick: u64) -> u64 {

@@ -47,20 +47,26 @@ check_order() {
 
 start
 sql "CREATE EXTENSION snowmint_pg"
-sql "CREATE TABLE minted (
-    id bigint PRIMARY KEY DEFAULT snowmint_id(),
-    pid int NOT NULL DEFAULT pg_backend_pid(),
-    n bigserial,
-    at timestamptz NOT NULL DEFAULT clock_timestamp())"
-# The primary key refuses a duplicate; the checks below count them anyway (ON CONFLICT would
-# hide them, so none is used: a duplicate fails the run).
-echo "INSERT INTO minted DEFAULT VALUES;" >"$dir/insert.sql"
-chmod 644 "$dir/insert.sql"
-"$pg_bin/pgbench" -n -h 127.0.0.1 -p "$port" -U "$user" -c "$clients" -j "$clients" \
-    -t "$per_client" -f "$dir/insert.sql" postgres >"$dir/pgbench.log" 2>&1 ||
-    { cat "$dir/pgbench.log" >&2; exit 1; }
+# insert_concurrently TABLE TYPE DEFAULT ROWS: a table whose key of TYPE defaults to DEFAULT,
+# with each row's session, insert order and time, and ROWS inserts from each of $clients
+# pgbench sessions. The primary key refuses a duplicate, and no ON CONFLICT hides one: a
+# duplicate fails the run (the checks below count them anyway).
+insert_concurrently() {
+    sql "CREATE TABLE $1 (
+        id $2 PRIMARY KEY DEFAULT $3,
+        pid int NOT NULL DEFAULT pg_backend_pid(),
+        n bigserial,
+        at timestamptz NOT NULL DEFAULT clock_timestamp())"
+    echo "INSERT INTO $1 DEFAULT VALUES;" >"$dir/$1.sql"
+    chmod 644 "$dir/$1.sql"
+    "$pg_bin/pgbench" -n -h 127.0.0.1 -p "$port" -U "$user" -c "$clients" -j "$clients" \
+        -t "$4" -f "$dir/$1.sql" postgres >"$dir/pgbench-$1.log" 2>&1 ||
+        { cat "$dir/pgbench-$1.log" >&2; exit 1; }
+}
+
+insert_concurrently minted bigint "snowmint_id()" "$per_client"
 rows=$((clients * per_client))
-echo "$clients sessions x $per_client inserts: $(grep -E '^tps' "$dir/pgbench.log" | head -n 1)"
+echo "$clients sessions x $per_client inserts: $(grep -E '^tps' "$dir/pgbench-minted.log" | head -n 1)"
 check "$rows rows, $rows distinct IDs" \
     "SELECT count(*) = $rows AND count(DISTINCT id) = $rows FROM minted"
 check "$clients sessions" "SELECT count(DISTINCT pid) = $clients FROM minted"
@@ -68,17 +74,8 @@ check_order minted IDs
 check "every ID decodes to node 7 and to its row's time within 20 ms" \
     "SELECT bool_and(snowmint_node(id) = 7 AND abs(extract(epoch FROM snowmint_time(id) - at)) < 0.020) FROM minted"
 # UUIDv7s from concurrent sessions: one counter in shared memory orders them across sessions.
-sql "CREATE TABLE uuids (
-    id uuid PRIMARY KEY DEFAULT snowmint_uuidv7(),
-    pid int NOT NULL DEFAULT pg_backend_pid(),
-    n bigserial,
-    at timestamptz NOT NULL DEFAULT clock_timestamp())"
-echo "INSERT INTO uuids DEFAULT VALUES;" >"$dir/uuid.sql"
-chmod 644 "$dir/uuid.sql"
 uuid_rows=$((clients * per_client / 4))
-"$pg_bin/pgbench" -n -h 127.0.0.1 -p "$port" -U "$user" -c "$clients" -j "$clients" \
-    -t "$((per_client / 4))" -f "$dir/uuid.sql" postgres >"$dir/pgbench-uuid.log" 2>&1 ||
-    { cat "$dir/pgbench-uuid.log" >&2; exit 1; }
+insert_concurrently uuids uuid "snowmint_uuidv7()" "$((per_client / 4))"
 check "$uuid_rows UUIDv7s from $clients sessions, all distinct, all version 7" \
     "SELECT count(*) = $uuid_rows AND count(DISTINCT id) = $uuid_rows AND bool_and(substr(id::text, 15, 1) = '7') FROM uuids"
 check_order uuids UUIDv7s

@@ -231,3 +231,16 @@ pub fn setup_and(layout: &Layout, setup: &[u64], race: &[Minted]) -> Vec<Minted>
     all.extend(race);
     all
 }
+
+/// 41 bits of time, the tick-tock bit, 10 of machine, 12 of sequence; 1 ms ticks from
+/// [`EPOCH_MS`] (so the clock's readings take the fast path).
+pub fn tt() -> Layout {
+    Layout::builder("tt", 64)
+        .time(41)
+        .tick_tock()
+        .node("machine", 10)
+        .sequence(12)
+        .epoch_ms(EPOCH_MS)
+        .build()
+        .expect("valid layout")
+}
