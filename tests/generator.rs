@@ -45,6 +45,50 @@ fn threads_sharing_a_hot_layout_generator_get_unique_increasing_ids() {
     stress(&generator, 4, 100_000);
 }
 
+/// 16 IDs a tick under an 18-bit node field: single mints add one step to the state word,
+/// and threads racing them at a tick's end add past its last state, into the node field.
+const WIDE_NODE: Layout = Layout::builder("wide-node", 64)
+    .unused(1)
+    .time(41)
+    .node("machine", 18)
+    .sequence(4)
+    .epoch_ms(1_288_834_974_657)
+    .build_const();
+
+#[test]
+fn threads_racing_single_mints_fill_each_tick_exactly() {
+    let builder = Generator::builder(WIDE_NODE).node("machine", 5);
+    let (generator, clock) = on_manual_clock(builder, T0);
+    for round in 0..300 {
+        let minted: Vec<Vec<Id>> = on_threads(4, |_| {
+            let mut ids = Vec::new();
+            loop {
+                match generator.try_mint() {
+                    Ok(id) => ids.push(id),
+                    Err(Error::SequenceExhausted { .. }) => return ids,
+                    Err(err) => panic!("{err}"),
+                }
+            }
+        });
+        assert_unique_and_increasing(&minted);
+        let tick = T0 - WIDE_NODE.epoch_ms() + round;
+        let mut minted: Vec<(u64, u64)> = minted
+            .iter()
+            .flatten()
+            .map(|&id| {
+                let parts = WIDE_NODE.decode(id).unwrap();
+                assert_eq!(parts.node("machine"), Some(5), "{parts:?}");
+                (parts.ticks(), parts.sequence())
+            })
+            .collect();
+        minted.sort_unstable();
+        let expected: Vec<(u64, u64)> = (0..16).map(|sequence| (tick, sequence)).collect();
+        assert_eq!(minted, expected, "round {round}");
+        assert_eq!(generator.snapshot().sequence, 15);
+        clock.advance(1);
+    }
+}
+
 #[test]
 fn threads_overflowing_a_tiny_sequence_still_get_unique_ids() {
     // 4 IDs per millisecond: every thread waits for new ticks over and over.

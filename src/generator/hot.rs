@@ -1,7 +1,8 @@
-//! The hot path: a reservation that takes one load, one clock reading and one
-//! compare-and-swap, and the entry points that inline it. Whatever it cannot finish (a full
-//! tick, a lost CAS, a reading behind the state or outside the layout) starts over out of line
-//! in [`slow`](super::slow).
+//! The hot path: a reservation that takes one load, one clock reading and one atomic add (a
+//! single ID on the state's tick) or compare-and-swap, and the entry points that inline it.
+//! Whatever it cannot finish (a full tick, a lost CAS, an add that found the tick filled, a
+//! reading behind the state or outside the layout) starts over out of line in
+//! [`slow`](super::slow).
 
 use super::minter::{Generator, Plan, ReservedIds, Run};
 use super::state::State;
@@ -131,6 +132,25 @@ impl<C: Clock, S: State> Generator<C, S> {
         if (now < current >> self.plan.time_shift) | forked {
             return None;
         }
+        let start = now << self.plan.time_shift;
+        if S::ADDS && want == 1 && current.wrapping_sub(start) < self.plan.add_below {
+            // On the reading's tick, with room: add one step instead of swapping (a word that
+            // adds; see `Plan::add_below`). The value the add makes is this mint's alone; it
+            // is an ID if it is still in the tick's range (other adds may have filled the tick
+            // since the load), and otherwise a value no mint returns, and the slow path
+            // starts over.
+            pause::point(Point::Mint);
+            if let Some(found) = self.state.add(self.plan.seq_one) {
+                let next = found.wrapping_add(self.plan.seq_one);
+                return (next.wrapping_sub(start) <= self.plan.seq_last).then_some((
+                    Run {
+                        first: next,
+                        count: 1,
+                    },
+                    reading,
+                ));
+            }
+        }
         let first = self.first_after(current, now)?;
         let (run, next) = self.plan.run(first, want);
         pause::point(Point::Mint);
@@ -151,7 +171,7 @@ impl<C: Clock, S: State> Generator<C, S> {
         if now > current >> plan.time_shift {
             // A new tick, on the state's timeline, from the start of the range.
             Some(now << plan.time_shift | current & plan.tick_mask | plan.seq_first)
-        } else if current & plan.seq_mask < plan.seq_last {
+        } else if current & plan.low_mask < plan.seq_last {
             Some(current + plan.seq_one)
         } else {
             None
@@ -164,10 +184,18 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// epoch is past it, as every preset's but two is.
     #[inline(always)]
     fn ticks_fast(&self, unix_ms: u64) -> Option<u64> {
-        if unix_ms < self.plan.min_ms {
+        let plan = &self.plan;
+        if unix_ms < plan.min_ms {
             return None;
         }
-        self.ticks_since_epoch(unix_ms - self.plan.epoch_ms)
+        let since = unix_ms - plan.epoch_ms;
+        let ticks = if plan.tick_ms.get() == 1 {
+            since
+        } else {
+            since / plan.tick_ms
+        };
+        // As in `ticks_since_epoch`, short of the layout's last tick (see `fast_max_ticks`).
+        (ticks.wrapping_sub(1) < plan.fast_max_ticks).then_some(ticks)
     }
 
     /// `since` milliseconds after the epoch as ticks, `None` outside the ticks a generator
@@ -181,7 +209,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             since / plan.tick_ms
         };
         // One compare for both ends: tick 0 (reserved, see `start`) wraps to u64::MAX.
-        (ticks.wrapping_sub(1) < plan.max_ticks).then_some(ticks)
+        (ticks.wrapping_sub(1) < plan.max_ticks()).then_some(ticks)
     }
 
     /// Reserves up to `want` (at least 1) consecutive states of one tick with one CAS, as
