@@ -14,6 +14,7 @@
 mod common;
 
 use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use snowmint::pause::{self, Point};
@@ -34,6 +35,13 @@ const WIDE_NODE: Layout = Layout::builder("wide-node", 64)
 
 const MACHINE: u64 = 5;
 
+/// The pause point is the process's: one test arms it at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// The tick of `id`, checking that it carries [`MACHINE`] and a sequence in range.
 fn checked(id: Id) -> (u64, u64) {
     let parts = WIDE_NODE.decode(id).expect("an ID of the layout");
@@ -44,6 +52,7 @@ fn checked(id: Id) -> (u64, u64) {
 
 #[test]
 fn an_add_past_the_tick_s_last_state_is_never_an_id() {
+    let _serial = serial();
     let builder = Generator::builder(WIDE_NODE).node("machine", MACHINE);
     let (generator, clock) = on_manual_clock(builder, T0);
     let tick = T0 - WIDE_NODE.epoch_ms();
@@ -99,4 +108,39 @@ fn an_add_past_the_tick_s_last_state_is_never_an_id() {
         .chain((0..4).map(|s| (tick + 1, s)))
         .collect();
     assert_eq!(sequences, expected);
+}
+
+/// A thread stopped after loading the state on one tick, while other mints move the word to
+/// the next: its add lands in the later tick's range, and that value is its ID (a tick some
+/// thread read, as a lost compare-and-swap would mint on), so the later tick skips none.
+#[test]
+fn an_add_that_lands_on_a_later_tick_takes_that_tick_s_value() {
+    let _serial = serial();
+    let builder = Generator::builder(WIDE_NODE).node("machine", MACHINE);
+    let (generator, clock) = on_manual_clock(builder, T0);
+    let tick = T0 - WIDE_NODE.epoch_ms();
+    let first = generator.mint().unwrap();
+
+    let armed = pause::arm(Point::Mint);
+    let mut later = Vec::new();
+    let stopped = blocked_until(
+        Duration::from_millis(200),
+        || generator.mint().unwrap(),
+        || {
+            assert!(armed.wait_reached(Duration::from_secs(10)), "not paused");
+            clock.advance(1);
+            // A compare-and-swap to the new tick, then an add on it.
+            later.push(generator.mint().unwrap());
+            later.push(generator.mint().unwrap());
+            armed.release();
+        },
+    );
+    later.push(stopped);
+    later.push(generator.mint().unwrap());
+    assert_eq!(checked(first), (tick, 0));
+    let sequences: Vec<(u64, u64)> = later.iter().map(|&id| checked(id)).collect();
+    assert_eq!(
+        sequences,
+        [(tick + 1, 0), (tick + 1, 1), (tick + 1, 2), (tick + 1, 3)]
+    );
 }

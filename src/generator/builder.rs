@@ -385,7 +385,12 @@ impl<C> GeneratorBuilder<C> {
             seq_first: range.start() << seq_shift,
             seq_last: range.end() << seq_shift,
             low_mask: ((1 << time_shift) - 1) & !tick_mask,
-            add_below: add_below(tick_mask, &range, time_shift - seq_shift) << seq_shift,
+            add_below: add_below(
+                tick_mask,
+                &range,
+                time_shift - seq_shift,
+                layout.time_field().mask() >> 63 == 1,
+            ) << seq_shift,
             node_bits,
             epoch_ms: layout.epoch_ms(),
             min_ms: layout.epoch_ms().max(FIRST_READING),
@@ -468,20 +473,33 @@ const ADD_RACERS: u64 = if cfg!(any(snowmint_loom, fuzzing)) {
 /// The sequence value (the distance from the tick's start, in steps) below which the
 /// single-mint fast path reserves by adding a step to the state word instead of swapping it:
 /// 0 (never) on a tick-tock layout and for a range that does not start at 0, else the range's
-/// last value less a margin.
+/// last value less a margin. `low_bits` counts the bits from the sequence field's lowest to the
+/// time field; `time_at_top`: the time field holds the word's highest bit.
 ///
 /// An add cannot look first: every thread that loaded a state with room adds, so a tick's
-/// last states can be added past. The adds past the last state land in the sequence field's
+/// last states can be added past. Adds past the last state land in the sequence field's
 /// values past the range, then in the node fields between it and the time field (zero in
 /// every state a mint installs): such a state is on a full tick (`Plan::low_mask`), never
-/// minted on. They must not carry into the time field, where they would look like a later
-/// tick (a clock seen behind it), nor into a tick-tock bit. The states the margin leaves to
-/// the compare-and-swap and the values above the range, up to the time field, must hold
-/// [`ADD_RACERS`] adds; where they cannot (a sequence field with no node field above it and
-/// too few values, as Sonyflake's, Mastodon's or Snowflake-SI's) the generator swaps
-/// always. Even a carry would repeat no ID: every mint takes a value of the word, which only
-/// grows, and returns it only inside its tick's range.
-fn add_below(tick_mask: u64, range: &std::ops::RangeInclusive<u64>, low_bits: u32) -> u64 {
+/// minted on. So that they do not carry into the time field, where they would look like a
+/// later tick, the states the margin leaves to the compare-and-swap at the tick's end and the
+/// values above the range up to the time field hold [`ADD_RACERS`] adds, one per thread
+/// between its load and its add; where they cannot (a sequence field with no node field
+/// above it and too few values, as Sonyflake's, Mastodon's and Snowflake-SI's) the generator
+/// always swaps. The margin covers the threads that loaded the tick the adds land on; a thread
+/// stopped between its load and its add while others mint a whole later tick, margin
+/// included, lands on that tick with only the values above the range for room. With no node
+/// field there, it can carry: the word then reads as the next tick begun, and a mint whose
+/// clock has not reached that tick waits for it as for a full tick (under
+/// `ClockBehind::Error`, fails with `ClockBehind`). No ID repeats even then: the word only
+/// grows and every mint returns only the value it made, inside a tick's range. A carry out of
+/// the time field would make the word small again, so a layout whose time field holds the
+/// word's highest bit adds only where the values above the range alone are room enough.
+fn add_below(
+    tick_mask: u64,
+    range: &std::ops::RangeInclusive<u64>,
+    low_bits: u32,
+    time_at_top: bool,
+) -> u64 {
     if tick_mask != 0 || *range.start() != 0 {
         return 0;
     }
@@ -492,6 +510,9 @@ fn add_below(tick_mask: u64, range: &std::ops::RangeInclusive<u64>, low_bits: u3
         .unwrap_or(0)
         .saturating_sub(last);
     let margin = ADD_RACERS.saturating_sub(above);
+    if margin > 0 && time_at_top {
+        return 0;
+    }
     last.saturating_sub(margin)
 }
 
@@ -677,6 +698,11 @@ mod tests {
             .sequence(22)
             .build()
             .unwrap();
+        let hot_at_top = Layout::builder("hot-at-top", 64)
+            .time(42)
+            .sequence(22)
+            .build()
+            .unwrap();
         let tick_tock = Layout::builder("tt", 64)
             .time(41)
             .tick_tock()
@@ -693,6 +719,9 @@ mod tests {
             (Layout::TWITTER, Some(0..=2_047), 2_047),
             // No node field above the sequence: the tick's last 2^21 states are swapped.
             (hot, None, (1 << 22) - 1 - ADD_RACERS),
+            // The same with the time field at the word's top, where a carry out of it would
+            // wrap the word: never.
+            (hot_at_top, None, 0),
             // Too little room above the range: never.
             (Layout::SONYFLAKE, None, 0),
             (Layout::MASTODON, None, 0),

@@ -103,7 +103,9 @@ impl<C: Clock, S: State> Generator<C, S> {
         self.reserve_fast_at(want).map(|(run, _)| run)
     }
 
-    /// [`reserve_fast`](Self::reserve_fast), with the clock reading whose tick the run is on.
+    /// [`reserve_fast`](Self::reserve_fast), with the clock reading whose tick the run is on (for
+    /// a single state the add reserved, the reading may be of an earlier tick than the state's:
+    /// a run of one ID leaves nothing to hand out under it).
     #[inline(always)]
     fn reserve_fast_at(&self, want: u64) -> Option<(Run, u64)> {
         // Acquire, then read the clock: a reading behind this state is a regression (or,
@@ -135,14 +137,15 @@ impl<C: Clock, S: State> Generator<C, S> {
         let start = now << self.plan.time_shift;
         if S::ADDS && want == 1 && current.wrapping_sub(start) < self.plan.add_below {
             // On the reading's tick, with room: add one step instead of swapping (a word that
-            // adds; see `Plan::add_below`). The value the add makes is this mint's alone; it
-            // is an ID if it is still in the tick's range (other adds may have filled the tick
-            // since the load), and otherwise a value no mint returns, and the slow path
-            // starts over.
+            // adds; see `Plan::add_below`). The value the add makes is this mint's alone. It
+            // is an ID if it is inside its tick's range: the loaded tick's, or a later one's
+            // that another thread swapped in since the load (a tick some thread read, as a
+            // lost CAS would mint on). Past the range (other mints filled the tick since the
+            // load) it is a value no mint returns, and the slow path starts over.
             pause::point(Point::Mint);
             if let Some(found) = self.state.add(self.plan.seq_one) {
                 let next = found.wrapping_add(self.plan.seq_one);
-                return (next.wrapping_sub(start) <= self.plan.seq_last).then_some((
+                return (next & self.plan.low_mask <= self.plan.seq_last).then_some((
                     Run {
                         first: next,
                         count: 1,
