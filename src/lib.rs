@@ -2,7 +2,7 @@
 //!
 //! snowmint mints 64-bit, time-ordered unique IDs in the Snowflake family (Twitter, Discord,
 //! Instagram, Mastodon, Sonyflake, Nanoflake, Snowflake-SI, the chat protocol's 42/5/5/12, and
-//! layouts of your own), from any number of threads, with one atomic read-modify-write per ID.
+//! layouts of your own), from any number of threads, with one compare-and-swap per ID.
 //!
 //! # Design
 //!
@@ -10,10 +10,9 @@
 //!   checked once (at compile time for constants).
 //! - A [`Generator`] keeps its whole state, the last tick and sequence, in one `AtomicU64`,
 //!   in a cache-padded block it shares only with its read-only masks. Each mint loads it,
-//!   reads the clock once and advances it with one atomic add (a single ID on a tick with
-//!   room) or one compare-and-swap (a new tick, a batch): no lock, no allocation, no system
-//!   call. Uniqueness rests on the modification order of that one word (see the generator
-//!   module's `# Orderings`).
+//!   reads the clock once and compare-and-swaps the next state: no lock, no allocation, no
+//!   system call. Uniqueness rests on
+//!   the modification order of that one word (see the generator module's `# Orderings`).
 //! - A [`Clock`] gives Unix milliseconds. The default is [`CachedClock::global`], read with
 //!   one load ([`CachedClock`] says how it stays fresh); [`MonotonicClock`] (quanta's counter
 //!   anchored to the wall clock) is for users who want no thread; [`ManualClock`] is for

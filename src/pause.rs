@@ -3,9 +3,9 @@
 //!
 //! Compiled in only under `--cfg snowmint_pause_points`, which exists for snowmint's own
 //! fault-injection tests (`tests/fork_points.rs`, `tests/fork_mint.rs`,
-//! `tests/fork_windows.rs`, `tests/mark_fork.rs`, `tests/add_windows.rs`); without it every
-//! point is an empty inline function. A point pauses only in the process that armed it, so a
-//! forked child passes through the points its parent armed.
+//! `tests/fork_windows.rs`, `tests/mark_fork.rs`); without it every point is an empty inline
+//! function. A point pauses only in the process that armed it, so a forked child passes
+//! through the points its parent armed.
 
 /// A place where a test can pause a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +28,7 @@ pub enum Point {
     /// A cached clock's reader that replaced `PARKED` with its reading, before it wakes the
     /// refresher or starts one.
     Wake,
-    /// A mint, between the load of the generator's state and its compare-and-swap (or, on
-    /// the single-mint fast path, its atomic add).
+    /// A mint, between the load of the generator's state and its compare-and-swap.
     Mint,
     /// The `prepare` fork handler waiting for a section in flight (reported, never paused).
     ForkWaits,

@@ -6,9 +6,8 @@
 //! waits: it mints, or answers [`Attempt::Wait`] with how long to wait (until the next tick, or
 //! until a clock behind catches up, within the [`ClockBehind`](crate::ClockBehind) policy's
 //! bounds), and the task sleeps that long on its runtime's timer before the next attempt.
-//! Every attempt is one reservation (one atomic add or compare-and-swap), complete when it
-//! returns: nothing is reserved across an `.await`, so dropping the future at any point loses
-//! nothing.
+//! Every attempt is one reservation (one compare-and-swap), complete when it returns: nothing
+//! is reserved across an `.await`, so dropping the future at any point loses nothing.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -17,7 +17,7 @@ use crate::mint::{Attempt, mint_many_by};
 /// by the family's map (see each family's module). Built by a
 /// [`FamilyBuilder`](super::FamilyBuilder):
 ///
-/// - [`build`]: on a shared [`Generator`] (`Sync`, one atomic add or compare-and-swap per ID).
+/// - [`build`]: on a shared [`Generator`] (`Sync`, one compare-and-swap per ID).
 /// - [`build_local`]: on a [`LocalGenerator`](crate::LocalGenerator) for one thread (`Send`,
 ///   not `Sync`; a load and a store per ID).
 /// - [`build_sharded`]: on a [`ShardedGenerator`](crate::shard::ShardedGenerator) (each

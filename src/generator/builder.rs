@@ -375,27 +375,19 @@ impl<C> GeneratorBuilder<C> {
         };
         let sequence = layout.sequence_field();
         let seq_shift = sequence.shift();
-        let time_shift = layout.time_field().shift();
         Ok(Plan {
-            time_shift,
+            time_shift: layout.time_field().shift(),
             tick_mask,
             seq_one: 1 << seq_shift,
             seq_shift,
             seq_mask: sequence.mask(),
             seq_first: range.start() << seq_shift,
             seq_last: range.end() << seq_shift,
-            low_mask: ((1 << time_shift) - 1) & !tick_mask,
-            add_below: add_below(
-                tick_mask,
-                &range,
-                time_shift - seq_shift,
-                layout.time_field().mask() >> 63 == 1,
-            ) << seq_shift,
             node_bits,
             epoch_ms: layout.epoch_ms(),
             min_ms: layout.epoch_ms().max(FIRST_READING),
             tick_ms: NonZeroU64::new(layout.tick_ms()).unwrap_or(NonZeroU64::MIN),
-            fast_max_ticks: layout.max_ticks() - 1,
+            max_ticks: layout.max_ticks(),
             borrow_ticks: self.borrow_ticks,
             forks: fork::watch(),
         })
@@ -457,63 +449,6 @@ impl<C> GeneratorBuilder<C> {
         high_water[1 - snapshot.timeline as usize] = snapshot.other_timeline_tick;
         Ok((state, high_water))
     }
-}
-
-/// How many threads may be between the fast path's load of the state and its add at once,
-/// at most, for the adds never to carry out of the bits below the time field: more than
-/// any process runs (Linux allows at most 2^22 tasks in all, and a few hundred thousand by
-/// default). Under loom and fuzzing, where models mint from a handful of threads on layouts
-/// of a few bits, a handful, so that they run the adding path too.
-const ADD_RACERS: u64 = if cfg!(any(snowmint_loom, fuzzing)) {
-    4
-} else {
-    1 << 21
-};
-
-/// The sequence value (the distance from the tick's start, in steps) below which the
-/// single-mint fast path reserves by adding a step to the state word instead of swapping it:
-/// 0 (never) on a tick-tock layout and for a range that does not start at 0, else the range's
-/// last value less a margin. `low_bits` counts the bits from the sequence field's lowest to the
-/// time field; `time_at_top`: the time field holds the word's highest bit.
-///
-/// An add cannot look first: every thread that loaded a state with room adds, so a tick's
-/// last states can be added past. Adds past the last state land in the sequence field's
-/// values past the range, then in the node fields between it and the time field (zero in
-/// every state a mint installs): such a state is on a full tick (`Plan::low_mask`), never
-/// minted on. So that they do not carry into the time field, where they would look like a
-/// later tick, the states the margin leaves to the compare-and-swap at the tick's end and the
-/// values above the range up to the time field hold [`ADD_RACERS`] adds, one per thread
-/// between its load and its add; where they cannot (a sequence field with no node field
-/// above it and too few values, as Sonyflake's, Mastodon's and Snowflake-SI's) the generator
-/// always swaps. The margin covers the threads that loaded the tick the adds land on; a thread
-/// stopped between its load and its add while others mint a whole later tick, margin
-/// included, lands on that tick with only the values above the range for room. With no node
-/// field there, it can carry: the word then reads as the next tick begun, and a mint whose
-/// clock has not reached that tick waits for it as for a full tick (under
-/// `ClockBehind::Error`, fails with `ClockBehind`). No ID repeats even then: the word only
-/// grows and every mint returns only the value it made, inside a tick's range. A carry out of
-/// the time field would make the word small again, so a layout whose time field holds the
-/// word's highest bit adds only where the values above the range alone are room enough.
-fn add_below(
-    tick_mask: u64,
-    range: &std::ops::RangeInclusive<u64>,
-    low_bits: u32,
-    time_at_top: bool,
-) -> u64 {
-    if tick_mask != 0 || *range.start() != 0 {
-        return 0;
-    }
-    let last = *range.end();
-    // Values of the low bits past the range's last: adds that carry nowhere.
-    let above = u64::MAX
-        .checked_shr(64 - low_bits)
-        .unwrap_or(0)
-        .saturating_sub(last);
-    let margin = ADD_RACERS.saturating_sub(above);
-    if margin > 0 && time_at_top {
-        return 0;
-    }
-    last.saturating_sub(margin)
 }
 
 impl<C: Clock> GeneratorBuilder<C> {
@@ -672,79 +607,5 @@ impl<C: Clock> GeneratorBuilder<C> {
             self.events,
             self.clock,
         ))
-    }
-}
-
-#[cfg(all(test, not(snowmint_loom)))]
-mod tests {
-    use super::{ADD_RACERS, Generator};
-    use crate::Layout;
-
-    /// The sequence value below which single mints add, for `layout` (every node 0) over
-    /// `range` (the whole sequence when `None`).
-    fn adds_below(layout: Layout, range: Option<std::ops::RangeInclusive<u64>>) -> u64 {
-        let mut builder = Generator::builder(layout).default_nodes();
-        if let Some(range) = range {
-            builder = builder.sequence_range(range);
-        }
-        let plan = builder.plan().unwrap();
-        plan.add_below >> plan.seq_shift
-    }
-
-    #[test]
-    fn single_mints_add_only_where_racing_adds_cannot_reach_the_time_field() {
-        let hot = Layout::builder("hot", 63)
-            .time(41)
-            .sequence(22)
-            .build()
-            .unwrap();
-        let hot_at_top = Layout::builder("hot-at-top", 64)
-            .time(42)
-            .sequence(22)
-            .build()
-            .unwrap();
-        let tick_tock = Layout::builder("tt", 64)
-            .time(41)
-            .tick_tock()
-            .node("machine", 10)
-            .sequence(12)
-            .build()
-            .unwrap();
-        let cases = [
-            // A node field of 10 or more bits above the sequence: adds until the last state.
-            (Layout::TWITTER, None, 4_095),
-            (Layout::DISCORD, None, 4_095),
-            (Layout::OSMIUM, None, 4_095),
-            (Layout::INSTAGRAM, None, 1_023),
-            (Layout::TWITTER, Some(0..=2_047), 2_047),
-            // No node field above the sequence: the tick's last 2^21 states are swapped.
-            (hot, None, (1 << 22) - 1 - ADD_RACERS),
-            // The same with the time field at the word's top, where a carry out of it would
-            // wrap the word: never.
-            (hot_at_top, None, 0),
-            // Too little room above the range: never.
-            (Layout::SONYFLAKE, None, 0),
-            (Layout::MASTODON, None, 0),
-            (Layout::SNOWFLAKE_SI, None, 0),
-            // A range that does not start at 0, a tick-tock bit: never.
-            (Layout::TWITTER, Some(2_048..=4_095), 0),
-            (tick_tock, None, 0),
-        ];
-        for (layout, range, expected) in cases {
-            let below = adds_below(layout, range.clone());
-            assert_eq!(below, expected, "{} {range:?}", layout.name());
-            if below == 0 {
-                continue;
-            }
-            // The values a loaded state may still be below, the range's last, and the values
-            // above it up to the time field hold the adds of ADD_RACERS threads that loaded
-            // the last state below `below`.
-            let sequence = layout.sequence_field();
-            let low_bits = layout.time_field().shift() - sequence.shift();
-            let last = range.map_or(layout.max_sequence(), |r| *r.end());
-            let room = ((1u64 << low_bits) - 1) - (below - 1);
-            assert!(room > ADD_RACERS, "{}: room for {room} adds", layout.name());
-            assert!(last < 1 << low_bits);
-        }
     }
 }

@@ -1,8 +1,7 @@
-//! The hot path: a reservation that takes one load, one clock reading and one atomic add (a
-//! single ID on the state's tick) or compare-and-swap, and the entry points that inline it.
-//! Whatever it cannot finish (a full tick, a lost CAS, an add that found the tick filled, a
-//! reading behind the state or outside the layout) starts over out of line in
-//! [`slow`](super::slow).
+//! The hot path: a reservation that takes one load, one clock reading and one
+//! compare-and-swap, and the entry points that inline it. Whatever it cannot finish (a full
+//! tick, a lost CAS, a reading behind the state or outside the layout) starts over out of line
+//! in [`slow`](super::slow).
 
 use super::minter::{Generator, Plan, ReservedIds, Run};
 use super::state::State;
@@ -103,9 +102,7 @@ impl<C: Clock, S: State> Generator<C, S> {
         self.reserve_fast_at(want).map(|(run, _)| run)
     }
 
-    /// [`reserve_fast`](Self::reserve_fast), with the clock reading whose tick the run is on (for
-    /// a single state the add reserved, the reading may be of an earlier tick than the state's:
-    /// a run of one ID leaves nothing to hand out under it).
+    /// [`reserve_fast`](Self::reserve_fast), with the clock reading whose tick the run is on.
     #[inline(always)]
     fn reserve_fast_at(&self, want: u64) -> Option<(Run, u64)> {
         // Acquire, then read the clock: a reading behind this state is a regression (or,
@@ -134,26 +131,6 @@ impl<C: Clock, S: State> Generator<C, S> {
         if (now < current >> self.plan.time_shift) | forked {
             return None;
         }
-        let start = now << self.plan.time_shift;
-        if S::ADDS && want == 1 && current.wrapping_sub(start) < self.plan.add_below {
-            // On the reading's tick, with room: add one step instead of swapping (a word that
-            // adds; see `Plan::add_below`). The value the add makes is this mint's alone. It
-            // is an ID if it is inside its tick's range: the loaded tick's, or a later one's
-            // that another thread swapped in since the load (a tick some thread read, as a
-            // lost CAS would mint on). Past the range (other mints filled the tick since the
-            // load) it is a value no mint returns, and the slow path starts over.
-            pause::point(Point::Mint);
-            if let Some(found) = self.state.add(self.plan.seq_one) {
-                let next = found.wrapping_add(self.plan.seq_one);
-                return (next & self.plan.low_mask <= self.plan.seq_last).then_some((
-                    Run {
-                        first: next,
-                        count: 1,
-                    },
-                    reading,
-                ));
-            }
-        }
         let first = self.first_after(current, now)?;
         let (run, next) = self.plan.run(first, want);
         pause::point(Point::Mint);
@@ -174,7 +151,7 @@ impl<C: Clock, S: State> Generator<C, S> {
         if now > current >> plan.time_shift {
             // A new tick, on the state's timeline, from the start of the range.
             Some(now << plan.time_shift | current & plan.tick_mask | plan.seq_first)
-        } else if current & plan.low_mask < plan.seq_last {
+        } else if current & plan.seq_mask < plan.seq_last {
             Some(current + plan.seq_one)
         } else {
             None
@@ -187,18 +164,10 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// epoch is past it, as every preset's but two is.
     #[inline(always)]
     fn ticks_fast(&self, unix_ms: u64) -> Option<u64> {
-        let plan = &self.plan;
-        if unix_ms < plan.min_ms {
+        if unix_ms < self.plan.min_ms {
             return None;
         }
-        let since = unix_ms - plan.epoch_ms;
-        let ticks = if plan.tick_ms.get() == 1 {
-            since
-        } else {
-            since / plan.tick_ms
-        };
-        // As in `ticks_since_epoch`, short of the layout's last tick (see `fast_max_ticks`).
-        (ticks.wrapping_sub(1) < plan.fast_max_ticks).then_some(ticks)
+        self.ticks_since_epoch(unix_ms - self.plan.epoch_ms)
     }
 
     /// `since` milliseconds after the epoch as ticks, `None` outside the ticks a generator
@@ -212,7 +181,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             since / plan.tick_ms
         };
         // One compare for both ends: tick 0 (reserved, see `start`) wraps to u64::MAX.
-        (ticks.wrapping_sub(1) < plan.max_ticks()).then_some(ticks)
+        (ticks.wrapping_sub(1) < plan.max_ticks).then_some(ticks)
     }
 
     /// Reserves up to `want` (at least 1) consecutive states of one tick with one CAS, as

@@ -35,39 +35,18 @@ pub(super) struct Plan {
     /// The first and last sequence value of the generator's range, in ID coordinates.
     pub(super) seq_first: u64,
     pub(super) seq_last: u64,
-    /// Every bit of a state below the time field but the tick-tock bit: the sequence, and
-    /// the node fields above it, which a state holds only after adds past the tick's last
-    /// state (see [`add_below`](Self::add_below)). A state whose bits here exceed
-    /// [`seq_last`](Self::seq_last) is on a full tick.
-    pub(super) low_mask: u64,
-    /// The single-mint fast path reserves by adding one step to the word (one locked add, no
-    /// compare-and-swap) when the loaded state is on the reading's tick and its distance from
-    /// that tick's start is below this; 0 when it never does. See
-    /// [`GeneratorBuilder::plan`](super::GeneratorBuilder) (`add_below`) for when it is not 0.
-    pub(super) add_below: u64,
     pub(super) node_bits: u64,
     pub(super) epoch_ms: u64,
     /// The least reading the fast path takes: the epoch, or [`FIRST_READING`](crate::clock::cached::FIRST_READING) if later.
     pub(super) min_ms: u64,
     /// Non-zero (a layout's tick is at least 1 ms): dividing by it needs no check.
     pub(super) tick_ms: NonZeroU64,
-    /// The last tick the fast path mints in: the one before the layout's last
-    /// ([`max_ticks`](Self::max_ticks)), which only the slow path mints in (an add there
-    /// could carry past the time field).
-    pub(super) fast_max_ticks: u64,
+    pub(super) max_ticks: u64,
     /// How many ticks ahead of the clock a full tick may push the state (0: never).
     pub(super) borrow_ticks: u64,
     /// The process's fork count when the generator was built ([`fork::watch`]): a mint in
     /// a process whose count differs is in a forked child, and fails.
     pub(super) forks: u64,
-}
-
-impl Plan {
-    /// The layout's last tick (at least 1: a time field has a bit).
-    #[inline(always)]
-    pub(super) fn max_ticks(&self) -> u64 {
-        self.fast_max_ticks + 1
-    }
 }
 
 /// A run of `count` consecutive states starting at `first`, reserved by one CAS.
@@ -120,11 +99,10 @@ pub(super) struct Cold {
 
 /// Mints unique IDs of one layout and node, from any number of threads.
 ///
-/// Lock-free: each ID is one atomic add (or, on a new tick, one compare-and-swap) on one
-/// `AtomicU64`, with no lock, no allocation and no system call. Share it by reference (it is
-/// `Sync`) or in an `Arc`. Its clock is the process-wide
-/// [`CachedClock`](crate::clock::CachedClock) unless [`GeneratorBuilder::clock`] gives another
-/// (a [`MonotonicClock`](crate::clock::MonotonicClock) for a process that must run no
+/// Lock-free: each ID is one compare-and-swap on one `AtomicU64`, with no lock, no allocation and
+/// no system call. Share it by reference (it is `Sync`) or in an `Arc`. Its clock is the
+/// process-wide [`CachedClock`](crate::clock::CachedClock) unless [`GeneratorBuilder::clock`] gives
+/// another (a [`MonotonicClock`](crate::clock::MonotonicClock) for a process that must run no
 /// background thread).
 ///
 /// IDs from one generator are unique. Under the [`ClockBehind`] policies `Wait` and `Error`,
@@ -688,12 +666,8 @@ impl<C, S: State> Generator<C, S> {
                 .map(|f| (f.name(), f.get(self.plan.node_bits)))
                 .collect(),
             last_tick,
-            // A state past the range's last (a full tick: a resumed one, or one added past,
-            // see `Plan::add_below`) as the sequence field's last value.
             sequence: if last_tick == 0 {
                 0
-            } else if state & self.plan.low_mask > self.plan.seq_last {
-                layout.max_sequence()
             } else {
                 layout.sequence_field().get(state)
             },

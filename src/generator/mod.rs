@@ -1,4 +1,4 @@
-//! The lock-free generator: one `AtomicU64`, one atomic add or CAS per ID.
+//! The lock-free generator: one `AtomicU64`, one CAS per ID.
 //!
 //! # Design
 //!
@@ -26,19 +26,6 @@
 //!    reading from before a toggle never carries a timeline past the toggle's time. Without a
 //!    tick-tock bit there is one timeline, and the reading is kept.
 //!
-//! A single ID on the tick the state is on, with room left (step 2's "state plus one step"),
-//! skips the compare: the thread adds one sequence step to the word (`fetch_add`, one locked
-//! instruction that cannot fail) and takes the value it made, if that value is still in the
-//! tick's range. Other threads may have added or swapped between its load and its add; then
-//! the value may be past the tick's last state, and it is nobody's ID: the thread starts over
-//! on the slow path. Such a word holds a sequence past the range, or bits in the node fields
-//! between the sequence and the time field (0 in every state a mint installs), and every
-//! mint counts its tick as full. A generator adds only where that cannot reach the time field:
-//! no tick-tock bit, a sequence range from 0, and room above the range (node fields, or states
-//! the add leaves to the CAS at the tick's end) for more adds than a process has threads
-//! (see `GeneratorBuilder`'s `add_below`); elsewhere, and for the layout's last tick, it
-//! swaps.
-//!
 //! A batch is the same loop with a longer step: the CAS installs the *last* of `n`
 //! consecutive sequence values (as many as the tick's range has left), and the caller gets
 //! all of them. Borrowing (off by default) answers a full tick with the next tick even when
@@ -55,8 +42,8 @@
 //! state's tick and increments its sequence), after a back-off that doubles with each lost
 //! CAS.
 //!
-//! The hot path is one clock read, one load, a few shifts and compares, and one locked
-//! instruction: the add on the state's tick, the CAS on a new one. The state word and the read-only plan it is minted with
+//! The hot path is the first CAS succeeding on a new or same tick: one clock read, one load,
+//! one CAS, a few shifts and compares. The state word and the read-only plan it is minted with
 //! (masks, shifts, the epoch, the fork count at the build) share one 128-byte block of their
 //! own, so a mint touches that block, its clock, and the process's fork count (a line written
 //! only at a fork, compared in the branch that also catches a reading behind the state), and
@@ -78,12 +65,7 @@
 //! tick-tock bit, and no two mints return the same ID. Without tick-tock there is one
 //! timeline and every CAS strictly increases the state. A batch CAS from `current` to `last`
 //! hands out the states in `(current, last]` on one tick; the next CAS starts from `last`, so
-//! the runs handed out are disjoint intervals of that one order. An add is a
-//! read-modify-write of the same word: it too replaces the value it read with a greater one,
-//! and the thread takes only the value it made, so every value the word holds is taken by at
-//! most one mint. The adds happen only on layouts without tick-tock, where the word only
-//! grows; a value past its tick's range is taken by nobody, and the CAS that leaves it (to a
-//! later tick) installs a state above it.
+//! the runs handed out are disjoint intervals of that one order.
 //!
 //! The high-water marks live in two more atomics touched only on the cold tick-tock path. A
 //! thread leaving a timeline raises that timeline's mark to the state's tick with `fetch_max`

@@ -4,11 +4,10 @@
 //! Every process builds its own generator on the one word
 //! ([`GeneratorBuilder::build_process_shared`](super::GeneratorBuilder::build_process_shared)),
 //! reads its own clock, and mints with the same load and compare-and-swap as a
-//! [`SharedState`](super::SharedState) (never with its single-mint add: each process checks
-//! every state it installs against its own clock): the word's modification order is one for
-//! all of them, so no two mints anywhere return the same ID (see the generator's
-//! `# Orderings`). The tick-tock high-water marks live in the word's block too, so a toggle in
-//! one process sees the timelines every other process minted on.
+//! [`SharedState`](super::SharedState): the word's modification order is one for all of them,
+//! so no two mints anywhere return the same ID (see the generator's `# Orderings`). The
+//! tick-tock high-water marks live in the word's block too, so a toggle in one process sees
+//! the timelines every other process minted on.
 
 use std::fmt;
 
@@ -260,7 +259,7 @@ impl Plan {
             self.node_bits,
             self.epoch_ms,
             self.tick_ms.get(),
-            self.max_ticks(),
+            self.max_ticks,
         ];
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for byte in values.iter().flat_map(|v| v.to_le_bytes()) {

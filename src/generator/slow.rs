@@ -311,7 +311,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             if now > last {
                 return Ok(Next::Tick(now));
             }
-            if last == self.plan.max_ticks() {
+            if last == self.plan.max_ticks {
                 return Err(Error::LayoutExhausted {
                     layout: self.layout.name(),
                     last_ms: self.layout.max_unix_ms(),
@@ -509,8 +509,8 @@ impl<C: Clock, S: State> Generator<C, S> {
     fn resume_ms(&self, current: u64) -> u64 {
         let plan = &self.plan;
         let last = current >> plan.time_shift;
-        let full = current & plan.low_mask >= plan.seq_last;
-        let tick = if full && last < plan.max_ticks() {
+        let full = current & plan.seq_mask >= plan.seq_last;
+        let tick = if full && last < plan.max_ticks {
             last + 1
         } else {
             last

@@ -51,9 +51,7 @@ pub struct Snapshot {
     pub nodes: Vec<(&'static str, u64)>,
     /// The last tick minted, counted from the epoch; 0 if nothing was minted.
     pub last_tick: u64,
-    /// The sequence of the last ID minted; the sequence field's last value when the tick
-    /// is full past the range's last (a generator resumed on a full tick, or single mints
-    /// that raced past the tick's end).
+    /// The sequence of the last ID minted.
     pub sequence: u64,
     /// The timeline of the last ID minted: the tick-tock bit, 0 without one.
     pub timeline: u64,

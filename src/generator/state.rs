@@ -76,20 +76,6 @@ pub(crate) mod sealed {
         /// [`swap_if`](Self::swap_if) without spurious failures.
         fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64>;
 
-        /// Whether the single-mint fast path may advance the word with [`add`](Self::add)
-        /// (see `Plan::add_below`): a word of one process that threads share. A word one
-        /// thread owns has a shortcut of its own, and a word processes share is swapped
-        /// always (each swap of it is checked against the swapping process's own clock).
-        const ADDS: bool = false;
-
-        /// Adds `one` to the word in one atomic step and returns the value it held, if the word
-        /// [`ADDS`](Self::ADDS); `None`, with the word untouched, otherwise.
-        #[inline(always)]
-        fn add(&self, one: u64) -> Option<u64> {
-            let _ = one;
-            None
-        }
-
         /// The next state on the tick the last [`confirm`](Self::confirm) vouched for, stored,
         /// if the clock still reads `reading` (the confirmed reading) and the tick has room,
         /// returned as its ID (with the node bits); `one` is one sequence step. Always `None`
@@ -110,8 +96,8 @@ pub(crate) mod sealed {
     }
 }
 
-/// A state word any thread may mint from: one `AtomicU64`, advanced by compare-and-swap, or,
-/// for a single ID on a tick that has room, by one atomic add. A generator on it is `Sync`.
+/// A state word any thread may mint from: one `AtomicU64`, advanced by compare-and-swap. A
+/// generator on it is `Sync`.
 ///
 /// # Examples
 ///
@@ -148,7 +134,6 @@ impl sealed::Fresh for SharedState {
 impl sealed::Word for SharedState {
     const GENERATOR: &'static str = "Generator";
     const OWNED: bool = false;
-    const ADDS: bool = true;
 
     #[inline(always)]
     fn load(&self) -> u64 {
@@ -166,12 +151,6 @@ impl sealed::Word for SharedState {
     fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64> {
         self.0
             .compare_exchange(current, next, Ordering::AcqRel, Ordering::Acquire)
-    }
-
-    #[inline(always)]
-    fn add(&self, one: u64) -> Option<u64> {
-        // AcqRel, as a successful swap: the add is a read-modify-write of the same word.
-        Some(self.0.fetch_add(one, Ordering::AcqRel))
     }
 }
 
