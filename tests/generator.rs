@@ -45,8 +45,8 @@ fn threads_sharing_a_hot_layout_generator_get_unique_increasing_ids() {
     stress(&generator, 4, 100_000);
 }
 
-/// 16 IDs a tick under an 18-bit node field: threads racing single mints fill a tick in a few
-/// dozen mints, and race again at its end.
+/// 16 IDs a tick under an 18-bit node field: threads racing single mints fill a tick in 16
+/// mints, and race again at its end, where every further `try_mint` must fail.
 const WIDE_NODE: Layout = Layout::builder("wide-node", 64)
     .unused(1)
     .time(41)
