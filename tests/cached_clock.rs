@@ -1084,3 +1084,64 @@ fn sharded_threads_on_a_real_cached_clock() {
         "no tick filled: the precise path never ran"
     );
 }
+
+/// A per-thread generator on a cached clock compares no fork count on its shortcut: the clock
+/// is fork-fenced, so in a forked child the inherited generator's confirmed reading must never
+/// be served again.
+///
+/// The parent's generator confirms its tick at `T0` on a driven clock (no refresher thread:
+/// the word holds `T0` until the test moves it). The fork marks the child's word parked, and
+/// the child reads the clock, whose source still reads `T0`. Had that read published `T0`
+/// again, the inherited generator would step on its confirmed tick and mint the parent's next
+/// ID (it did, with the fork check taken off the shortcut and no floor under the child's
+/// word). The child's word must not take `T0`, so the inherited generator fails with
+/// `Forked`; a reading past `T0` is cached again, and the inherited generator still fails.
+#[test]
+#[cfg(all(unix, snowmint_test_hooks))]
+fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
+    use common::forks::{in_child, is_forked};
+
+    let source = ManualClock::new(T0);
+    let clock = CachedClock::driven(source.clone());
+    let generator = Generator::builder(SHORT)
+        .node("machine", 5)
+        .clock(clock.clone())
+        .build_local()
+        .expect("valid generator");
+    assert_eq!(clock.unix_ms(), T0);
+    assert_eq!(clock.drive_word(), T0, "the parent's word holds T0");
+    let first = generator.mint().expect("a mint at T0");
+    let parent = std::process::id();
+    let status = in_child(PATIENCE, || {
+        if clock.drive_word() != 1 {
+            return Err(format!(
+                "the child's word is {}, not PARKED",
+                clock.drive_word()
+            ));
+        }
+        // Read precisely and returned, but not cached: the parent's word held T0.
+        if clock.unix_ms() != T0 {
+            return Err(format!("the child's clock reads {}", clock.unix_ms()));
+        }
+        is_forked("mint at T0", generator.mint(), "LocalGenerator", parent)?;
+        if clock.drive_word() != 1 {
+            return Err(format!("the child's word took {}", clock.drive_word()));
+        }
+        source.advance(1);
+        if clock.unix_ms() != T0 + 1 || clock.drive_word() != T0 + 1 {
+            return Err(format!(
+                "the child's word holds {}, not T0 + 1",
+                clock.drive_word()
+            ));
+        }
+        is_forked("mint at T0 + 1", generator.mint(), "LocalGenerator", parent)
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    // The parent's shortcut goes on from its confirmed tick.
+    let next = generator.mint().expect("a mint at T0");
+    assert_eq!(
+        next.to_u64(),
+        first.to_u64() + 1,
+        "the parent's next ID on its tick"
+    );
+}

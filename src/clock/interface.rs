@@ -88,6 +88,24 @@ pub trait Clock {
     fn unix_ms_or_stale(&self, _: seal::Token) -> u64 {
         self.unix_ms()
     }
+
+    /// Whether a forked child of this process never gets from
+    /// [`unix_ms_or_stale`](Clock::unix_ms_or_stale) a reading (a value from
+    /// `cached::FIRST_READING` up) this clock gave before the fork. A per-thread generator's
+    /// shortcut steps on the tick of the reading its last swap confirmed while the clock still
+    /// gives that reading; on such a clock, an inherited generator's confirmed reading never
+    /// comes again in the child, so the shortcut needs no fork check. `false` unless the clock
+    /// says so: a [`CachedClock`] does (its word takes, in a child, only readings above every
+    /// one it held before the fork).
+    ///
+    /// Sealed, as [`unix_ms_or_stale`](Clock::unix_ms_or_stale).
+    ///
+    /// [`CachedClock`]: super::CachedClock
+    #[doc(hidden)]
+    #[inline(always)]
+    fn fork_fenced(&self, _: seal::Token) -> bool {
+        false
+    }
 }
 
 /// The argument that seals [`Clock::unix_ms_or_stale`]: a type of no size that no path
@@ -114,6 +132,11 @@ impl<C: Clock + ?Sized> Clock for &C {
     fn unix_ms_or_stale(&self, seal: seal::Token) -> u64 {
         (**self).unix_ms_or_stale(seal)
     }
+
+    #[inline(always)]
+    fn fork_fenced(&self, seal: seal::Token) -> bool {
+        (**self).fork_fenced(seal)
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
@@ -130,5 +153,10 @@ impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
     #[inline]
     fn unix_ms_or_stale(&self, seal: seal::Token) -> u64 {
         (**self).unix_ms_or_stale(seal)
+    }
+
+    #[inline(always)]
+    fn fork_fenced(&self, seal: seal::Token) -> bool {
+        (**self).fork_fenced(seal)
     }
 }

@@ -35,7 +35,13 @@ impl<C: Clock, S: State> Generator<C, S> {
     pub(super) fn next_id(&self, on_full: OnFull) -> Result<Id> {
         if S::OWNED {
             let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
-            if fork::generation() == self.plan.forks {
+            // The shortcut steps only on the reading its last swap confirmed, which a swap
+            // does only in a process the generator may mint in. A fork-fenced clock never
+            // gives that reading again in a forked child, so there the reading's compare is
+            // the fork check; any other clock's reading is not, and the fork count is compared.
+            if self.clock.fork_fenced(crate::clock::seal::Token)
+                || fork::generation() == self.plan.forks
+            {
                 if let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one) {
                     return Ok(Id::from_u64(next));
                 }

@@ -193,6 +193,13 @@ impl Clock for CachedClock {
         WORDS[0].load(Ordering::Acquire)
     }
 
+    /// A child's word takes only readings above every one it held before the fork
+    /// (`words::admit`).
+    #[inline(always)]
+    fn fork_fenced(&self, _: crate::clock::interface::seal::Token) -> bool {
+        true
+    }
+
     /// The source's reading, published for the next readers.
     fn unix_ms_precise(&self) -> u64 {
         self.read_source()

@@ -66,7 +66,9 @@ impl<C: Clock> Shared<C> {
         let mut seen = word.load(Ordering::Acquire);
         loop {
             let now = self.source.unix_ms();
-            if seen == UNCACHED || seen == now || now < FIRST_READING {
+            // A reading the word may not take (in a forked child, one not above every
+            // reading the parent's word held) is served uncached.
+            if seen == UNCACHED || seen == now || now < FIRST_READING || !words::admit(word, now) {
                 return now;
             }
             // A sentinel loaded here is one no other write repeats: if it is still there,
@@ -197,7 +199,7 @@ impl<C: Clock> Shared<C> {
             let _ = word.compare_exchange(seen, probe, Ordering::Release, Ordering::Relaxed);
         } else {
             let now = self.source.unix_ms();
-            if now != seen && now >= FIRST_READING {
+            if now != seen && now >= FIRST_READING && words::admit(word, now) {
                 // Release: see the internals page's orderings. A failure means a precise
                 // reader published a reading at least as fresh as this one: drop this one.
                 let _ = word.compare_exchange(seen, now, Ordering::Release, Ordering::Relaxed);

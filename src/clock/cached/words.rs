@@ -10,7 +10,7 @@ use {super::sentinel::PARKED, crate::sync::AtomicU64};
 #[cfg(not(snowmint_loom))]
 pub(super) use table::IN_CHILD;
 #[cfg(not(snowmint_loom))]
-pub(super) use table::{WORDS, give_back, take};
+pub(super) use table::{WORDS, admit, give_back, take};
 
 #[cfg(not(snowmint_loom))]
 mod table {
@@ -37,6 +37,53 @@ mod table {
 
     /// The word of a private clock that got no slot: it always says [`UNCACHED`].
     static NO_SLOT: AtomicU64 = AtomicU64::new(UNCACHED);
+
+    /// Each slot's marks (see [`admit`]). `std`'s atomics: only this module reads them, and
+    /// the fork handler writes them.
+    static MARKS: [Marks; SLOTS] = [const { Marks::new() }; SLOTS];
+
+    /// What a slot's word may be given: readings above `floor` only.
+    struct Marks {
+        /// The highest reading the word was given in this process or an ancestor, raised
+        /// before the word is given it.
+        high: std::sync::atomic::AtomicU64,
+        /// `high` as the last `fork()` copied it; 0 in a process that never forked.
+        floor: std::sync::atomic::AtomicU64,
+    }
+
+    impl Marks {
+        const fn new() -> Marks {
+            Marks {
+                high: std::sync::atomic::AtomicU64::new(0),
+                floor: std::sync::atomic::AtomicU64::new(0),
+            }
+        }
+    }
+
+    /// Whether `word` may be given the reading `now`, and if so, `now` recorded as one it was
+    /// given. A word of the table takes only a reading above every reading it held before
+    /// this process was forked, so no reading a child's clock serves equals one its parent's
+    /// served: a per-thread generator's shortcut, which steps on the reading it last
+    /// confirmed, then needs no fork check (see `Clock::fork_fenced`). A child's readings wait,
+    /// served uncached, until its source passes the floor (within a millisecond of the fork
+    /// for a source that keeps time). A word outside the table (a clock with no slot) takes any.
+    pub(in crate::clock::cached) fn admit(word: &AtomicU64, now: u64) -> bool {
+        use std::sync::atomic::Ordering as Std;
+        let Some(slot) = WORDS.iter().position(|own| std::ptr::eq(&**own, word)) else {
+            return true;
+        };
+        let marks = &MARKS[slot];
+        // Relaxed: the floor is written only by the child handler, in a child with one
+        // thread, before any code of the child reads it.
+        if now <= marks.floor.load(Std::Relaxed) {
+            return false;
+        }
+        // Relaxed: the caller's compare-and-swap that gives the word `now` is a Release that
+        // follows this in its thread, so a fork that copies the word given `now` copies this
+        // mark too.
+        marks.high.fetch_max(now, Std::Relaxed);
+        true
+    }
 
     /// A free slot of [`WORDS`], marked [`PARKED`], and its word; no slot and a word that
     /// always says [`UNCACHED`] when every slot is taken.
@@ -66,6 +113,10 @@ mod table {
             match TAKEN.compare_exchange_weak(taken, taken | 1 << free, Std::Relaxed, Std::Relaxed)
             {
                 Ok(_) => {
+                    // A slot is free only once no handle of its last clock is left, so no
+                    // generator holds a reading of that clock: a new clock starts unmarked.
+                    MARKS[free].high.store(0, Std::Relaxed);
+                    MARKS[free].floor.store(0, Std::Relaxed);
                     WORDS[free].store(sentinel(PARKED), Ordering::Release);
                     return Some(free);
                 }
@@ -79,11 +130,17 @@ mod table {
     pub(in crate::clock::cached) static IN_CHILD: ChildStep = ChildStep::new(after_fork_in_child);
 
     /// Marks every cached clock's reading [`PARKED`]: the child of a `fork()` has no refresher
-    /// thread, so its first read must take a precise reading and start one. Called by the child
-    /// fork handler ([`crate::fork`]), in a child with one thread: atomic stores on `static`s, no
-    /// lock, no allocation, nothing that can panic.
+    /// thread, so its first read must take a precise reading and start one. Raises each
+    /// slot's floor to its high mark: the child's words take only readings above every one
+    /// the parent's held (see [`admit`]). Called by the child fork handler ([`crate::fork`]),
+    /// in a child with one thread: atomic loads and stores on `static`s, no lock, no
+    /// allocation, nothing that can panic.
     fn after_fork_in_child() {
-        for word in &WORDS {
+        use std::sync::atomic::Ordering as Std;
+        for (word, marks) in WORDS.iter().zip(&MARKS) {
+            marks
+                .floor
+                .store(marks.high.load(Std::Relaxed), Std::Relaxed);
             if word.load(Ordering::Relaxed) != UNCACHED {
                 word.store(sentinel(PARKED), Ordering::Release);
             }
@@ -101,3 +158,9 @@ pub(super) fn take() -> (Option<usize>, &'static AtomicU64) {
 /// Never called: no clock has a slot under loom.
 #[cfg(snowmint_loom)]
 pub(super) fn give_back(_slot: usize) {}
+
+/// Any reading: loom's models never fork.
+#[cfg(snowmint_loom)]
+pub(super) fn admit(_word: &AtomicU64, _now: u64) -> bool {
+    true
+}
