@@ -1090,12 +1090,14 @@ fn sharded_threads_on_a_real_cached_clock() {
 /// be served again.
 ///
 /// The parent's generator confirms its tick at `T0` on a driven clock (no refresher thread:
-/// the word holds `T0` until the test moves it). The fork marks the child's word parked, and
+/// the word holds `T0` until the test moves it, and a probe when the fork copies it). The fork
+/// marks the child's word parked, and
 /// the child reads the clock, whose source still reads `T0`. Had that read published `T0`
 /// again, the inherited generator would step on its confirmed tick and mint the parent's next
 /// ID (it did, with the fork check taken off the shortcut and no floor under the child's
 /// word). The child's word must not take `T0`, so the inherited generator fails with
-/// `Forked`; a reading past `T0` is cached again, and the inherited generator still fails.
+/// `Forked`; a reading past `T0` is cached again, and the inherited generator still fails; a
+/// refresh after the source steps back to `T0` leaves the word where it was.
 #[test]
 #[cfg(all(unix, snowmint_test_hooks))]
 fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
@@ -1111,6 +1113,10 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
     assert_eq!(clock.unix_ms(), T0);
     assert_eq!(clock.drive_word(), T0, "the parent's word holds T0");
     let first = generator.mint().expect("a mint at T0");
+    // The word holds a probe, not T0, when the fork copies it: the child's floor is the
+    // highest reading the word held, not what it holds.
+    clock.drive_refresh(snowmint::clock::PROBE_EVERY);
+    assert_eq!(clock.drive_word(), 0, "the parent's word holds a probe");
     let parent = std::process::id();
     let status = in_child(PATIENCE, || {
         if clock.drive_word() != 1 {
@@ -1134,7 +1140,22 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
                 clock.drive_word()
             ));
         }
-        is_forked("mint at T0 + 1", generator.mint(), "LocalGenerator", parent)
+        is_forked("mint at T0 + 1", generator.mint(), "LocalGenerator", parent)?;
+        // The source steps back to T0: a refresh must not give the word T0 either.
+        source.set(T0);
+        clock.drive_refresh(1);
+        if clock.drive_word() != T0 + 1 {
+            return Err(format!(
+                "a refresh gave the child's word {}",
+                clock.drive_word()
+            ));
+        }
+        is_forked(
+            "mint after the step back",
+            generator.mint(),
+            "LocalGenerator",
+            parent,
+        )
     });
     assert_eq!(status, 0, "see the child's stderr");
     // The parent's shortcut goes on from its confirmed tick.
