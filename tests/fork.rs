@@ -182,6 +182,33 @@ fn a_local_generator_inherited_across_fork_fails_in_the_child() {
     all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
 }
 
+/// On a clock that is not a cached clock, a per-thread generator's shortcut compares the fork
+/// count: the child's clock gives the very reading the parent's generator confirmed (a
+/// `ManualClock` that stands still, shared by `Arc`), so the reading's compare alone would let
+/// the inherited generator mint the parent's next ID on that tick.
+#[test]
+fn a_local_generator_on_a_clock_that_repeats_its_reading_in_the_child_fails_there() {
+    let parent = std::process::id();
+    let clock = Arc::new(snowmint::clock::ManualClock::new(common::clocks::T0));
+    let inherited = Generator::builder(Layout::TWITTER)
+        .node("machine", 1)
+        .clock(Arc::clone(&clock))
+        .build_local()
+        .unwrap();
+    // Two mints on the tick: the second is the shortcut's, on the confirmed reading.
+    let first = inherited.mint().unwrap();
+    assert_eq!(inherited.mint().unwrap().to_u64(), first.to_u64() + 1);
+    let status = in_child(|| {
+        if clock.unix_ms() != common::clocks::T0 {
+            return Err(format!("the child's clock reads {}", clock.unix_ms()));
+        }
+        is_forked("mint", inherited.mint(), "LocalGenerator", parent)?;
+        is_forked("try_mint", inherited.try_mint(), "LocalGenerator", parent)
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+    assert_eq!(inherited.mint().unwrap().to_u64(), first.to_u64() + 2);
+}
+
 #[test]
 fn a_sharded_handle_s_run_of_ids_left_over_in_the_forking_thread_is_not_handed_out_in_the_child() {
     // On a clock that stands still, the forking thread's run of its shard's IDs has IDs left:

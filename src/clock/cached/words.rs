@@ -97,20 +97,23 @@ mod table {
     /// Frees `slot`, which nothing reads or refreshes any more.
     pub(in crate::clock::cached) fn give_back(slot: usize) {
         WORDS[slot].store(sentinel(PARKED), Ordering::Release);
-        TAKEN.fetch_and(!(1 << slot), std::sync::atomic::Ordering::Relaxed);
+        // Release: the old clock's last writes of the word and of its marks happen before the
+        // slot is taken again (the Acquire of `take_slot`), and so before the marks' reset.
+        TAKEN.fetch_and(!(1 << slot), std::sync::atomic::Ordering::Release);
     }
 
     /// Takes a free slot of [`WORDS`], marked [`PARKED`].
     fn take_slot() -> Option<usize> {
         use std::sync::atomic::Ordering as Std;
-        // Relaxed: the bitmap only hands out distinct slots; the word is reset before it is used.
+        // Relaxed: the bitmap only hands out distinct slots; the word is reset before it is
+        // used, after the Acquire of the swap that takes the slot.
         let mut taken = TAKEN.load(Std::Relaxed);
         loop {
             let free = (!taken).trailing_zeros() as usize;
             if free >= SLOTS {
                 return None;
             }
-            match TAKEN.compare_exchange_weak(taken, taken | 1 << free, Std::Relaxed, Std::Relaxed)
+            match TAKEN.compare_exchange_weak(taken, taken | 1 << free, Std::Acquire, Std::Relaxed)
             {
                 Ok(_) => {
                     // A slot is free only once no handle of its last clock is left, so no
@@ -132,7 +135,10 @@ mod table {
     /// Marks every cached clock's reading [`PARKED`]: the child of a `fork()` has no refresher
     /// thread, so its first read must take a precise reading and start one. Raises each
     /// slot's floor to its high mark: the child's words take only readings above every one
-    /// the parent's held (see [`admit`]). Called by the child fork handler ([`crate::fork`]),
+    /// the parent's held (see [`admit`]). A per-thread generator's shortcut on a cached clock
+    /// relies on this step running in every child, as a sharded generator's runs rely on
+    /// theirs: the child handler runs every registered step unless the list is locked, which
+    /// it is only inside a fork section, and `prepare` waits for every section. Called by the child fork handler ([`crate::fork`]),
     /// in a child with one thread: atomic loads and stores on `static`s, no lock, no
     /// allocation, nothing that can panic.
     fn after_fork_in_child() {
