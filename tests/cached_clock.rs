@@ -1110,8 +1110,7 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
         .clock(clock.clone())
         .build_local()
         .expect("valid generator");
-    assert_eq!(clock.unix_ms(), T0);
-    assert_eq!(clock.drive_word(), T0, "the parent's word holds T0");
+    assert!(publishes(&clock, T0), "the parent's word does not take T0");
     let first = generator.mint().expect("a mint at T0");
     // The word holds a probe, not T0, when the fork copies it: the child's floor is the
     // highest reading the word held, not what it holds.
@@ -1165,4 +1164,97 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
         first.to_u64() + 1,
         "the parent's next ID on its tick"
     );
+}
+
+/// The floor holds through generations: a generator built and confirmed in a child, at a
+/// reading only the child's word held, fails in the grandchild, whose clock reads that reading
+/// again. The child's floor is the parent's `T0`, so its word takes `T0 + 1`; the
+/// grandchild's floor is `T0 + 1`, so its word must not.
+#[test]
+#[cfg(all(unix, snowmint_test_hooks))]
+fn a_grandchild_s_cached_clock_never_serves_a_reading_its_parent_served() {
+    use common::forks::{in_child, is_forked};
+
+    let source = ManualClock::new(T0);
+    let clock = CachedClock::driven(source.clone());
+    assert!(publishes(&clock, T0), "the parent's word does not take T0");
+    let status = in_child(PATIENCE, || {
+        source.advance(1);
+        if clock.unix_ms() != T0 + 1 || clock.drive_word() != T0 + 1 {
+            return Err(format!("the child's word holds {}", clock.drive_word()));
+        }
+        let generator = Generator::builder(SHORT)
+            .node("machine", 5)
+            .clock(clock.clone())
+            .build_local()
+            .map_err(|err| err.to_string())?;
+        let first = generator.mint().map_err(|err| err.to_string())?;
+        let child = std::process::id();
+        let grandchild = in_child(PATIENCE, || {
+            if clock.unix_ms() != T0 + 1 {
+                return Err(format!("the grandchild's clock reads {}", clock.unix_ms()));
+            }
+            is_forked("mint at T0 + 1", generator.mint(), "LocalGenerator", child)?;
+            if clock.drive_word() != 1 {
+                return Err(format!("the grandchild's word took {}", clock.drive_word()));
+            }
+            Ok(())
+        });
+        if grandchild != 0 {
+            return Err(format!(
+                "the grandchild exited {grandchild} (see its stderr)"
+            ));
+        }
+        let next = generator.mint().map_err(|err| err.to_string())?;
+        if next.to_u64() != first.to_u64() + 1 {
+            return Err(format!("the child's next ID is {next:?} after {first:?}"));
+        }
+        Ok(())
+    });
+    assert_eq!(status, 0, "see the child's stderr");
+}
+
+/// Reads `clock` until its word holds `reading`: a reading published while another test's
+/// fork is being prepared is handed back (its refresher's wake-up goes to the next reader), so
+/// one read may leave the word parked.
+#[cfg(all(unix, snowmint_test_hooks))]
+fn publishes(clock: &CachedClock<Private<ManualClock>>, reading: u64) -> bool {
+    eventually(|| clock.unix_ms() == reading && clock.drive_word() == reading)
+}
+
+/// A private cached clock made in a forked child may take a slot whose marks a clock of the
+/// parent raised (here the parent's clock at `T0` + 60 s, dropped in the child, frees its
+/// slot): it starts unmarked, so its word takes its source's first reading at once, even one
+/// below the readings the slot's old clock gave. The child takes every free slot, one clock
+/// each, so one of them is the old clock's.
+#[test]
+#[cfg(all(unix, snowmint_test_hooks))]
+fn a_slot_retaken_in_a_child_starts_with_no_floor() {
+    use common::forks::in_child;
+
+    let old = CachedClock::driven(ManualClock::new(T0 + 60_000));
+    assert!(
+        publishes(&old, T0 + 60_000),
+        "the parent's word does not take its reading"
+    );
+    let status = in_child(PATIENCE, || {
+        drop(old);
+        let mut clocks = Vec::new();
+        loop {
+            let clock = CachedClock::driven(ManualClock::new(T0));
+            let read = clock.unix_ms();
+            match clock.drive_word() {
+                // No slot was left: every one was taken below, the old clock's among them.
+                2 => return Ok(()),
+                word if read == T0 && word == T0 => clocks.push(clock),
+                word => {
+                    return Err(format!(
+                        "the {}th new clock's word holds {word} after reading {read}",
+                        clocks.len() + 1
+                    ));
+                }
+            }
+        }
+    });
+    assert_eq!(status, 0, "see the child's stderr");
 }
