@@ -373,9 +373,10 @@
 //! its floor, and a reading at or below it (the source has not yet passed the parent's last
 //! published millisecond, or went back) is returned to its reader uncached. So no reading a
 //! child's cached clock serves is one its parent's served, and a per-thread generator's
-//! shortcut needs no fork count ([the fork count](#the-fork-count)). The handler is registered before a word can
-//! hold a reading (when a private clock is made, in the process-wide clock's initialisation),
-//! so every fork finds it, also one between a clock's first reading and its refresher's start.
+//! shortcut needs no fork count ([the fork count](#the-fork-count)). The handler is
+//! registered before a word can hold a reading (when a private clock is made, in the
+//! process-wide clock's initialisation), so every fork finds it, also one between a clock's
+//! first reading and its refresher's start.
 //! Two things a fork could split are fork sections, so a fork waits for them and the child
 //! finds them done or never begun: the process-wide clock's initialisation (its once-cell, and
 //! inside it the source's construction, which calibrates quanta's counter in quanta's

@@ -138,9 +138,9 @@ mod table {
     /// the parent's held (see [`admit`]). A per-thread generator's shortcut on a cached clock
     /// relies on this step running in every child, as a sharded generator's runs rely on
     /// theirs: the child handler runs every registered step unless the list is locked, which
-    /// it is only inside a fork section, and `prepare` waits for every section. Called by the child fork handler ([`crate::fork`]),
-    /// in a child with one thread: atomic loads and stores on `static`s, no lock, no
-    /// allocation, nothing that can panic.
+    /// it is only inside a fork section, and `prepare` waits for every section. Called by the
+    /// child fork handler ([`crate::fork`]), in a child with one thread: atomic loads and
+    /// stores on `static`s, no lock, no allocation, nothing that can panic.
     fn after_fork_in_child() {
         use std::sync::atomic::Ordering as Std;
         for (word, marks) in WORDS.iter().zip(&MARKS) {
