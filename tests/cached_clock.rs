@@ -28,6 +28,8 @@ use snowmint::{
 
 use common::checks::assert_unique_and_increasing;
 use common::clocks::T0;
+#[cfg(all(unix, snowmint_test_hooks))]
+use common::forks::{in_child, is_forked};
 use common::refresher::assert_parks_then_wakes;
 #[cfg(snowmint_test_hooks)]
 use common::refresher::wait_parked;
@@ -1091,18 +1093,15 @@ fn sharded_threads_on_a_real_cached_clock() {
 ///
 /// The parent's generator confirms its tick at `T0` on a driven clock (no refresher thread:
 /// the word holds `T0` until the test moves it, and a probe when the fork copies it). The fork
-/// marks the child's word parked, and
-/// the child reads the clock, whose source still reads `T0`. Had that read published `T0`
-/// again, the inherited generator would step on its confirmed tick and mint the parent's next
-/// ID (it did, with the fork check taken off the shortcut and no floor under the child's
-/// word). The child's word must not take `T0`, so the inherited generator fails with
+/// marks the child's word parked, and the child reads the clock, whose source still reads
+/// `T0`. Had that read published `T0` again, the inherited generator would step on its
+/// confirmed tick and mint the parent's next ID (it did, with the fork check taken off the
+/// shortcut and no floor under the child's word). The child's word must not take `T0`, so the inherited generator fails with
 /// `Forked`; a reading past `T0` is cached again, and the inherited generator still fails; a
 /// refresh after the source steps back to `T0` leaves the word where it was.
 #[test]
 #[cfg(all(unix, snowmint_test_hooks))]
 fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
-    use common::forks::{in_child, is_forked};
-
     let source = ManualClock::new(T0);
     let clock = CachedClock::driven(source.clone());
     let generator = Generator::builder(SHORT)
@@ -1173,8 +1172,6 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
 #[test]
 #[cfg(all(unix, snowmint_test_hooks))]
 fn a_grandchild_s_cached_clock_never_serves_a_reading_its_parent_served() {
-    use common::forks::{in_child, is_forked};
-
     let source = ManualClock::new(T0);
     let clock = CachedClock::driven(source.clone());
     assert!(publishes(&clock, T0), "the parent's word does not take T0");
@@ -1230,8 +1227,6 @@ fn publishes(clock: &CachedClock<Private<ManualClock>>, reading: u64) -> bool {
 #[test]
 #[cfg(all(unix, snowmint_test_hooks))]
 fn a_slot_retaken_in_a_child_starts_with_no_floor() {
-    use common::forks::in_child;
-
     let old = CachedClock::driven(ManualClock::new(T0 + 60_000));
     assert!(
         publishes(&old, T0 + 60_000),
