@@ -5,7 +5,7 @@
 //! parent as they stood at that instant. Every section that a fork would leave half done runs
 //! inside [`enter`]'s [`Section`], a gate the `prepare` handler closes; the `child` handler
 //! adds one to the fork count ([`generation`]), which a generator compares on every mint (but
-//! a per-thread generator's shortcut on a fork-fenced clock, see the internals page), and
+//! a confirmed step on a fork-fenced clock, see the internals page), and
 //! runs each [`ChildStep`] registered with it. The whole protocol, why `prepare` never
 //! deadlocks, when the handlers are registered, and what else a fork copies: [the internals
 //! page](crate::docs::internals#the-fork-protocol).

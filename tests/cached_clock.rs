@@ -25,6 +25,8 @@ use snowmint::{
     clock::{CachedClock, ManualClock, MonotonicClock, WallClockBack},
     shard::Shards,
 };
+#[cfg(all(unix, snowmint_test_hooks))]
+use snowmint::{GeneratorBuilder, generator::State};
 
 use common::checks::assert_unique_and_increasing;
 use common::clocks::T0;
@@ -1087,28 +1089,28 @@ fn sharded_threads_on_a_real_cached_clock() {
     );
 }
 
-/// A per-thread generator on a cached clock compares no fork count on its shortcut: the clock
-/// is fork-fenced, so in a forked child the inherited generator's confirmed reading must never
-/// be served again.
+/// A generator on a cached clock compares no fork count on its shortcut: the clock is
+/// fork-fenced, so in a forked child the inherited generator's confirmed reading must never be
+/// served again. Run for a shared generator and for a per-thread one (`build`, named `kind` in
+/// `Forked`).
 ///
 /// The parent's generator confirms its tick at `T0` on a driven clock (no refresher thread:
 /// the word holds `T0` until the test moves it, and a probe when the fork copies it). The fork
 /// marks the child's word parked, and the child reads the clock, whose source still reads
 /// `T0`. Had that read published `T0` again, the inherited generator would step on its
 /// confirmed tick and mint the parent's next ID (it did, with the fork check taken off the
-/// shortcut and no floor under the child's word). The child's word must not take `T0`, so the inherited generator fails with
-/// `Forked`; a reading past `T0` is cached again, and the inherited generator still fails; a
-/// refresh after the source steps back to `T0` leaves the word where it was.
-#[test]
+/// shortcut and no floor under the child's word). The child's word must not take `T0`, so the
+/// inherited generator fails with `Forked`; a reading past `T0` is cached again, and the
+/// inherited generator still fails; a refresh after the source steps back to `T0` leaves the
+/// word where it was.
 #[cfg(all(unix, snowmint_test_hooks))]
-fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
+fn a_child_never_gets_the_parent_s_confirmed_reading<S: State>(build: Build<S>, kind: &str) {
     let source = ManualClock::new(T0);
     let clock = CachedClock::driven(source.clone());
-    let generator = Generator::builder(SHORT)
+    let builder = Generator::builder(SHORT)
         .node("machine", 5)
-        .clock(clock.clone())
-        .build_local()
-        .expect("valid generator");
+        .clock(clock.clone());
+    let generator = build(builder).expect("valid generator");
     assert!(publishes(&clock, T0), "the parent's word does not take T0");
     let first = generator.mint().expect("a mint at T0");
     // The word holds a probe, not T0, when the fork copies it: the child's floor is the
@@ -1127,7 +1129,7 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
         if clock.unix_ms() != T0 {
             return Err(format!("the child's clock reads {}", clock.unix_ms()));
         }
-        is_forked("mint at T0", generator.mint(), "LocalGenerator", parent)?;
+        is_forked("mint at T0", generator.mint(), kind, parent)?;
         if clock.drive_word() != 1 {
             return Err(format!("the child's word took {}", clock.drive_word()));
         }
@@ -1138,7 +1140,7 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
                 clock.drive_word()
             ));
         }
-        is_forked("mint at T0 + 1", generator.mint(), "LocalGenerator", parent)?;
+        is_forked("mint at T0 + 1", generator.mint(), kind, parent)?;
         // The source steps back to T0: a refresh must not give the word T0 either.
         source.set(T0);
         clock.drive_refresh(1);
@@ -1148,12 +1150,7 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
                 clock.drive_word()
             ));
         }
-        is_forked(
-            "mint after the step back",
-            generator.mint(),
-            "LocalGenerator",
-            parent,
-        )
+        is_forked("mint after the step back", generator.mint(), kind, parent)
     });
     assert_eq!(status, 0, "see the child's stderr");
     // The parent's shortcut goes on from its confirmed tick.
@@ -1165,13 +1162,33 @@ fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_served() {
     );
 }
 
+/// How a forking test builds its generator from a builder on the driven clock.
+#[cfg(all(unix, snowmint_test_hooks))]
+type Build<S> = fn(
+    GeneratorBuilder<CachedClock<Private<ManualClock>>>,
+) -> snowmint::Result<Generator<CachedClock<Private<ManualClock>>, S>>;
+
+#[test]
+#[cfg(all(unix, snowmint_test_hooks))]
+fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_s_local_generator_confirmed() {
+    a_child_never_gets_the_parent_s_confirmed_reading(
+        GeneratorBuilder::build_local,
+        "LocalGenerator",
+    );
+}
+
+#[test]
+#[cfg(all(unix, snowmint_test_hooks))]
+fn a_forked_child_s_cached_clock_never_serves_a_reading_its_parent_s_shared_generator_confirmed() {
+    a_child_never_gets_the_parent_s_confirmed_reading(GeneratorBuilder::build, "Generator");
+}
+
 /// The floor holds through generations: a generator built and confirmed in a child, at a
 /// reading only the child's word held, fails in the grandchild, whose clock reads that reading
 /// again. The child's floor is the parent's `T0`, so its word takes `T0 + 1`; the
-/// grandchild's floor is `T0 + 1`, so its word must not.
-#[test]
+/// grandchild's floor is `T0 + 1`, so its word must not. Run for both kinds, as above.
 #[cfg(all(unix, snowmint_test_hooks))]
-fn a_grandchild_s_cached_clock_never_serves_a_reading_its_parent_served() {
+fn a_grandchild_never_gets_the_child_s_confirmed_reading<S: State>(build: Build<S>, kind: &str) {
     let source = ManualClock::new(T0);
     let clock = CachedClock::driven(source.clone());
     assert!(publishes(&clock, T0), "the parent's word does not take T0");
@@ -1180,18 +1197,17 @@ fn a_grandchild_s_cached_clock_never_serves_a_reading_its_parent_served() {
         if clock.unix_ms() != T0 + 1 || clock.drive_word() != T0 + 1 {
             return Err(format!("the child's word holds {}", clock.drive_word()));
         }
-        let generator = Generator::builder(SHORT)
+        let builder = Generator::builder(SHORT)
             .node("machine", 5)
-            .clock(clock.clone())
-            .build_local()
-            .map_err(|err| err.to_string())?;
+            .clock(clock.clone());
+        let generator = build(builder).map_err(|err| err.to_string())?;
         let first = generator.mint().map_err(|err| err.to_string())?;
         let child = std::process::id();
         let grandchild = in_child(PATIENCE, || {
             if clock.unix_ms() != T0 + 1 {
                 return Err(format!("the grandchild's clock reads {}", clock.unix_ms()));
             }
-            is_forked("mint at T0 + 1", generator.mint(), "LocalGenerator", child)?;
+            is_forked("mint at T0 + 1", generator.mint(), kind, child)?;
             if clock.drive_word() != 1 {
                 return Err(format!("the grandchild's word took {}", clock.drive_word()));
             }
@@ -1209,6 +1225,21 @@ fn a_grandchild_s_cached_clock_never_serves_a_reading_its_parent_served() {
         Ok(())
     });
     assert_eq!(status, 0, "see the child's stderr");
+}
+
+#[test]
+#[cfg(all(unix, snowmint_test_hooks))]
+fn a_grandchild_s_cached_clock_never_serves_a_reading_its_parent_s_local_generator_confirmed() {
+    a_grandchild_never_gets_the_child_s_confirmed_reading(
+        GeneratorBuilder::build_local,
+        "LocalGenerator",
+    );
+}
+
+#[test]
+#[cfg(all(unix, snowmint_test_hooks))]
+fn a_grandchild_s_cached_clock_never_serves_a_reading_its_parent_s_shared_generator_confirmed() {
+    a_grandchild_never_gets_the_child_s_confirmed_reading(GeneratorBuilder::build, "Generator");
 }
 
 /// Reads `clock` until its word holds `reading`: a reading published while another test's

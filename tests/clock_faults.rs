@@ -132,6 +132,24 @@ fn tick_tock_keeps_minting_at_the_regressed_time_on_the_other_timeline() {
     }
 }
 
+/// A shared generator confirms no reading on a layout with a tick-tock bit: a toggle
+/// installs a state below the confirmed tick's last, so the reading confirmed before it, read
+/// again, would step the other timeline's older tick on (and on past its sequence, into the
+/// node field) instead of minting at that reading.
+#[test]
+fn a_reading_confirmed_before_a_toggle_read_again_mints_at_that_reading() {
+    let (generator, clock) = scripted(TT4, ClockBehind::TickTock { max_ms: 0 });
+    let mut ledger = Ledger::default();
+    // The second mint is on the reading the first confirmed.
+    ledger.mint_at(&generator, 2, T0, 0);
+    clock.set(T0 - 50);
+    ledger.mint_at(&generator, 1, T0 - 50, 1);
+    clock.set(T0);
+    // A whole tick of the 2-bit sequence at the reading, on timeline 1.
+    ledger.mint_at(&generator, 4, T0, 1);
+    assert_eq!(generator.stats().toggles, 1);
+}
+
 #[test]
 fn a_forward_jump_of_a_day_mints_at_the_new_time_from_sequence_zero() {
     for policy in [ClockBehind::Error, ClockBehind::TickTock { max_ms: 0 }] {
@@ -440,12 +458,16 @@ const TT4: Layout = Layout::builder("tt4", 64)
     .build_const();
 
 /// A clock whose readings on the thread named `x` follow a script (the rest read `base`), so a
-/// test can hold that thread between its reading and its compare-and-swap.
+/// test can hold that thread between a reading and what it does with it.
 struct HeldReader {
     base: ManualClock,
+    /// Thread `x`'s readings, in order; past the script it reads `base`.
+    script: &'static [u64],
+    /// Which of them `x` is held at, after taking it.
+    held: usize,
     /// How many readings thread `x` has taken.
     x_reads: std::sync::atomic::AtomicUsize,
-    /// Told when `x` has taken its reading of `T0 + 101`; `x` then waits for `resume`.
+    /// Told when `x` has taken its held reading; `x` then waits for `resume`.
     reading_taken: std::sync::Mutex<mpsc::Sender<()>>,
     resume: std::sync::Mutex<mpsc::Receiver<()>>,
 }
@@ -455,32 +477,30 @@ impl snowmint::Clock for HeldReader {
         if thread::current().name() != Some("x") {
             return self.base.unix_ms();
         }
-        match self.x_reads.fetch_add(1, Ordering::SeqCst) {
-            // The fast path: the full tick sends `x` to the slow path.
-            0 => T0 + 100,
-            // The slow path's reading, taken before the other thread's toggle and used after.
-            1 => {
-                self.reading_taken.lock().unwrap().send(()).unwrap();
-                self.resume.lock().unwrap().recv().unwrap();
-                T0 + 101
-            }
-            _ => self.base.unix_ms(),
+        let n = self.x_reads.fetch_add(1, Ordering::SeqCst);
+        if n == self.held {
+            self.reading_taken.lock().unwrap().send(()).unwrap();
+            self.resume.lock().unwrap().recv().unwrap();
         }
+        self.script
+            .get(n)
+            .copied()
+            .unwrap_or_else(|| self.base.unix_ms())
     }
 }
 
-/// Regression: a reading from before a toggle carried the new timeline up to the old time.
-/// Thread `x` reads `T0 + 101` on timeline 0 and is held there; the clock steps back to
-/// `T0 + 50` and the main thread's mint toggles to timeline 1 at `T0 + 50`; `x`'s CAS then
-/// loses to the toggle. Minting on with its old reading put timeline 1 at `T0 + 101`, using it
-/// up to the old time; a reading is only used on the timeline of the state it was read after,
-/// so `x` reads again and mints the next ID at `T0 + 50` on timeline 1.
-#[test]
-fn a_reading_from_before_a_toggle_never_carries_the_new_timeline_to_the_old_time() {
+/// Thread `x` mints with `try_mint` on a [`TT4`] generator that minted `before` IDs at
+/// `T0 + 100`, reading the clock as [`HeldReader`] scripts (`script`, held at `held`); while
+/// it is held, the clock steps back to `T0 + 50` and the main thread's mint toggles to
+/// timeline 1 there. `x`'s ID must then be the next on timeline 1, at `T0 + 50`: a reading
+/// from before the toggle is used on no state loaded after it.
+fn held_across_a_toggle(before: usize, script: &'static [u64], held: usize) {
     let (taken_tx, taken_rx) = mpsc::channel();
     let (resume_tx, resume_rx) = mpsc::channel();
     let clock = HeldReader {
         base: ManualClock::new(T0 + 100),
+        script,
+        held,
         x_reads: Default::default(),
         reading_taken: std::sync::Mutex::new(taken_tx),
         resume: std::sync::Mutex::new(resume_rx),
@@ -492,7 +512,7 @@ fn a_reading_from_before_a_toggle_never_carries_the_new_timeline_to_the_old_time
         .build()
         .unwrap();
     let mut ledger = Ledger::default();
-    for _ in 0..4 {
+    for _ in 0..before {
         ledger.record(generator.decode(generator.try_mint().unwrap()).unwrap());
     }
     thread::scope(|s| {
@@ -518,6 +538,26 @@ fn a_reading_from_before_a_toggle_never_carries_the_new_timeline_to_the_old_time
         ledger.record(after);
     });
     assert_eq!(generator.stats().toggles, 1);
+}
+
+/// Regression: a reading from before a toggle carried the new timeline up to the old time.
+/// Thread `x` finds the tick full at `T0 + 100` and reads `T0 + 101` in the slow path, where
+/// it is held; `x`'s CAS then loses to the toggle. Minting on with its old reading put
+/// timeline 1 at `T0 + 101`, using it up to the old time; a reading is only used on the
+/// timeline of the state it was read after, so `x` reads again.
+#[test]
+fn a_reading_from_before_a_toggle_never_carries_the_new_timeline_to_the_old_time() {
+    held_across_a_toggle(4, &[T0 + 100, T0 + 101], 1);
+}
+
+/// Regression: a shared generator's single mint reads the clock before it loads its word (for
+/// the confirmed step), and went on with that reading when the step missed. Thread `x` reads
+/// `T0 + 101` and is held before the load; the word it then loads is the toggled one, and the
+/// reading carried timeline 1 to `T0 + 101`. On a layout with a tick-tock bit the miss starts
+/// over with the word loaded first.
+#[test]
+fn a_single_mint_s_reading_from_before_a_toggle_is_not_used_on_the_toggled_word() {
+    held_across_a_toggle(1, &[T0 + 101], 0);
 }
 
 /// A clock whose ordinary reading is `T0` and whose precise readings alternate between the

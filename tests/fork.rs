@@ -19,10 +19,12 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use snowmint::clock::{CachedClock, ManualClock};
+use snowmint::generator::State;
 use snowmint::mark::{MarkFile, MarkFileStore, MarkStore, MarkedGenerator};
 use snowmint::shard::Shards;
 use snowmint::sno::SnoGenerator;
-use snowmint::{Clock, Generator, Id, Layout, Mint, clock::CachedClock};
+use snowmint::{Clock, Generator, GeneratorBuilder, Id, Layout, Mint};
 
 use common::clocks::wall_ms;
 use common::files::TempDir;
@@ -182,19 +184,23 @@ fn a_local_generator_inherited_across_fork_fails_in_the_child() {
     all_new(&mut seen, || inherited.mint().unwrap().to_u64()).unwrap();
 }
 
-/// On a clock that is not a cached clock, a per-thread generator's shortcut compares the fork
-/// count: the child's clock gives the very reading the parent's generator confirmed (a
-/// `ManualClock` that stands still, shared by `Arc`), so the reading's compare alone would let
-/// the inherited generator mint the parent's next ID on that tick.
-#[test]
-fn a_local_generator_on_a_clock_that_repeats_its_reading_in_the_child_fails_there() {
+/// On a clock that is not a cached clock, a generator's shortcut compares the fork count: the
+/// child's clock gives the very reading the parent's generator confirmed (a `ManualClock` that
+/// stands still, shared by `Arc`), so the reading's compare alone would let the inherited
+/// generator mint the parent's next ID on that tick. `kind` is the generator's name in
+/// [`Error::Forked`](snowmint::Error::Forked).
+fn fails_in_a_child_whose_clock_repeats_its_reading<S: State>(
+    build: impl FnOnce(
+        GeneratorBuilder<Arc<ManualClock>>,
+    ) -> snowmint::Result<Generator<Arc<ManualClock>, S>>,
+    kind: &str,
+) {
     let parent = std::process::id();
-    let clock = Arc::new(snowmint::clock::ManualClock::new(common::clocks::T0));
-    let inherited = Generator::builder(Layout::TWITTER)
+    let clock = Arc::new(ManualClock::new(common::clocks::T0));
+    let builder = Generator::builder(Layout::TWITTER)
         .node("machine", 1)
-        .clock(Arc::clone(&clock))
-        .build_local()
-        .unwrap();
+        .clock(Arc::clone(&clock));
+    let inherited = build(builder).unwrap();
     // Two mints on the tick: the second is the shortcut's, on the confirmed reading.
     let first = inherited.mint().unwrap();
     assert_eq!(inherited.mint().unwrap().to_u64(), first.to_u64() + 1);
@@ -202,11 +208,24 @@ fn a_local_generator_on_a_clock_that_repeats_its_reading_in_the_child_fails_ther
         if clock.unix_ms() != common::clocks::T0 {
             return Err(format!("the child's clock reads {}", clock.unix_ms()));
         }
-        is_forked("mint", inherited.mint(), "LocalGenerator", parent)?;
-        is_forked("try_mint", inherited.try_mint(), "LocalGenerator", parent)
+        is_forked("mint", inherited.mint(), kind, parent)?;
+        is_forked("try_mint", inherited.try_mint(), kind, parent)
     });
     assert_eq!(status, 0, "see the child's stderr");
     assert_eq!(inherited.mint().unwrap().to_u64(), first.to_u64() + 2);
+}
+
+#[test]
+fn a_local_generator_on_a_clock_that_repeats_its_reading_in_the_child_fails_there() {
+    fails_in_a_child_whose_clock_repeats_its_reading(
+        GeneratorBuilder::build_local,
+        "LocalGenerator",
+    );
+}
+
+#[test]
+fn a_shared_generator_on_a_clock_that_repeats_its_reading_in_the_child_fails_there() {
+    fails_in_a_child_whose_clock_repeats_its_reading(GeneratorBuilder::build, "Generator");
 }
 
 #[test]

@@ -210,6 +210,92 @@ fn tick_changes_mid_race() {
     });
 }
 
+/// Model 3b: the main thread's mint confirms tick 10 before two threads mint two IDs each
+/// while a third advances the clock by one tick. Each thread's first mint on the confirmed
+/// tick is a confirmed step (a compare of the reading with the confirmed tick, a compare of
+/// the word against that tick's last ID, the compare-and-swap), racing the other thread's and
+/// the next tick's swap and confirm: a step that loaded the old limit after the next tick's
+/// swap must lose its own swap, and no ID may repeat, go back on a thread, or carry a tick the
+/// clock never showed.
+#[test]
+fn confirmed_steps_race_the_next_tick_s_confirm() {
+    model(|| {
+        let layout = Layout::TWITTER;
+        let (generator, clock) = generator(layout, START_TICK, ClockBehind::Error);
+        let confirmed = generator.mint().expect("the confirming mint").to_u64();
+        let minters: Vec<_> = (0..2).map(|_| spawn_minter(&generator, 2)).collect();
+        let advancer = {
+            let clock = clock.clone();
+            thread::spawn(move || clock.advance(layout.tick_ms()))
+        };
+        let mut per_thread: Vec<Vec<u64>> =
+            minters.into_iter().map(|h| h.join().unwrap()).collect();
+        advancer.join().unwrap();
+        assert!(per_thread.iter().flatten().all(|&id| id > confirmed));
+        per_thread.push(vec![confirmed]);
+
+        assert_each_increasing(&per_thread);
+        let all = assert_all_unique(&per_thread);
+        assert_eq!(all.len(), 5);
+        for &id in &all {
+            let parts = layout.decode(Id::from_u64(id)).unwrap();
+            assert!(
+                parts.ticks() == START_TICK || parts.ticks() == START_TICK + 1,
+                "id {id} has tick {}, which the clock never showed",
+                parts.ticks()
+            );
+            assert_eq!(parts.node("machine"), Some(1));
+        }
+        assert_next_is_greatest(&generator, &all);
+    });
+}
+
+/// Model 3c: 2 IDs per tick. The main thread's mint confirms tick 10 with its sequence 0, and
+/// two threads mint one ID each while a third advances the clock: one step may take the
+/// confirmed tick's last ID, and the other thread must find the tick full at its limit (never
+/// step past it, into the next tick's first ID) and wait for the next tick.
+#[test]
+fn a_confirmed_step_stops_at_the_tick_s_last_id() {
+    model(|| {
+        let layout = tiny();
+        let (generator, clock) = generator(layout, START_TICK, ClockBehind::Error);
+        let confirmed = generator.mint().expect("the confirming mint").to_u64();
+        let minters: Vec<_> = (0..2).map(|_| spawn_minter(&generator, 1)).collect();
+        let advancer = {
+            let clock = clock.clone();
+            thread::spawn(move || clock.advance(layout.tick_ms()))
+        };
+        let mut per_thread: Vec<Vec<u64>> =
+            minters.into_iter().map(|h| h.join().unwrap()).collect();
+        advancer.join().unwrap();
+        per_thread.push(vec![confirmed]);
+
+        let all = assert_all_unique(&per_thread);
+        assert_eq!(all.len(), 3);
+        let in_first = all
+            .iter()
+            .filter(|&&id| tick_of(&layout, id) == START_TICK)
+            .count();
+        assert!(in_first <= 2, "{in_first} IDs on a tick of 2: {all:?}");
+        for &id in &all {
+            let tick = tick_of(&layout, id);
+            assert!(
+                tick == START_TICK || tick == START_TICK + 1,
+                "id {id} has tick {tick}, which the clock never showed"
+            );
+        }
+        // The clock stays on the next tick: one more mint fits exactly when it is not full.
+        if all.len() - in_first < 2 {
+            assert_next_is_greatest(&generator, &all);
+        } else {
+            assert!(matches!(
+                generator.try_mint(),
+                Err(Error::SequenceExhausted { tick, .. }) if tick == START_TICK + 1
+            ));
+        }
+    });
+}
+
 /// Model 4: 2 IDs per tick, two threads mint three IDs with `mint()` (two and one), waiting out
 /// full ticks, while a third thread advances the clock twice.
 ///

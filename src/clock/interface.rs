@@ -91,10 +91,10 @@ pub trait Clock {
 
     /// Whether a forked child of this process never gets from
     /// [`unix_ms_or_stale`](Clock::unix_ms_or_stale) a reading (a value from
-    /// `cached::FIRST_READING` up) this clock gave before the fork. A per-thread generator's
-    /// shortcut steps on the tick of the reading its last swap confirmed while the clock still
-    /// gives that reading; on such a clock, an inherited generator's confirmed reading never
-    /// comes again in the child, so the shortcut needs no fork check. `false` unless the clock
+    /// `cached::FIRST_READING` up) this clock gave before the fork. A generator's confirmed
+    /// step mints on the tick of a reading a swap confirmed while the clock still gives that
+    /// reading; on such a clock, an inherited generator's confirmed reading never comes again
+    /// in the child, so the step needs no fork check. `false` unless the clock
     /// says so: a [`CachedClock`] does (its word takes, in a child, only readings above every
     /// one it held before the fork).
     ///

@@ -65,12 +65,12 @@
 //! written only at a fork. A generator built in the parent and used in the child fails with
 //! [`Error::Forked`](crate::Error::Forked), since the child would repeat the parent's IDs.
 //!
-//! One mint compares no count: a per-thread generator's shortcut on a cached clock. The
-//! shortcut steps on the tick its last compare-and-swap confirmed while the clock's word still
+//! One mint compares no count: a generator's confirmed step (shared or per-thread) on a cached
+//! clock. The step mints on the tick a compare-and-swap confirmed while the clock's word still
 //! holds the reading of that swap, and a swap confirms only where the count matched. A cached
 //! clock's word, in a child, takes only readings above every reading it held before the fork
 //! ([below](#a-cached-clock-after-fork)), so an inherited generator's confirmed reading never
-//! comes again there: its shortcut misses, and its next step compares the count and fails.
+//! comes again there: its step misses, and its full path compares the count and fails.
 //!
 //! ## The child steps
 //!
@@ -372,8 +372,8 @@
 //! compare-and-swap gives the word a reading): in the child a word takes only readings above
 //! its floor, and a reading at or below it (the source has not yet passed the parent's last
 //! published millisecond, or went back) is returned to its reader uncached. So no reading a
-//! child's cached clock serves is one its parent's served, and a per-thread generator's
-//! shortcut needs no fork count ([the fork count](#the-fork-count)). The handler is
+//! child's cached clock serves is one its parent's served, and a generator's confirmed step
+//! needs no fork count ([the fork count](#the-fork-count)). The handler is
 //! registered before a word can hold a reading (when a private clock is made, in the
 //! process-wide clock's initialisation), so every fork finds it, also one between a clock's
 //! first reading and its refresher's start.

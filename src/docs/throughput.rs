@@ -152,9 +152,10 @@
 //! instead of a compare-and-swap. It is `Send` but not `Sync`, so minting from it on two
 //! threads does not compile. On a [`CachedClock`](crate::clock::CachedClock), the default
 //! clock, its mint on a tick it already confirmed compares the clock's reading and its
-//! sequence and nothing else, not even the process's fork count: a forked child's cached
-//! clock never gives a reading its parent's gave, so an inherited generator still fails there
-//! with [`Error::Forked`]. [`build_local_shards`] takes the same [`Shards`] as
+//! sequence and nothing else, not even the process's fork count (a shared generator's mint
+//! does the same before its compare-and-swap): a forked child's cached clock never gives a
+//! reading its parent's gave, so an inherited generator still fails there with
+//! [`Error::Forked`]. [`build_local_shards`] takes the same [`Shards`] as
 //! [`build_sharded`] and returns one generator per shard, for servers that run one thread per
 //! core; their IDs never collide and order as a sharded generator's do.
 //!

@@ -5,7 +5,7 @@ use std::num::NonZeroU64;
 use std::ops::RangeInclusive;
 use std::sync::mpsc::SyncSender;
 
-use super::minter::{Generator, LocalGenerator, Plan};
+use super::minter::{Cold, Generator, LocalGenerator, Plan};
 use super::policy::{ClockBehind, Event};
 use super::process::{ProcessShared, SharedWord};
 use super::snapshot::Snapshot;
@@ -388,8 +388,8 @@ impl<C> GeneratorBuilder<C> {
             min_ms: layout.epoch_ms().max(FIRST_READING),
             tick_ms: NonZeroU64::new(layout.tick_ms()).unwrap_or(NonZeroU64::MIN),
             max_ticks: layout.max_ticks(),
-            borrow_ticks: self.borrow_ticks,
             forks: fork::watch(),
+            steps: layout.tick_ms() == 1 && tick_mask == 0,
         })
     }
 
@@ -528,8 +528,7 @@ impl<C: Clock> GeneratorBuilder<C> {
             plan,
             self.on_behind,
             ProcessShared::new(word),
-            [0, 0],
-            self.events,
+            Cold::new::<ProcessShared<'_>>([0, 0], self.borrow_ticks, self.events),
             self.clock,
         ))
     }
@@ -603,8 +602,7 @@ impl<C: Clock> GeneratorBuilder<C> {
             plan,
             self.on_behind,
             S::new(state, plan.node_bits),
-            high_water,
-            self.events,
+            Cold::new::<S>(high_water, self.borrow_ticks, self.events),
             self.clock,
         ))
     }

@@ -1,7 +1,8 @@
-//! The hot path: a reservation that takes one load, one clock reading and one
-//! compare-and-swap, and the entry points that inline it. Whatever it cannot finish (a full
-//! tick, a lost CAS, a reading behind the state or outside the layout) starts over out of line
-//! in [`slow`](super::slow).
+//! The hot path: a single mint's confirmed step (a compare of the clock reading, a compare of
+//! the word against the confirmed tick's last ID, one compare-and-swap), a reservation that
+//! takes one load, one clock reading and one compare-and-swap, and the entry points that inline
+//! them. Whatever the reservation cannot finish (a full tick, a lost CAS, a reading behind the
+//! state or outside the layout) starts over out of line in [`slow`](super::slow).
 
 use super::minter::{Generator, Plan, ReservedIds, Run};
 use super::state::State;
@@ -35,18 +36,32 @@ impl<C: Clock, S: State> Generator<C, S> {
     pub(super) fn next_id(&self, on_full: OnFull) -> Result<Id> {
         if S::OWNED {
             let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
-            // The shortcut steps only on the reading its last swap confirmed, which a swap
-            // does only in a process the generator may mint in. A fork-fenced clock never
-            // gives that reading again in a forked child, so there the reading's compare is
-            // the fork check; any other clock's reading is not, and the fork count is compared.
-            if self.clock.fork_fenced(crate::clock::seal::Token)
-                || fork::generation() == self.plan.forks
-            {
-                if let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one) {
-                    return Ok(Id::from_u64(next));
+            if self.may_step() {
+                if let Some(id) = self.state.step_confirmed(reading, self.plan.seq_one) {
+                    return Ok(Id::from_u64(id));
                 }
             }
             return self.next_id_missed(on_full);
+        }
+        if S::CONFIRMS {
+            let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
+            let word = self.state.load_word();
+            let (word, confirmed) = if self.may_step() {
+                let plan = &self.plan;
+                match self.state.step_confirmed_from(
+                    word,
+                    reading,
+                    plan.seq_one,
+                    plan.epoch_ms,
+                    plan.time_shift,
+                ) {
+                    Ok(id) => return Ok(Id::from_u64(id)),
+                    Err(missed) => missed,
+                }
+            } else {
+                (word, false)
+            };
+            return self.next_id_missed_from(word, reading, confirmed, on_full);
         }
         match self.reserve_fast(1) {
             Some(run) => Ok(Id::from_u64(run.first | self.plan.node_bits)),
@@ -55,11 +70,51 @@ impl<C: Clock, S: State> Generator<C, S> {
         }
     }
 
+    /// Whether a confirmed step may mint without the fork count's compare, or the count
+    /// matches. The step mints only on a reading a swap confirmed, which a swap does only in a
+    /// process the generator may mint in. A fork-fenced clock never gives that reading again
+    /// in a forked child, so there the reading's compare is the fork check; any other clock's
+    /// reading is not, and the fork count is compared.
+    #[inline(always)]
+    fn may_step(&self) -> bool {
+        self.clock.fork_fenced(crate::clock::seal::Token) || fork::generation() == self.plan.forks
+    }
+
     #[cold]
     #[inline(never)]
     fn next_id_missed(&self, on_full: OnFull) -> Result<Id> {
         match self.reserve_fast(1) {
             Some(run) => Ok(Id::from_u64(run.first | self.plan.node_bits)),
+            None => self.next_id_slow(on_full),
+        }
+    }
+
+    /// A shared word's single mint whose confirmed step missed: the reservation, from the word
+    /// the step found and the reading it compared (`confirmed`: the confirmed one).
+    #[cold]
+    #[inline(never)]
+    fn next_id_missed_from(
+        &self,
+        word: u64,
+        reading: u64,
+        confirmed: bool,
+        on_full: OnFull,
+    ) -> Result<Id> {
+        if self.plan.tick_mask != 0 {
+            // On a layout with a tick-tock bit a reading is used only on a state loaded after
+            // it: a toggle since the reading may have moved the word back (see `# Design`).
+            return self.next_id_missed(on_full);
+        }
+        let forked = fork::generation() != self.plan.forks;
+        let current = self.state.state_of(word);
+        // A reading whose tick is not the confirmed one's, on the word's tick: the slow path
+        // moved the word to that tick (it confirms nothing: its readings are not the clock's
+        // word's), or the swap that did has not stored its confirm yet, or a late confirm of
+        // an older tick overwrote it. Confirming it here keeps the rest of the tick's mints
+        // on the step.
+        let reconfirm = !confirmed;
+        match self.reserve_fast_from(current, reading, 1, forked, reconfirm) {
+            Some((run, _)) => Ok(Id::from_u64(run.first | self.plan.node_bits)),
             None => self.next_id_slow(on_full),
         }
     }
@@ -121,9 +176,10 @@ impl<C: Clock, S: State> Generator<C, S> {
         // count is a word written only at a fork, so this is one load of a line every core
         // keeps cached, and one compare with the plan's copy.
         let forked = fork::generation() != self.plan.forks;
-        if want == 1 && !forked {
+        if S::OWNED && want == 1 && !forked {
             // A word one thread owns, still on the tick of the reading it last confirmed: a
-            // compare and a store (see `LocalState`). A shared word has no such shortcut.
+            // compare and a store (see `LocalState`). A shared word's single mint tried its
+            // shortcut before it came here.
             if let Some(next) = self.state.step_confirmed(reading, self.plan.seq_one) {
                 let run = Run {
                     first: next ^ self.plan.node_bits,
@@ -133,8 +189,28 @@ impl<C: Clock, S: State> Generator<C, S> {
             }
         }
         let current = shared.unwrap_or_else(|| self.state.load());
+        self.reserve_fast_from(current, reading, want, forked, false)
+    }
+
+    /// [`reserve_fast_at`](Self::reserve_fast_at) from the state `current` and the clock
+    /// reading `reading`, in a process forked since the build if `forked`. The reading is
+    /// taken after the load there, and before it for a shared word's single mint on a layout
+    /// with no tick-tock bit: a reading that finds the state ahead of it goes to the slow path
+    /// either way, which reads again before it calls anything a regression. A swap to a new tick confirms it, and so does a
+    /// swap with `reconfirm` (a reading the confirmed tick is not) and every swap of a word one
+    /// thread owns, whose swaps withdraw the confirmed limit.
+    #[inline(always)]
+    fn reserve_fast_from(
+        &self,
+        current: u64,
+        reading: u64,
+        want: u64,
+        forked: bool,
+        reconfirm: bool,
+    ) -> Option<(Run, u64)> {
         let now = self.ticks_fast(reading)?;
-        if (now < current >> self.plan.time_shift) | forked {
+        let tick = current >> self.plan.time_shift;
+        if (now < tick) | forked {
             return None;
         }
         let first = self.first_after(current, now)?;
@@ -142,9 +218,12 @@ impl<C: Clock, S: State> Generator<C, S> {
         pause::point(Point::Mint);
         // Orderings as in `advance`.
         self.state.swap_if(current, next).ok()?;
-        // `next` is on tick `now`, the tick of `reading`.
-        self.state
-            .confirm(reading, next & !self.plan.seq_mask | self.plan.seq_last);
+        // `next` is on tick `now`, the tick of `reading`. A shared word is confirmed only
+        // where no swap lowers it: a tick-tock toggle does (see `SharedState`).
+        if S::OWNED || (self.plan.steps && (now > tick || reconfirm)) {
+            self.state
+                .confirm(reading, next & !self.plan.seq_mask | self.plan.seq_last);
+        }
         Some((run, reading))
     }
 
@@ -213,9 +292,9 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// [`mint_batch`](Self::mint_batch) does, for a caller that hands them out one at a time
     /// (a sharded handle's per-thread run): the first ID, how many, and, when the fast path
     /// reserved them, the clock reading whose tick they are on, under which the caller may
-    /// hand them out; the last of them, without its node bits, is the state the reservation
-    /// installed. From the slow path (a full tick, a lost CAS, a clock behind) the run is of one ID,
-    /// with no reading. Under [`OnFull::Answer`] the reservation may answer a wait instead;
+    /// hand them out; the last of them is what the reservation installed in a shared word.
+    /// From the slow path (a full tick, a lost CAS, a clock behind) the run is of one ID, with
+    /// no reading. Under [`OnFull::Answer`] the reservation may answer a wait instead;
     /// under the other two it never does.
     #[inline]
     pub(crate) fn reserve_ids(&self, want: u64, on_full: OnFull) -> Result<Attempt<ReservedIds>> {

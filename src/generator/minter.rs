@@ -42,11 +42,42 @@ pub(super) struct Plan {
     /// Non-zero (a layout's tick is at least 1 ms): dividing by it needs no check.
     pub(super) tick_ms: NonZeroU64,
     pub(super) max_ticks: u64,
-    /// How many ticks ahead of the clock a full tick may push the state (0: never).
-    pub(super) borrow_ticks: u64,
     /// The process's fork count when the generator was built ([`fork::watch`]): a mint in
     /// a process whose count differs is in a forked child, and fails.
     pub(super) forks: u64,
+    /// Whether a shared word's single mints take the confirmed step: on a layout whose tick is
+    /// 1 ms (so a tick and its one reading determine each other) and whose word only rises
+    /// (no tick-tock bit, whose toggle lowers it). See `SharedState`.
+    pub(super) steps: bool,
+}
+
+impl Cold {
+    /// A generator's cold data, named as a generator on the state word `S`, with the
+    /// high-water marks it starts from.
+    pub(super) fn new<S: State>(
+        [high_water_0, high_water_1]: [u64; 2],
+        borrow_ticks: u64,
+        events: Option<SyncSender<Event>>,
+    ) -> Self {
+        Cold {
+            high_water: [AtomicU64::new(high_water_0), AtomicU64::new(high_water_1)],
+            overflows: AtomicU64::new(0),
+            waits: AtomicU64::new(0),
+            regressions: AtomicU64::new(0),
+            toggles: AtomicU64::new(0),
+            borrows: AtomicU64::new(0),
+            borrow_gate: [AtomicU64::new(0), AtomicU64::new(0)],
+            max_ahead_ticks: AtomicU64::new(0),
+            borrow_ticks,
+            events,
+            overflow_event_tick: AtomicU64::new(0),
+            regression_event_tick: AtomicU64::new(0),
+            events_dropped: AtomicU64::new(0),
+            behind_since: Mutex::new(None),
+            kind: S::GENERATOR,
+            built_in: std::process::id(),
+        }
+    }
 }
 
 /// A run of `count` consecutive states starting at `first`, reserved by one CAS.
@@ -80,6 +111,9 @@ pub(super) struct Cold {
     /// their own, and a toggle moves to an earlier one.
     pub(super) borrow_gate: [AtomicU64; 2],
     pub(super) max_ahead_ticks: AtomicU64,
+    /// How many ticks ahead of the clock a full tick may push the state (0: never): read on a
+    /// full tick or a clock behind the state only, so kept here, out of the plan's block.
+    pub(super) borrow_ticks: u64,
     /// Where events go, and the last tick an overflow and a regression event was sent for.
     pub(super) events: Option<SyncSender<Event>>,
     pub(super) overflow_event_tick: AtomicU64,
@@ -127,13 +161,15 @@ pub(super) struct Cold {
 /// ```
 ///
 /// [`GeneratorBuilder::clock`]: super::GeneratorBuilder::clock
-// `repr(C, align(128))`: the state word and the plan first, in the generator's own 128-byte
-// block (two cache lines, which x86's adjacent-line prefetcher pairs, the unit crossbeam pads
-// to), so a mint's data is one block; the clock last before the counters, which start a block
-// of their own, so that a clock that writes to itself (`MonotonicClock` re-anchoring) stays
-// out of the state's block. The fork count a generator was built at is in the plan, not with
-// the cold data: every mint compares it, and beside the plan it costs no second line. A test
-// checks the offsets.
+// `repr(C, align(128))`: the state (the word, and a shared word's confirmed limit and node
+// bits) and the plan first, in the generator's own 128-byte block (two cache lines,
+// which x86's adjacent-line prefetcher pairs, the unit crossbeam pads to), so a mint's data
+// is one block; the clock last before the counters, which start a block of their own, so that
+// a clock that writes to itself (`MonotonicClock` re-anchoring) stays out of the state's
+// block. The fork count a generator was built at is in the plan, not with the cold data: every
+// mint but a confirmed step on a fork-fenced clock compares it, and beside the plan it costs
+// no second line; what only the cold paths read (the borrowing bound) is with the cold data.
+// A test checks the offsets.
 #[repr(C, align(128))]
 pub struct Generator<C = DefaultClock, S: State = SharedState> {
     pub(super) state: S,
@@ -457,8 +493,7 @@ impl<C, S: State> Generator<C, S> {
         plan: Plan,
         on_behind: ClockBehind,
         state: S,
-        [high_water_0, high_water_1]: [u64; 2],
-        events: Option<SyncSender<Event>>,
+        cold: Cold,
         clock: C,
     ) -> Self {
         Generator {
@@ -467,23 +502,7 @@ impl<C, S: State> Generator<C, S> {
             on_behind,
             clock,
             layout,
-            cold: CachePadded::new(Cold {
-                high_water: [AtomicU64::new(high_water_0), AtomicU64::new(high_water_1)],
-                overflows: AtomicU64::new(0),
-                waits: AtomicU64::new(0),
-                regressions: AtomicU64::new(0),
-                toggles: AtomicU64::new(0),
-                borrows: AtomicU64::new(0),
-                borrow_gate: [AtomicU64::new(0), AtomicU64::new(0)],
-                max_ahead_ticks: AtomicU64::new(0),
-                events,
-                overflow_event_tick: AtomicU64::new(0),
-                regression_event_tick: AtomicU64::new(0),
-                events_dropped: AtomicU64::new(0),
-                behind_since: Mutex::new(None),
-                kind: S::GENERATOR,
-                built_in: std::process::id(),
-            }),
+            cold: CachePadded::new(cold),
         }
     }
 

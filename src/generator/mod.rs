@@ -2,11 +2,13 @@
 //!
 //! # Design
 //!
-//! The generator's whole mutable state is one `AtomicU64` holding the last
-//! minted ID *without its node bits*: the tick in the time field's bits, the timeline in the
-//! tick-tock bit (when the layout has one) and the sequence in the sequence field's bits,
-//! exactly where they sit in an ID. (A [`LocalGenerator`], which one thread owns, keeps the
-//! same word in a `Cell`: the same steps, with a load and a store in place of the
+//! The generator's whole mutable state is one `AtomicU64` holding the last minted ID: the
+//! tick in the time field's bits, the timeline in the tick-tock bit (when the layout has one)
+//! and the sequence in the sequence field's bits, exactly where they sit in an ID. The steps
+//! below work on this *state*, the word without its node bits; a generator's own word keeps
+//! the node bits in their field, so that the word is the ID (a word several processes share,
+//! [`SharedWord`], holds the state alone). (A [`LocalGenerator`], which one thread owns,
+//! keeps the same word in a `Cell`: the same steps, with a load and a store in place of the
 //! compare-and-swap; see [`State`].) Minting is
 //!
 //! 1. load the state, then read the clock once (converted to ticks since the epoch);
@@ -43,17 +45,29 @@
 //! CAS.
 //!
 //! The hot path is the first CAS succeeding on a new or same tick: one clock read, one load,
-//! one CAS, a few shifts and compares. The state word and the read-only plan it is minted with
-//! (masks, shifts, the epoch, the fork count at the build) share one 128-byte block of their
-//! own, so a mint touches that block, its clock, and the process's fork count (a line written
-//! only at a fork, compared in the branch that also catches a reading behind the state), and
-//! nothing else. Waiting, clock-behind handling, counters and errors live in `#[cold]`
-//! functions and in a block of their own.
+//! one CAS, a few shifts and compares. Most mints take a shorter one, the *confirmed step*.
+//! On a layout whose tick is 1 ms and that has no tick-tock bit, the CAS that moves the word
+//! to a new tick confirms it: beside the word, the generator keeps that tick's last ID. While
+//! the clock reads that tick (a 1 ms tick is its reading less the epoch), the next mint
+//! compares the reading with the limit's tick, compares the word with the limit and swaps the
+//! word for the word plus one sequence step, which is the ID: no range check of the reading,
+//! no node bits to add (see `# Orderings` for why a step is sound with any limit it reads).
+//! The state word, the confirmed limit, and the read-only plan they are minted with (masks,
+//! shifts, the epoch, the fork count at the build) share one 128-byte block of their own, so a
+//! mint touches that block, its clock, and the process's fork count (a line written only at a
+//! fork, compared in the branch that also catches a reading behind the state; a confirmed step
+//! on a fork-fenced clock, such as the default one, does not read it, see below), and nothing
+//! else. Waiting, clock-behind handling, counters and errors live in `#[cold]` functions and in
+//! a block of their own.
 //!
 //! A generator built before a `fork()` fails in the child with [`Error::Forked`]: the child
 //! has a copy of the state word and the node bits, and would mint the IDs its parent mints.
 //! The check needs no ordering of its own: the child's one thread is the one that forked, so
-//! no mint of the child is in flight across the fork.
+//! no mint of the child is in flight across the fork. A confirmed step compares no fork count
+//! when its clock is fork-fenced (a [`CachedClock`](crate::clock::CachedClock)): a CAS confirms
+//! only in a process whose count matched, and such a clock never gives a forked child a reading
+//! its parent's clock gave, so an inherited generator's confirmed reading never comes again in
+//! the child, its step misses, and the full path compares the count and fails.
 //!
 //! # Orderings
 //!
@@ -66,6 +80,19 @@
 //! timeline and every CAS strictly increases the state. A batch CAS from `current` to `last`
 //! hands out the states in `(current, last]` on one tick; the next CAS starts from `last`, so
 //! the runs handed out are disjoint intervals of that one order.
+//!
+//! A confirm is one store (`Release`) of the limit, made after its CAS by the thread that
+//! made it, so a step (`Acquire`) may read a limit stored late, after newer ones. It is sound
+//! with any of them where the word only rises and never repeats (a generator confirms nothing
+//! on a layout with a tick-tock bit, where a toggle lowers the word). The CAS that installed
+//! the limit's tick happens before the loaded limit, so it comes before the step's own CAS in
+//! the word's order; if the step's CAS succeeds, the word it replaces is at or past that CAS's
+//! value and below the limit: on the limit's tick, with room, so the word plus one step is a
+//! new ID of that tick. The step also requires the reading to be that tick's, so an ID it
+//! mints is on its reading's tick, as the full path's would be. A miss (another tick's
+//! reading, a full tick, a lost CAS) goes on to the full path with the word and reading it
+//! has, and that path's CAS confirms the reading's tick again if it was not the confirmed
+//! one.
 //!
 //! The high-water marks live in two more atomics touched only on the cold tick-tock path. A
 //! thread leaving a timeline raises that timeline's mark to the state's tick with `fetch_max`

@@ -44,7 +44,7 @@ use crate::sync::{AtomicU64, Ordering};
 /// ```
 #[repr(C, align(64))]
 pub struct SharedWord {
-    /// The last state minted, without node bits (as in a [`SharedState`](super::SharedState)).
+    /// The last state minted, without node bits.
     state: AtomicU64,
     /// The tick-tock high-water marks (see the generator's `# Orderings`).
     high_water: [AtomicU64; 2],

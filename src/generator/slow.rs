@@ -190,7 +190,7 @@ impl<C: Clock, S: State> Generator<C, S> {
     /// explains: a regression.
     #[inline(always)]
     fn is_behind(&self, last: u64, now: u64) -> bool {
-        now.saturating_add(self.plan.borrow_ticks) < last
+        now.saturating_add(self.cold.borrow_ticks) < last
     }
 
     /// The clock reads `now`, behind the tick of the state `current` it was read after: mint on
@@ -288,7 +288,7 @@ impl<C: Clock, S: State> Generator<C, S> {
         let last = current >> self.plan.time_shift;
         let timeline = usize::from(current & self.plan.tick_mask != 0);
         self.cold.overflows.fetch_add(1, Ordering::Relaxed);
-        let borrow = self.plan.borrow_ticks;
+        let borrow = self.cold.borrow_ticks;
         let wait = TickWait::new();
         let mut counted = false;
         loop {
@@ -516,7 +516,7 @@ impl<C: Clock, S: State> Generator<C, S> {
             last
         };
         // At most the layout's last tick: no overflow.
-        plan.epoch_ms + tick.saturating_sub(plan.borrow_ticks) * plan.tick_ms.get()
+        plan.epoch_ms + tick.saturating_sub(self.cold.borrow_ticks) * plan.tick_ms.get()
     }
 
     /// When a non-waiting mint first found the clock behind the state `current`: now, if none

@@ -11,6 +11,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::layout::{AnyLayout, LayoutKind};
+use crate::pause::{self, Point};
 use crate::sync::{AtomicU64, Ordering};
 
 /// The storage of a generator's state word: [`SharedState`] (the default) or [`LocalState`].
@@ -76,19 +77,58 @@ pub(crate) mod sealed {
         /// [`swap_if`](Self::swap_if) without spurious failures.
         fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64>;
 
-        /// The next state on the tick the last [`confirm`](Self::confirm) vouched for, stored,
-        /// if the clock still reads `reading` (the confirmed reading) and the tick has room,
-        /// returned as its ID (with the node bits); `one` is one sequence step. Always `None`
-        /// for a word other threads may write.
+        /// Whether the word keeps a confirmed tick (see [`confirm`](Self::confirm)), so that a
+        /// single mint tries its step first: [`step_confirmed`](Self::step_confirmed) for a
+        /// word one thread owns, [`step_confirmed_from`](Self::step_confirmed_from) for the
+        /// others.
+        const CONFIRMS: bool = false;
+
+        /// The next state on the tick the last [`confirm`](Self::confirm) vouched for,
+        /// installed, if the clock still reads `reading` (the confirmed reading) and the tick
+        /// has room, returned as its ID (with the node bits); `one` is one sequence step.
+        /// `None` otherwise, and for a word that keeps no confirmed reading.
         #[inline(always)]
         fn step_confirmed(&self, reading: u64, one: u64) -> Option<u64> {
             let _ = (reading, one);
             None
         }
 
+        /// The word as stored (`Acquire`, as [`load`](Self::load)): the state, with the node
+        /// bits for a word that keeps them (see [`state_of`](Self::state_of)).
+        #[inline(always)]
+        fn load_word(&self) -> u64 {
+            self.load()
+        }
+
+        /// The state a value of the word as stored holds.
+        #[inline(always)]
+        fn state_of(&self, word: u64) -> u64 {
+            word
+        }
+
+        /// [`step_confirmed`](Self::step_confirmed) for a word other threads may write, from
+        /// `word`, its value as stored, loaded after the clock read `reading`, with the layout's
+        /// epoch and time shift: the ID, or the word as last seen (after a lost swap, the value
+        /// the swap found) and whether `reading` is the confirmed tick's, for the mint to go on
+        /// from. Always a miss for a word that keeps no confirmed tick.
+        #[inline(always)]
+        fn step_confirmed_from(
+            &self,
+            word: u64,
+            reading: u64,
+            one: u64,
+            epoch_ms: u64,
+            time_shift: u32,
+        ) -> Result<u64, (u64, bool)> {
+            let _ = (reading, one, epoch_ms, time_shift);
+            Err((word, false))
+        }
+
         /// Vouches that the state just installed is on the tick of the clock reading `reading`,
         /// in a process that may mint (not a forked child), and that `limit` is that tick's last
-        /// state; any swap withdraws it. Nothing for a word other threads may write.
+        /// state. Nothing for a word that keeps no confirmed tick. A word other threads may
+        /// write is confirmed only on a layout whose ticks are 1 ms and whose word only rises
+        /// (`Plan::steps`), and keeps the limit alone: its tick is the reading's.
         #[inline(always)]
         fn confirm(&self, reading: u64, limit: u64) {
             let _ = (reading, limit);
@@ -113,50 +153,140 @@ pub(crate) mod sealed {
 /// assert_ne!(ids[0], ids[1]);
 /// # Ok::<(), snowmint::Error>(())
 /// ```
-pub struct SharedState(AtomicU64);
+///
+/// The word holds the state with the generator's node bits in their field: the last ID
+/// minted, as a [`LocalState`]'s does. Beside it, it keeps the last ID of the tick a fast mint
+/// last confirmed: on a layout whose tick is 1 ms, that tick is its clock reading less the
+/// epoch, so while the clock reads it, a mint is a compare of the reading with the limit's
+/// tick, a compare of the word against the limit and the compare-and-swap, with no range check
+/// of the reading and no node bits to add (see `step_confirmed_from`).
+pub struct SharedState {
+    /// The state with the node bits: the last ID minted.
+    word: AtomicU64,
+    /// The last ID of a confirmed tick (0: none, which no ID is below).
+    limit: AtomicU64,
+    node_bits: u64,
+}
 
 impl State for SharedState {}
 
 impl SharedState {
-    /// The word itself: for a sharded generator's per-thread run, which keeps its address to
-    /// compare the word with the state its reservation installed (see `shard::runs`).
+    /// The word itself, which holds the last ID minted: for a sharded generator's per-thread
+    /// run, which keeps its address to compare the word with the last ID of its reservation
+    /// (see `shard::runs`).
     pub(crate) fn word(&self) -> &AtomicU64 {
-        &self.0
+        &self.word
     }
 }
 
 impl sealed::Fresh for SharedState {
-    fn new(state: u64, _: u64) -> Self {
-        SharedState(AtomicU64::new(state))
+    fn new(state: u64, node_bits: u64) -> Self {
+        SharedState {
+            word: AtomicU64::new(state | node_bits),
+            limit: AtomicU64::new(0),
+            node_bits,
+        }
     }
 }
 
 impl sealed::Word for SharedState {
     const GENERATOR: &'static str = "Generator";
     const OWNED: bool = false;
+    const CONFIRMS: bool = true;
 
     #[inline(always)]
     fn load(&self) -> u64 {
-        self.0.load(Ordering::Acquire)
+        // Every value stored holds exactly the node bits in their field.
+        self.word.load(Ordering::Acquire) ^ self.node_bits
     }
 
     #[inline(always)]
     fn swap_if(&self, current: u64, next: u64) -> Result<u64, u64> {
+        let bits = self.node_bits;
         // AcqRel on success publishes the tick this thread read; Acquire on failure, as for
         // the load (see the generator's `# Orderings`).
-        self.0
-            .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
+        self.word
+            .compare_exchange_weak(
+                current | bits,
+                next | bits,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .map(|found| found ^ bits)
+            .map_err(|found| found ^ bits)
     }
 
     fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64> {
-        self.0
-            .compare_exchange(current, next, Ordering::AcqRel, Ordering::Acquire)
+        let bits = self.node_bits;
+        self.word
+            .compare_exchange(
+                current | bits,
+                next | bits,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .map(|found| found ^ bits)
+            .map_err(|found| found ^ bits)
+    }
+
+    #[inline(always)]
+    fn load_word(&self) -> u64 {
+        self.word.load(Ordering::Acquire)
+    }
+
+    #[inline(always)]
+    fn state_of(&self, word: u64) -> u64 {
+        word ^ self.node_bits
+    }
+
+    /// Sound with any limit a confirm stored, however late, because the word is confirmed
+    /// only where its values only rise (no tick-tock bit, whose toggle installs a lower state)
+    /// and never repeat. A confirm's store is `Release` and this load `Acquire`, so the swap
+    /// that installed the limit's tick comes before this thread's swap in the word's order.
+    /// If this swap succeeds, `word` is the word's value just before it: at or past the ID that
+    /// swap installed, on the limit's tick, and below the limit, so on the limit's tick with
+    /// room, and `word + one` is an ID of that tick no mint installed before. That tick is the
+    /// reading's (a tick of 1 ms is its reading less the epoch, which this compares; the limit
+    /// is 0 until a confirm, and no reading passes both compares with it), so the step
+    /// neither lags the reading nor runs ahead of it, and the reading is one the confirm's
+    /// swap range-checked.
+    #[inline(always)]
+    fn step_confirmed_from(
+        &self,
+        word: u64,
+        reading: u64,
+        one: u64,
+        epoch_ms: u64,
+        time_shift: u32,
+    ) -> Result<u64, (u64, bool)> {
+        let limit = self.limit.load(Ordering::Acquire);
+        if reading.wrapping_sub(epoch_ms) != limit >> time_shift {
+            return Err((word, false));
+        }
+        if word >= limit {
+            return Err((word, true));
+        }
+        pause::point(Point::Mint);
+        let next = word + one;
+        // Orderings as in `swap_if`.
+        match self
+            .word
+            .compare_exchange_weak(word, next, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Ok(next),
+            Err(found) => Err((found, true)),
+        }
+    }
+
+    #[inline(always)]
+    fn confirm(&self, _: u64, limit: u64) {
+        self.limit.store(limit | self.node_bits, Ordering::Release);
     }
 }
 
 impl fmt::Debug for SharedState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("SharedState").field(&self.0).finish()
+        f.debug_tuple("SharedState").field(&self.word).finish()
     }
 }
 
@@ -220,6 +350,7 @@ impl<L: LayoutKind> sealed::Fresh for LocalState<L> {
 impl<L: LayoutKind> sealed::Word for LocalState<L> {
     const GENERATOR: &'static str = "LocalGenerator";
     const OWNED: bool = true;
+    const CONFIRMS: bool = true;
 
     #[inline(always)]
     fn load(&self) -> u64 {

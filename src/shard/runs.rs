@@ -3,13 +3,13 @@
 //! mint with no read-modify-write at all.
 //!
 //! A run is a block of consecutive states of one tick, reserved by the shard's fast path at a
-//! clock reading on that tick: the compare-and-swap installed the run's last state in the
-//! shard's word. The thread hands out the next ID of its run while the clock still reads the
-//! same, the run has IDs left, and the shard's word still holds the run's last state: compares
-//! of the generator's number, the reading and the next ID against the run's end, a load of the
-//! shard's word through the address the run keeps (a line the thread wrote itself when it
-//! holds the shard alone) and a compare with the run's last state (its end less a step, without
-//! node bits), and one store to the thread's own memory. Any other outcome (another reading, an
+//! clock reading on that tick: the compare-and-swap installed the run's last ID in the
+//! shard's word (which holds the last ID minted, node bits and all). The thread hands out the
+//! next ID of its run while the clock still reads the same, the run has IDs left, and the
+//! shard's word still holds the run's last ID: compares of the generator's number, the reading
+//! and the next ID against the run's end, a load of the shard's word through the address the
+//! run keeps (a line the thread wrote itself when it holds the shard alone) and a compare with
+//! the run's last ID (its end less a step), and one store to the thread's own memory. Any other outcome (another reading, an
 //! empty run, another generator, a shard that minted since) goes to the shard, out of line, and
 //! the run is never handed out again.
 //!
@@ -18,7 +18,7 @@
 //! The shard's word only grows (see the generator's `# Orderings`: every compare-and-swap
 //! installs a greater state on its timeline, and a toggle installs one above the other
 //! timeline's high-water mark, so no value comes back). So while the word still holds the
-//! run's last state, nothing has been minted from the shard since the run was reserved: not
+//! run's last ID, nothing has been minted from the shard since the run was reserved: not
 //! by this thread (a kept [`local`](super::ShardedGenerator::local) or
 //! [`shard`](super::ShardedGenerator::shard) handle, a batch), not by a thread sharing the
 //! shard, not through a handle on another thread. Every ID the shard returned is then either
@@ -71,7 +71,7 @@ pub(super) const MAX_RUN: u64 = 1024;
 
 /// A thread's run: the IDs from `next` up to `end` in the generator's sequence steps, reserved
 /// from the shard whose state word is at `word` of the generator numbered `generator`, handed
-/// out while the clock reads `reading` and the word holds the state of the run's last ID.
+/// out while the clock reads `reading` and the word holds the run's last ID.
 struct Run {
     /// The sharded generator's number ([`Claims::id`](super::claims::Claims::id)); 0 for no
     /// run.
@@ -111,20 +111,19 @@ thread_local! {
 
 /// The next ID of this thread's run in the generator numbered `generator`, if the clock reads
 /// `reading`, the reading the run was reserved at, the run has one left, and the run's shard
-/// still holds the state its reservation installed. `step` is one sequence step, and
-/// `state_bits` every bit but the node fields', both in ID coordinates.
+/// still holds the last ID its reservation installed. `step` is one sequence step, in ID
+/// coordinates.
 ///
 /// The caller borrows the sharded generator numbered `generator` for the whole call.
 #[inline(always)]
-pub(super) fn take(generator: u64, reading: u64, step: u64, state_bits: u64) -> Option<u64> {
+pub(super) fn take(generator: u64, reading: u64, step: u64) -> Option<u64> {
     RUN.with(|run| {
         let (id, end) = (run.next.get(), run.end.get());
         if run.generator.get() == generator
             && run.reading.get() == reading
             && id != end
-            // The run's last ID is `end - step`; without its node bits, the state its
-            // reservation installed.
-            && holds(run, end.wrapping_sub(step) & state_bits)
+            // The run's last ID, which its reservation installed in the word.
+            && holds(run, end.wrapping_sub(step))
         {
             // Past the last ID this may wrap, to `end` (computed the same way); `next` then
             // equals `end` and is never handed out.
@@ -136,7 +135,7 @@ pub(super) fn take(generator: u64, reading: u64, step: u64, state_bits: u64) -> 
     })
 }
 
-/// Whether the run's shard still holds `last`, the state the run's reservation installed. Only
+/// Whether the run's shard still holds `last`, the ID the run's reservation installed. Only
 /// for a run of the generator the caller borrows (`take` checks the number first).
 #[inline(always)]
 fn holds(run: &Run, last: u64) -> bool {

@@ -89,10 +89,9 @@ pub struct ShardedGenerator<C = DefaultClock> {
     clock: Arc<C>,
     /// The most IDs a thread reserves in one run (see `runs`).
     run_cap: u64,
-    /// One sequence step, and every bit but the node fields', in ID coordinates: the same in
-    /// every shard, which share the layout (see `runs::take`).
+    /// One sequence step, in ID coordinates: the same in every shard, which share the layout
+    /// (see `runs::take`).
     step: u64,
-    state_bits: u64,
     shards: Box<[Generator<Arc<C>>]>,
     /// Which thread holds which shard.
     claims: Arc<Claims>,
@@ -126,12 +125,6 @@ impl<C: Clock> ShardedGenerator<C> {
             clock,
             run_cap,
             step: shards.first().map_or(1, Generator::sequence_step),
-            state_bits: !shards.first().map_or(0, |shard| {
-                shard
-                    .layout()
-                    .node_fields()
-                    .fold(0, |bits, field| bits | field.mask())
-            }),
             claims,
             shards: shards.into_boxed_slice(),
         })
@@ -247,7 +240,7 @@ impl<C: Clock> ShardedGenerator<C> {
     fn take_from_run(&self) -> Option<u64> {
         let reading = self.clock.unix_ms_or_stale(crate::clock::seal::Token);
         // `self` is the generator numbered `self.id`, borrowed for the call.
-        runs::take(self.id, reading, self.step, self.state_bits)
+        runs::take(self.id, reading, self.step)
     }
 
     /// Reserves the calling thread's next run from its shard and hands out its first ID.
@@ -434,8 +427,9 @@ impl<C> ShardedGenerator<C> {
         (0..self.shards.len())
             .max_by_key(|&i| {
                 let shard = &self.shards[i];
-                // Relaxed: the word only grows, and the caller's own mints came before this.
-                shard.state_word().load(Ordering::Relaxed) | shard.node_bits()
+                // The shard's last ID. Relaxed: the word only grows, and the caller's own
+                // mints came before this.
+                shard.state_word().load(Ordering::Relaxed)
             })
             .unwrap_or(0)
     }

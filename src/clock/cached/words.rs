@@ -63,10 +63,10 @@ mod table {
     /// Whether `word` may be given the reading `now`, and if so, `now` recorded as one it was
     /// given. A word of the table takes only a reading above every reading it held before
     /// this process was forked, so no reading a child's clock serves equals one its parent's
-    /// served: a per-thread generator's shortcut, which steps on the reading it last
-    /// confirmed, then needs no fork check (see `Clock::fork_fenced`). A child's readings wait,
-    /// served uncached, until its source passes the floor (within a millisecond of the fork
-    /// for a source that keeps time). A word outside the table (a clock with no slot) takes any.
+    /// served: a generator's confirmed step, which mints on a reading a swap confirmed, then
+    /// needs no fork check (see `Clock::fork_fenced`). A child's readings wait, served
+    /// uncached, until its source passes the floor (within a millisecond of the fork for a
+    /// source that keeps time). A word outside the table (a clock with no slot) takes any.
     pub(in crate::clock::cached) fn admit(word: &AtomicU64, now: u64) -> bool {
         use std::sync::atomic::Ordering as Std;
         let Some(slot) = WORDS.iter().position(|own| std::ptr::eq(&**own, word)) else {
@@ -135,7 +135,7 @@ mod table {
     /// Marks every cached clock's reading [`PARKED`]: the child of a `fork()` has no refresher
     /// thread, so its first read must take a precise reading and start one. Raises each
     /// slot's floor to its high mark: the child's words take only readings above every one
-    /// the parent's held (see [`admit`]). A per-thread generator's shortcut on a cached clock
+    /// the parent's held (see [`admit`]). A generator's confirmed step on a cached clock
     /// relies on this step running in every child, as a sharded generator's runs rely on
     /// theirs: the child handler runs every registered step unless the list is locked, which
     /// it is only inside a fork section, and `prepare` waits for every section. Called by the
