@@ -210,6 +210,25 @@ fn tick_changes_mid_race() {
     });
 }
 
+/// The race of models 3b and 3c on `layout`: the main thread mints once (confirming tick 10),
+/// then two threads mint `per_thread` IDs each while a third advances the clock by one tick.
+/// The generator, and each minting thread's IDs followed by the main thread's one.
+fn race_after_a_confirm(
+    layout: Layout,
+    per_thread: usize,
+) -> (Arc<Generator<ManualClock>>, Vec<Vec<u64>>) {
+    let (generator, clock) = generator(layout, START_TICK, ClockBehind::Error);
+    let confirmed = generator.mint().expect("the confirming mint").to_u64();
+    let minters: Vec<_> = (0..2)
+        .map(|_| spawn_minter(&generator, per_thread))
+        .collect();
+    let advancer = thread::spawn(move || clock.advance(layout.tick_ms()));
+    let mut ids: Vec<Vec<u64>> = minters.into_iter().map(|h| h.join().unwrap()).collect();
+    advancer.join().unwrap();
+    ids.push(vec![confirmed]);
+    (generator, ids)
+}
+
 /// Model 3b: the main thread's mint confirms tick 10 before two threads mint two IDs each
 /// while a third advances the clock by one tick. Each thread's first mint on the confirmed
 /// tick is a confirmed step (a compare of the reading with the confirmed tick, a compare of
@@ -221,18 +240,9 @@ fn tick_changes_mid_race() {
 fn confirmed_steps_race_the_next_tick_s_confirm() {
     model(|| {
         let layout = Layout::TWITTER;
-        let (generator, clock) = generator(layout, START_TICK, ClockBehind::Error);
-        let confirmed = generator.mint().expect("the confirming mint").to_u64();
-        let minters: Vec<_> = (0..2).map(|_| spawn_minter(&generator, 2)).collect();
-        let advancer = {
-            let clock = clock.clone();
-            thread::spawn(move || clock.advance(layout.tick_ms()))
-        };
-        let mut per_thread: Vec<Vec<u64>> =
-            minters.into_iter().map(|h| h.join().unwrap()).collect();
-        advancer.join().unwrap();
-        assert!(per_thread.iter().flatten().all(|&id| id > confirmed));
-        per_thread.push(vec![confirmed]);
+        let (generator, per_thread) = race_after_a_confirm(layout, 2);
+        let confirmed = per_thread[2][0];
+        assert!(per_thread[..2].iter().flatten().all(|&id| id > confirmed));
 
         assert_each_increasing(&per_thread);
         let all = assert_all_unique(&per_thread);
@@ -258,17 +268,7 @@ fn confirmed_steps_race_the_next_tick_s_confirm() {
 fn a_confirmed_step_stops_at_the_tick_s_last_id() {
     model(|| {
         let layout = tiny();
-        let (generator, clock) = generator(layout, START_TICK, ClockBehind::Error);
-        let confirmed = generator.mint().expect("the confirming mint").to_u64();
-        let minters: Vec<_> = (0..2).map(|_| spawn_minter(&generator, 1)).collect();
-        let advancer = {
-            let clock = clock.clone();
-            thread::spawn(move || clock.advance(layout.tick_ms()))
-        };
-        let mut per_thread: Vec<Vec<u64>> =
-            minters.into_iter().map(|h| h.join().unwrap()).collect();
-        advancer.join().unwrap();
-        per_thread.push(vec![confirmed]);
+        let (generator, per_thread) = race_after_a_confirm(layout, 1);
 
         let all = assert_all_unique(&per_thread);
         assert_eq!(all.len(), 3);

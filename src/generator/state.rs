@@ -177,6 +177,15 @@ impl SharedState {
     pub(crate) fn word(&self) -> &AtomicU64 {
         &self.word
     }
+
+    /// A swap's outcome, with the states its values of the word hold.
+    #[inline(always)]
+    fn states_of(&self, swapped: Result<u64, u64>) -> Result<u64, u64> {
+        let bits = self.node_bits;
+        swapped
+            .map(|found| found ^ bits)
+            .map_err(|found| found ^ bits)
+    }
 }
 
 impl sealed::Fresh for SharedState {
@@ -205,28 +214,24 @@ impl sealed::Word for SharedState {
         let bits = self.node_bits;
         // AcqRel on success publishes the tick this thread read; Acquire on failure, as for
         // the load (see the generator's `# Orderings`).
-        self.word
-            .compare_exchange_weak(
-                current | bits,
-                next | bits,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            )
-            .map(|found| found ^ bits)
-            .map_err(|found| found ^ bits)
+        let swapped = self.word.compare_exchange_weak(
+            current | bits,
+            next | bits,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        self.states_of(swapped)
     }
 
     fn swap_if_strong(&self, current: u64, next: u64) -> Result<u64, u64> {
         let bits = self.node_bits;
-        self.word
-            .compare_exchange(
-                current | bits,
-                next | bits,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            )
-            .map(|found| found ^ bits)
-            .map_err(|found| found ^ bits)
+        let swapped = self.word.compare_exchange(
+            current | bits,
+            next | bits,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        self.states_of(swapped)
     }
 
     #[inline(always)]
