@@ -51,35 +51,6 @@ pub(super) struct Plan {
     pub(super) steps: bool,
 }
 
-impl Cold {
-    /// A generator's cold data, named as a generator on the state word `S`, with the
-    /// high-water marks it starts from.
-    pub(super) fn new<S: State>(
-        [high_water_0, high_water_1]: [u64; 2],
-        borrow_ticks: u64,
-        events: Option<SyncSender<Event>>,
-    ) -> Self {
-        Cold {
-            high_water: [AtomicU64::new(high_water_0), AtomicU64::new(high_water_1)],
-            overflows: AtomicU64::new(0),
-            waits: AtomicU64::new(0),
-            regressions: AtomicU64::new(0),
-            toggles: AtomicU64::new(0),
-            borrows: AtomicU64::new(0),
-            borrow_gate: [AtomicU64::new(0), AtomicU64::new(0)],
-            max_ahead_ticks: AtomicU64::new(0),
-            borrow_ticks,
-            events,
-            overflow_event_tick: AtomicU64::new(0),
-            regression_event_tick: AtomicU64::new(0),
-            events_dropped: AtomicU64::new(0),
-            behind_since: Mutex::new(None),
-            kind: S::GENERATOR,
-            built_in: std::process::id(),
-        }
-    }
-}
-
 /// A run of `count` consecutive states starting at `first`, reserved by one CAS.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Run {
@@ -129,6 +100,35 @@ pub(super) struct Cold {
     /// and the ID of the process that built it.
     pub(super) kind: &'static str,
     pub(super) built_in: u32,
+}
+
+impl Cold {
+    /// A generator's cold data, named as a generator on the state word `S`, with the
+    /// high-water marks it starts from.
+    pub(super) fn new<S: State>(
+        [high_water_0, high_water_1]: [u64; 2],
+        borrow_ticks: u64,
+        events: Option<SyncSender<Event>>,
+    ) -> Self {
+        Cold {
+            high_water: [AtomicU64::new(high_water_0), AtomicU64::new(high_water_1)],
+            overflows: AtomicU64::new(0),
+            waits: AtomicU64::new(0),
+            regressions: AtomicU64::new(0),
+            toggles: AtomicU64::new(0),
+            borrows: AtomicU64::new(0),
+            borrow_gate: [AtomicU64::new(0), AtomicU64::new(0)],
+            max_ahead_ticks: AtomicU64::new(0),
+            borrow_ticks,
+            events,
+            overflow_event_tick: AtomicU64::new(0),
+            regression_event_tick: AtomicU64::new(0),
+            events_dropped: AtomicU64::new(0),
+            behind_since: Mutex::new(None),
+            kind: S::GENERATOR,
+            built_in: std::process::id(),
+        }
+    }
 }
 
 /// Mints unique IDs of one layout and node, from any number of threads.
