@@ -45,9 +45,10 @@ pub(super) struct Plan {
     /// The process's fork count when the generator was built ([`fork::watch`]): a mint in
     /// a process whose count differs is in a forked child, and fails.
     pub(super) forks: u64,
-    /// Whether a shared word's single mints take the confirmed step: on a layout whose tick is
-    /// 1 ms (so a tick and its one reading determine each other) and whose word only rises
-    /// (no tick-tock bit, whose toggle lowers it). See `SharedState`.
+    /// Whether a shared word's swaps confirm their tick, for the confirmed step of the single
+    /// mints after them: on a layout whose tick is 1 ms (so a tick and its one reading
+    /// determine each other) and whose word only rises (no tick-tock bit, whose toggle lowers
+    /// it). Elsewhere the step never finds a confirmed tick. See `SharedState`.
     pub(super) steps: bool,
 }
 
