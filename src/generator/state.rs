@@ -181,10 +181,10 @@ impl SharedState {
     /// A swap's outcome, with the states its values of the word hold.
     #[inline(always)]
     fn states_of(&self, swapped: Result<u64, u64>) -> Result<u64, u64> {
-        let bits = self.node_bits;
+        use sealed::Word;
         swapped
-            .map(|found| found ^ bits)
-            .map_err(|found| found ^ bits)
+            .map(|found| self.state_of(found))
+            .map_err(|found| self.state_of(found))
     }
 }
 
@@ -205,8 +205,7 @@ impl sealed::Word for SharedState {
 
     #[inline(always)]
     fn load(&self) -> u64 {
-        // Every value stored holds exactly the node bits in their field.
-        self.word.load(Ordering::Acquire) ^ self.node_bits
+        self.state_of(self.load_word())
     }
 
     #[inline(always)]
@@ -241,6 +240,7 @@ impl sealed::Word for SharedState {
 
     #[inline(always)]
     fn state_of(&self, word: u64) -> u64 {
+        // Every value stored holds exactly the node bits in their field.
         word ^ self.node_bits
     }
 
